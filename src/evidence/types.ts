@@ -26,13 +26,19 @@ export interface Policy {
   exceptions: string[];
   owners: string[];
   identityEnv: string[];
-  epoch: { pin: string };
-  manifest: { path: string; catalog?: string };
-  freeze: { path: string; reasons: string[]; maxDays: number };
-  observations: { dir: string; freezes: string };
-  fixtures: { records: string };
+  /** Evidence sections are optional: a section the policy leaves out is not checked; a
+   * section it names makes its files required. */
+  epoch?: { pin: string };
+  manifest?: { path: string; catalog?: string };
+  freeze?: { path: string; reasons: string[]; maxDays: number };
+  observations?: { dir: string; freezes: string };
+  fixtures?: { records: string };
+  /** Always present after parsing (defaults: 4000 ms, 1 MiB). */
   limits: { timeoutMs: number; maxEvidenceBytes: number };
 }
+
+/** Generator and witness blobs may be larger than JSON evidence, up to this many bytes. */
+export const MAX_BLOB_BYTES = 64 * 1024 * 1024;
 
 export const POLICY_PATH = '.receipt-gate.json';
 
