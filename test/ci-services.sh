@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the server end-to-end tests need (test/server/**): a web server
+# for smart HTTP (lighttpd + apache2-utils for htpasswd), gitolite3 and openssh-server for the
+# self-hosted server test. Idempotent and quick when everything is present. It starts nothing:
+# each test file starts and stops its own git daemon, lighttpd and sshd on free loopback ports.
+set -euo pipefail
+
+need=()
+command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ] || need+=(lighttpd)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+command -v ssh >/dev/null 2>&1 || need+=(openssh-client)
+command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
+[ -x /usr/share/gitolite3/gitolite ] || command -v gitolite >/dev/null 2>&1 || need+=(gitolite3)
+[ -x /usr/lib/git-core/git-http-backend ] || need+=(git)
+command -v chroot >/dev/null 2>&1 || need+=(coreutils)
+
+if [ "${#need[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test/ci-services.sh: needs root to install: ${need[*]}" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # gitolite3's postinst asks for an admin key; an empty answer skips its own setup (the tests
+  # run 'gitolite setup' themselves in a temp home).
+  echo "gitolite3 gitolite3/adminkey string" | debconf-set-selections 2>/dev/null || true
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  # Debian starts the services it installs where it can; the tests start their own.
+  if command -v service >/dev/null 2>&1; then
+    service lighttpd stop >/dev/null 2>&1 || true
+    service ssh stop >/dev/null 2>&1 || true
+  fi
+fi
+echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend present"
