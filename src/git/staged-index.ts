@@ -1,0 +1,214 @@
+// The staged index (`.git/index`, or $GIT_INDEX_FILE inside a commit hook), read by parsing
+// git's index file format ourselves (gitformat-index(5), versions 2, 3 and 4). The pre-commit
+// hook judges exactly these entries: what the commit being made will contain.
+//
+// Only stage-0 entries are content. Entries added with `git add -N` (intent to add) are not
+// written into the commit's tree, so they are left out too. A conflicted index (stages 1-3)
+// cannot be committed; it is reported rather than guessed at.
+
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { GitReadError, type EntryKind } from './types';
+
+export interface IndexEntry {
+  /** Full repository path, decoded as UTF-8 for matching and display. */
+  path: string;
+  /** The path bytes as stored in the index. */
+  rawPath: Uint8Array;
+  /** Octal mode as git writes it in a tree: "100644", "100755", "120000", "160000". */
+  mode: string;
+  kind: Exclude<EntryKind, 'tree'>;
+  oid: string;
+}
+
+export interface StagedIndex {
+  /** Index format version (2, 3 or 4); 0 when there is no index file yet. */
+  version: number;
+  /** Stage-0 entries that will be committed, sorted by path bytes (as git keeps them). */
+  entries: IndexEntry[];
+  /** Paths with unresolved merge conflicts (entries at stage 1, 2 or 3). */
+  conflicts: string[];
+}
+
+const SIGNATURE = 0x44495243; // "DIRC"
+const ENTRY_FIXED_BYTES = 62; // 10 x 32-bit stat fields, 20-byte oid, 16-bit flags
+const OID_BYTES = 20;
+const FLAG_EXTENDED = 0x4000;
+const FLAG_STAGE_MASK = 0x3000;
+const FLAG_NAME_MASK = 0x0fff;
+const EXT_FLAG_INTENT_TO_ADD = 0x2000;
+
+const utf8 = new TextDecoder('utf-8');
+
+/** Where git keeps the index for a working tree whose (per-worktree) git directory is
+ * `gitdir`: $GIT_INDEX_FILE when git set it (commit hooks, `git commit -a`, `git commit PATH`),
+ * resolved against `cwd`, else `<gitdir>/index`. */
+export function indexFilePath(gitdir: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  const fromEnv = env.GIT_INDEX_FILE;
+  if (fromEnv) return isAbsolute(fromEnv) ? fromEnv : resolve(cwd, fromEnv);
+  return join(gitdir, 'index');
+}
+
+/** Reads and parses the index file at `file`. No file is an empty index (a repository where
+ * nothing was ever staged). Any other failure is a GitReadError naming the file. */
+export async function readStagedIndex(file: string): Promise<StagedIndex> {
+  let bytes: Uint8Array;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new GitReadError(`the git index ${file} is not a regular file`);
+    bytes = await readFile(file);
+  } catch (err) {
+    if (isNotFound(err)) return { version: 0, entries: [], conflicts: [] };
+    if (err instanceof GitReadError) throw err;
+    throw new GitReadError(`cannot read the git index ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return parseIndex(bytes, file);
+}
+
+function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'ENOENT';
+}
+
+/** Parses index bytes (gitformat-index(5)). `file` is only used in messages. */
+export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedIndex {
+  const fail = (what: string): never => {
+    throw new GitReadError(`${file} is not a git index this tool can read: ${what}`);
+  };
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 12 + OID_BYTES) fail('the file is truncated');
+  if (view.getUint32(0) !== SIGNATURE) fail('it does not start with DIRC');
+  const version = view.getUint32(4);
+  if (version < 2 || version > 4) fail(`index version ${version} (2, 3 and 4 are supported)`);
+  const count = view.getUint32(8);
+
+  // The trailer is a SHA-1 of everything before it (all zeros when index.skipHash is set).
+  const body = bytes.subarray(0, bytes.length - OID_BYTES);
+  const trailer = hex(bytes.subarray(bytes.length - OID_BYTES));
+  if (trailer !== '0'.repeat(40)) {
+    const digest = createHash('sha1').update(body).digest('hex');
+    if (digest !== trailer) fail('its checksum does not match (the file is corrupt or being written)');
+  }
+
+  const entries: IndexEntry[] = [];
+  const conflicts = new Set<string>();
+  let offset = 12;
+  let previousPath = new Uint8Array(0);
+  for (let i = 0; i < count; i++) {
+    const start = offset;
+    if (offset + ENTRY_FIXED_BYTES > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
+    const mode = view.getUint32(offset + 24);
+    const oid = hex(bytes.subarray(offset + 40, offset + 40 + OID_BYTES));
+    const flags = view.getUint16(offset + 60);
+    offset += ENTRY_FIXED_BYTES;
+    let extended = 0;
+    if (flags & FLAG_EXTENDED) {
+      if (version < 3) fail(`entry ${i + 1} has extended flags in a version ${version} index`);
+      if (offset + 2 > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
+      extended = view.getUint16(offset);
+      offset += 2;
+    }
+    const stage = (flags & FLAG_STAGE_MASK) >> 12;
+
+    let rawPath: Uint8Array;
+    if (version === 4) {
+      // The path is the previous entry's path minus N trailing bytes, plus a NUL-terminated suffix.
+      const { value: strip, next } = readOffsetVarint(bytes, offset, body.length, fail);
+      offset = next;
+      if (strip > previousPath.length) fail(`entry ${i + 1} strips more of the previous path than it has`);
+      const end = bytes.indexOf(0, offset);
+      if (end < 0 || end >= body.length) fail(`entry ${i + 1} has an unterminated path`);
+      const suffix = bytes.subarray(offset, end);
+      rawPath = new Uint8Array(previousPath.length - strip + suffix.length);
+      rawPath.set(previousPath.subarray(0, previousPath.length - strip), 0);
+      rawPath.set(suffix, previousPath.length - strip);
+      offset = end + 1;
+    } else {
+      const nameLength = flags & FLAG_NAME_MASK;
+      // A length of 0xFFF means "at least 0xFFF": the NUL terminator decides.
+      const end = nameLength < FLAG_NAME_MASK ? offset + nameLength : bytes.indexOf(0, offset + FLAG_NAME_MASK);
+      if (end < 0 || end >= body.length || bytes[end] !== 0) fail(`entry ${i + 1} has a malformed path`);
+      rawPath = bytes.slice(offset, end);
+      // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
+      const entryLength = Math.floor((end - start + 8) / 8) * 8;
+      offset = start + entryLength;
+      if (offset > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
+    }
+    previousPath = rawPath;
+    const path = utf8.decode(rawPath);
+
+    if (stage !== 0) {
+      conflicts.add(path);
+      continue;
+    }
+    if (extended & EXT_FLAG_INTENT_TO_ADD) continue;
+    const typed = kindOfMode(mode);
+    if (typed === null) {
+      if ((mode & 0o170000) === 0o040000) {
+        fail(`it is a sparse index (directory entry ${path}); run 'git sparse-checkout disable' or 'git config index.sparse false' and retry`);
+      }
+      fail(`entry ${path} has mode ${mode.toString(8)}, which git does not write`);
+    }
+    entries.push({ path, rawPath, mode: typed!.mode, kind: typed!.kind, oid });
+  }
+
+  // Extensions: optional ones (first byte 'A'..'Z') may be skipped; others change what the
+  // entries mean and must be understood.
+  while (offset + 8 <= body.length) {
+    const signature = String.fromCharCode(...bytes.subarray(offset, offset + 4));
+    const size = view.getUint32(offset + 4);
+    if (offset + 8 + size > body.length) fail(`extension ${JSON.stringify(signature)} is truncated`);
+    const first = bytes[offset]!;
+    if (!(first >= 0x41 && first <= 0x5a)) {
+      if (signature === 'link') {
+        fail(`it is a split index; run 'git update-index --no-split-index' and retry`);
+      }
+      if (signature === 'sdir') {
+        fail(`it is a sparse index; run 'git sparse-checkout disable' or 'git config index.sparse false' and retry`);
+      }
+      fail(`it has the required extension ${JSON.stringify(signature)}, which this tool does not understand`);
+    }
+    offset += 8 + size;
+  }
+  if (offset !== body.length) fail('it has trailing bytes after its extensions');
+
+  return { version, entries, conflicts: [...conflicts].sort() };
+}
+
+/** Regular files keep their executable bit only; the legacy 100664 reads as 100644, as git
+ * itself writes it into trees. */
+function kindOfMode(mode: number): { mode: string; kind: IndexEntry['kind'] } | null {
+  switch (mode & 0o170000) {
+    case 0o100000:
+      return mode & 0o111 ? { mode: '100755', kind: 'exec' } : { mode: '100644', kind: 'file' };
+    case 0o120000:
+      return { mode: '120000', kind: 'symlink' };
+    case 0o160000:
+      return { mode: '160000', kind: 'gitlink' };
+    default:
+      return null;
+  }
+}
+
+/** git's variable-length offset encoding (varint.c), used by index version 4. */
+function readOffsetVarint(
+  bytes: Uint8Array,
+  offset: number,
+  limit: number,
+  fail: (what: string) => never,
+): { value: number; next: number } {
+  if (offset >= limit) fail('a path prefix length is truncated');
+  let c = bytes[offset++]!;
+  let value = c & 0x7f;
+  while (c & 0x80) {
+    if (offset >= limit) fail('a path prefix length is truncated');
+    if (value > 0xffffff) fail('a path prefix length is out of range');
+    c = bytes[offset++]!;
+    value = ((value + 1) << 7) | (c & 0x7f);
+  }
+  return { value, next: offset };
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
