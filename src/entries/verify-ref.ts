@@ -1,7 +1,144 @@
+// `receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--json] [--now DATE]`
+// The one-shot audit: REF against the base, with the policy read from the base.
+
+import { parseCommandArgs } from '../args';
+import { today } from '../clock';
+import { evaluate, readPolicyAt, ZERO_OID } from '../engine';
+import { ObjectStore } from '../git/store';
+import { GitReadError } from '../git/types';
 import { UsageError, type CliIO } from '../io';
+import { renderHuman, short, shortRef, toJsonOutput } from '../render';
+import { EXIT, exitCodeOf } from '../verdict';
 
 export const summary = 'one-shot audit of REF (default HEAD) against the base';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('verify-ref is not available in this build');
+const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--json] [--now YYYY-MM-DD]';
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      base: { type: 'string' },
+      repo: { type: 'string' },
+      identity: { type: 'string' },
+      json: { type: 'boolean' },
+      now: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 1) throw new UsageError(`one REF at most, got ${positionals.length}\nusage: ${USAGE}`);
+  const date = today(io, values.now);
+  const identity = values.identity === undefined || values.identity === '' ? null : values.identity;
+
+  let store: ObjectStore;
+  try {
+    store = await ObjectStore.discover(values.repo ?? io.cwd, io.env);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+
+  const refName = positionals[0] ?? 'HEAD';
+  const head = await resolveCommit(store, refName, 'REF');
+  const fullRef = await fullRefName(store, refName);
+
+  const base = await resolveBase(store, values.base);
+  if (!base) {
+    return unguarded(io, values.json === true, head, null,
+      `no base to read the policy from: pass --base REF (the default is the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>)`);
+  }
+
+  const result = await evaluate(
+    { store, identity, today: date, newCommitsFrom: 'base', policyCommit: base.commit, baseTip: base.commit },
+    [{ old: fullRef === base.branchRef ? base.commit : ZERO_OID, new: head, ref: fullRef }],
+  );
+  if (result.unguarded) {
+    return unguarded(io, values.json === true, head, base.commit,
+      `${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`);
+  }
+  if (values.json) {
+    io.stdout(`${JSON.stringify(toJsonOutput(result, base.commit, head), null, 2)}\n`);
+  } else {
+    const header = `receipt-gate verify-ref ${shortRef(fullRef)} (${short(head)}) against ${base.name} (${short(base.commit)}) as ${identity ?? 'nobody'} on ${date}`;
+    io.stdout(renderHuman(result, header));
+  }
+  return exitCodeOf(result.verdict);
+}
+
+function unguarded(io: CliIO, json: boolean, head: string, base: string | null, message: string): number {
+  if (json) {
+    io.stdout(`${JSON.stringify({ verdict: 'closed', unguarded: true, error: message, findings: [], identities: null, base, head }, null, 2)}\n`);
+  }
+  io.stderr(`receipt-gate verify-ref: ${message}\n`);
+  return EXIT.usage;
+}
+
+async function resolveCommit(store: ObjectStore, name: string, what: string): Promise<string> {
+  let oid: string | null;
+  try {
+    oid = await store.resolveRef(name);
+    if (oid !== null) oid = await store.peelToCommit(oid);
+  } catch (err) {
+    if (err instanceof GitReadError) throw new UsageError(`${what} '${name}': ${err.message}`);
+    throw err;
+  }
+  if (oid === null) throw new UsageError(`${what} '${name}' does not name a commit in ${store.gitdir}`);
+  return oid;
+}
+
+/** The full ref name of REF for the ref rules (HEAD resolves to the branch it names). */
+async function fullRefName(store: ObjectStore, name: string): Promise<string> {
+  if (name === 'HEAD') return (await store.headTarget()) ?? 'HEAD';
+  if (name.startsWith('refs/')) return name;
+  const refs = await store.listRefs();
+  for (const candidate of [`refs/heads/${name}`, `refs/tags/${name}`, `refs/remotes/${name}`]) {
+    if (refs.has(candidate)) return candidate;
+  }
+  return name;
+}
+
+interface Base {
+  name: string;
+  commit: string;
+  /** The local branch ref the base stands for, e.g. refs/heads/main. */
+  branchRef: string;
+}
+
+/** --base, or the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>. The branch
+ * name comes from the policy, which comes from the base: start from the usual default
+ * branches, then follow the policy's baseBranch if it names another. */
+async function resolveBase(store: ObjectStore, given: string | undefined): Promise<Base | null> {
+  if (given !== undefined) {
+    const commit = await resolveCommit(store, given, '--base');
+    const full = await fullRefName(store, given);
+    const branch = full.replace(/^refs\/remotes\/[^/]+\//, '').replace(/^refs\/heads\//, '');
+    return { name: given, commit, branchRef: `refs/heads/${branch}` };
+  }
+  const head = await store.headTarget();
+  const firstGuesses = ['main', 'master', head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null]
+    .filter((b): b is string => b !== null);
+  const refs = await store.listRefs();
+  const locate = (branch: string): Base | null => {
+    for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) {
+      const oid = refs.get(ref);
+      if (oid) return { name: ref, commit: oid, branchRef: `refs/heads/${branch}` };
+    }
+    return null;
+  };
+  for (const branch of firstGuesses) {
+    const guess = locate(branch);
+    if (!guess) continue;
+    guess.commit = await store.peelToCommit(guess.commit);
+    const { policy } = await readPolicyAt(store, guess.commit).catch(() => ({ policy: null }));
+    if (!policy || policy.baseBranch === branch) return guess;
+    const named = locate(policy.baseBranch);
+    if (!named) return guess;
+    named.commit = await store.peelToCommit(named.commit);
+    return named;
+  }
+  return null;
 }
