@@ -93,7 +93,7 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
   const entries: IndexEntry[] = [];
   const conflicts = new Set<string>();
   let offset = 12;
-  let previousPath = new Uint8Array(0);
+  let previousPath: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < count; i++) {
     const start = offset;
     if (offset + ENTRY_FIXED_BYTES > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
