@@ -1,0 +1,824 @@
+// Python-exact JSON: `json.loads` and `json.dumps(obj, sort_keys=True, separators=(",", ":"))`
+// as CPython 3.11 runs them.
+//
+// The property manifest's `manifest_sha256` is defined by what Python writes, for every document
+// Python reads. `JSON.parse` cannot stand in: it loses integers beyond 2^53, the difference
+// between `1` and `1.0`, the order Python keeps for duplicate keys, and treats `__proto__`
+// specially. So this module scans the text itself, following CPython's `_json.c` scanner
+// (same grammar, same error messages and positions), and writes Python's encoder output.
+
+/** A value as Python's `json.loads` returns it. */
+export type PyValue =
+  | { t: 'null' }
+  | { t: 'bool'; v: boolean }
+  | { t: 'int'; v: bigint }
+  /** NaN and ±Infinity allowed: Python reads `NaN`, `Infinity`, `-Infinity` and `1e400`. */
+  | { t: 'float'; v: number }
+  /**
+   * UTF-16 code units; lone surrogates allowed (Python reads `"\ud800"`). `splitPairs` lists the
+   * code-unit indexes i where v[i], v[i+1] look like a surrogate pair but are two characters to
+   * Python (`"\ud800"` escaped, then U+DC00 written raw); absent when there are none.
+   */
+  | { t: 'str'; v: string; splitPairs?: readonly number[] }
+  | { t: 'list'; v: PyValue[] }
+  /** Python dict semantics: a duplicate key keeps its first position and takes the last value. */
+  | { t: 'dict'; v: Map<string, PyValue> };
+
+/**
+ * A document Python's `json.loads` rejects. `offset` is Python's index into the decoded text
+ * (code points), `line` and `column` are 1-based as Python counts them; for bytes that do not
+ * decode, `offset` is the byte position.
+ */
+export class PyJsonError extends Error {
+  readonly offset: number;
+  readonly line: number;
+  readonly column: number;
+  /** The message without the position suffix (Python's `JSONDecodeError.msg`). */
+  readonly reason: string;
+
+  constructor(reason: string, doc: ArrayLike<number>, offset: number, positioned = true) {
+    const { line, column } = lineAndColumn(doc, offset);
+    super(positioned ? `${reason}: line ${line} column ${column} (char ${offset})` : reason);
+    this.name = 'PyJsonError';
+    this.reason = reason;
+    this.offset = offset;
+    this.line = line;
+    this.column = column;
+  }
+}
+
+/** CPython's default limit on decimal digits when converting a string to an int (3.11+). */
+export const INT_MAX_STR_DIGITS = 4300;
+
+/**
+ * Deepest nesting of arrays and objects accepted. CPython has no fixed limit: its scanner raises
+ * RecursionError when it runs out of its default recursion limit of 1000 frames, about 995 levels
+ * when called from a script's top level. Documents deeper than this are rejected here, as an
+ * error and never by overflowing the JavaScript stack.
+ */
+export const MAX_DEPTH = 990;
+
+function lineAndColumn(doc: ArrayLike<number>, offset: number): { line: number; column: number } {
+  // JSONDecodeError: lineno = doc.count('\n', 0, pos) + 1; colno = pos - doc.rfind('\n', 0, pos)
+  let line = 1;
+  let lastNewline = -1;
+  const end = Math.min(offset, doc.length);
+  for (let i = 0; i < end; i++) {
+    if (doc[i] === 0x0a) {
+      line++;
+      lastNewline = i;
+    }
+  }
+  return { line, column: offset - lastNewline };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding the input to code points, as json.loads does before scanning.
+
+/**
+ * `json.loads(bytes)`: `bytes.decode(json.detect_encoding(b), 'surrogatepass')`;
+ * `json.loads(str)`: a leading U+FEFF is an error.
+ */
+function toCodePoints(input: Uint8Array | string): Uint32Array {
+  if (typeof input === 'string') {
+    const cps = stringToCodePoints(input);
+    if (cps.length > 0 && cps[0] === 0xfeff) {
+      throw new PyJsonError('Unexpected UTF-8 BOM (decode using utf-8-sig)', cps, 0);
+    }
+    return cps;
+  }
+  return decodeBytes(input);
+}
+
+/** A JS string's code points: valid surrogate pairs combine, lone surrogates stay. */
+function stringToCodePoints(s: string): Uint32Array {
+  const out = new Uint32Array(s.length);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        out[n++] = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        continue;
+      }
+    }
+    out[n++] = c;
+  }
+  return out.subarray(0, n);
+}
+
+type Encoding = 'utf-32' | 'utf-16' | 'utf-8-sig' | 'utf-16-be' | 'utf-32-be' | 'utf-16-le' | 'utf-32-le' | 'utf-8';
+
+/** json.detect_encoding */
+function detectEncoding(b: Uint8Array): Encoding {
+  const starts = (...prefix: number[]) => prefix.length <= b.length && prefix.every((x, i) => b[i] === x);
+  if (starts(0x00, 0x00, 0xfe, 0xff) || starts(0xff, 0xfe, 0x00, 0x00)) return 'utf-32';
+  if (starts(0xfe, 0xff) || starts(0xff, 0xfe)) return 'utf-16';
+  if (starts(0xef, 0xbb, 0xbf)) return 'utf-8-sig';
+  if (b.length >= 4) {
+    if (!b[0]) return b[1] ? 'utf-16-be' : 'utf-32-be';
+    if (!b[1]) return b[2] || b[3] ? 'utf-16-le' : 'utf-32-le';
+  } else if (b.length === 2) {
+    if (!b[0]) return 'utf-16-be';
+    if (!b[1]) return 'utf-16-le';
+  }
+  return 'utf-8';
+}
+
+function decodeError(codec: string, bytes: Uint8Array, start: number, end: number, why: string): PyJsonError {
+  const what =
+    end - start === 1
+      ? `byte 0x${hex2(bytes[start]!)} in position ${start}`
+      : `bytes in position ${start}-${end - 1}`;
+  return new PyJsonError(`'${codec}' codec can't decode ${what}: ${why}`, bytes, start, false);
+}
+
+function hex2(x: number): string {
+  return x.toString(16).padStart(2, '0');
+}
+
+function decodeBytes(b: Uint8Array): Uint32Array {
+  const encoding = detectEncoding(b);
+  switch (encoding) {
+    case 'utf-8':
+      return decodeUtf8(b, 0, 'utf-8');
+    case 'utf-8-sig':
+      return decodeUtf8(b, 3, 'utf-8');
+    case 'utf-16':
+      return decodeUtf16(b, 2, b[0] === 0xff, 'utf-16');
+    case 'utf-16-le':
+      return decodeUtf16(b, 0, true, 'utf-16-le');
+    case 'utf-16-be':
+      return decodeUtf16(b, 0, false, 'utf-16-be');
+    case 'utf-32':
+      return decodeUtf32(b, 4, b[0] === 0xff, 'utf-32');
+    case 'utf-32-le':
+      return decodeUtf32(b, 0, true, 'utf-32-le');
+    case 'utf-32-be':
+      return decodeUtf32(b, 0, false, 'utf-32-be');
+  }
+}
+
+/** CPython's strict UTF-8 decoder with the `surrogatepass` handler (encoded surrogates pass). */
+function decodeUtf8(b: Uint8Array, start: number, codec: string): Uint32Array {
+  const out = new Uint32Array(b.length - start);
+  let n = 0;
+  let i = start;
+  const cont = (k: number) => k < b.length && (b[k]! & 0xc0) === 0x80;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      out[n++] = c;
+      i++;
+      continue;
+    }
+    if (c < 0xc2 || c > 0xf4) throw decodeError(codec, b, i, i + 1, 'invalid start byte');
+    if (c < 0xe0) {
+      if (!cont(i + 1)) throw truncatedOrInvalid(codec, b, i, 1);
+      out[n++] = ((c & 0x1f) << 6) | (b[i + 1]! & 0x3f);
+      i += 2;
+      continue;
+    }
+    if (c < 0xf0) {
+      // E0 needs A0..BF (no overlong); ED A0..BF are surrogates, which surrogatepass lets through.
+      const c1 = b[i + 1];
+      const secondOk = c1 !== undefined && (c1 & 0xc0) === 0x80 && (c !== 0xe0 || c1 >= 0xa0);
+      if (!secondOk) throw truncatedOrInvalid(codec, b, i, 1);
+      if (!cont(i + 2)) throw truncatedOrInvalid(codec, b, i, 2);
+      out[n++] = ((c & 0x0f) << 12) | ((c1 & 0x3f) << 6) | (b[i + 2]! & 0x3f);
+      i += 3;
+      continue;
+    }
+    const c1 = b[i + 1];
+    const secondOk =
+      c1 !== undefined && (c1 & 0xc0) === 0x80 && (c !== 0xf0 || c1 >= 0x90) && (c !== 0xf4 || c1 <= 0x8f);
+    if (!secondOk) throw truncatedOrInvalid(codec, b, i, 1);
+    if (!cont(i + 2)) throw truncatedOrInvalid(codec, b, i, 2);
+    if (!cont(i + 3)) throw truncatedOrInvalid(codec, b, i, 3);
+    out[n++] = ((c & 0x07) << 18) | ((c1 & 0x3f) << 12) | ((b[i + 2]! & 0x3f) << 6) | (b[i + 3]! & 0x3f);
+    i += 4;
+  }
+  return out.subarray(0, n);
+}
+
+function truncatedOrInvalid(codec: string, b: Uint8Array, start: number, valid: number): PyJsonError {
+  const atEnd = start + valid >= b.length;
+  return atEnd
+    ? decodeError(codec, b, start, b.length, 'unexpected end of data')
+    : decodeError(codec, b, start, start + valid, 'invalid continuation byte');
+}
+
+function decodeUtf16(b: Uint8Array, start: number, littleEndian: boolean, codec: string): Uint32Array {
+  const out = new Uint32Array(Math.ceil((b.length - start) / 2));
+  let n = 0;
+  const unit = (k: number) => (littleEndian ? b[k]! | (b[k + 1]! << 8) : (b[k]! << 8) | b[k + 1]!);
+  let i = start;
+  while (i + 1 < b.length) {
+    const c = unit(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 3 < b.length) {
+      const d = unit(i + 2);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        out[n++] = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i += 4;
+        continue;
+      }
+    }
+    out[n++] = c; // a lone surrogate passes (surrogatepass)
+    i += 2;
+  }
+  if (i < b.length) throw decodeError(codec, b, i, b.length, 'truncated data');
+  return out.subarray(0, n);
+}
+
+function decodeUtf32(b: Uint8Array, start: number, littleEndian: boolean, codec: string): Uint32Array {
+  const out = new Uint32Array(Math.floor((b.length - start) / 4));
+  let n = 0;
+  let i = start;
+  for (; i + 3 < b.length; i += 4) {
+    const c = littleEndian
+      ? (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0
+      : ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
+    if (c > 0x10ffff) throw decodeError(codec, b, i, i + 4, 'code point not in range(0x110000)');
+    out[n++] = c;
+  }
+  if (i < b.length) throw decodeError(codec, b, i, b.length, 'truncated data');
+  return out.subarray(0, n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scanner: CPython's `_json.c` (scan_once_unicode, _parse_object_unicode,
+// _parse_array_unicode, scanstring_unicode, _match_number_unicode) and json.decoder.decode.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isWhitespace(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x39;
+}
+
+/** Python's `StopIteration(idx)` inside the scanner: becomes "Expecting value" at idx. */
+class ExpectingValue {
+  constructor(readonly idx: number) {}
+}
+
+/** `json.loads(input)`. Throws PyJsonError for everything Python rejects. */
+export function parsePyJson(input: Uint8Array | string): PyValue {
+  const s = toCodePoints(input);
+  const scanner = new Scanner(s);
+  let idx = scanner.skipWhitespace(0);
+  let value: PyValue;
+  try {
+    value = scanner.scanOnce(idx, 0);
+  } catch (e) {
+    if (e instanceof ExpectingValue) throw new PyJsonError('Expecting value', s, e.idx);
+    throw e;
+  }
+  idx = scanner.skipWhitespace(scanner.next);
+  if (idx !== s.length) throw new PyJsonError('Extra data', s, idx);
+  return value;
+}
+
+class Scanner {
+  /** Index of the first code point after the value just scanned. */
+  next = 0;
+
+  constructor(private readonly s: Uint32Array) {}
+
+  skipWhitespace(idx: number): number {
+    while (idx < this.s.length && isWhitespace(this.s[idx])) idx++;
+    return idx;
+  }
+
+  private fail(msg: string, pos: number): never {
+    throw new PyJsonError(msg, this.s, pos);
+  }
+
+  private matches(idx: number, word: string): boolean {
+    if (idx + word.length > this.s.length) return false;
+    for (let i = 0; i < word.length; i++) if (this.s[idx + i] !== word.charCodeAt(i)) return false;
+    return true;
+  }
+
+  scanOnce(idx: number, depth: number): PyValue {
+    const s = this.s;
+    if (idx >= s.length) throw new ExpectingValue(idx);
+    switch (s[idx]) {
+      case QUOTE: {
+        const { value, end, splitPairs } = this.scanString(idx + 1);
+        this.next = end;
+        return splitPairs.length > 0 ? { t: 'str', v: value, splitPairs } : { t: 'str', v: value };
+      }
+      case 0x7b /* { */:
+        this.enter(idx, depth, 'object');
+        return this.parseObject(idx + 1, depth + 1);
+      case 0x5b /* [ */:
+        this.enter(idx, depth, 'array');
+        return this.parseArray(idx + 1, depth + 1);
+      case 0x6e /* n */:
+        if (this.matches(idx, 'null')) {
+          this.next = idx + 4;
+          return { t: 'null' };
+        }
+        break;
+      case 0x74 /* t */:
+        if (this.matches(idx, 'true')) {
+          this.next = idx + 4;
+          return { t: 'bool', v: true };
+        }
+        break;
+      case 0x66 /* f */:
+        if (this.matches(idx, 'false')) {
+          this.next = idx + 5;
+          return { t: 'bool', v: false };
+        }
+        break;
+      case 0x4e /* N */:
+        if (this.matches(idx, 'NaN')) {
+          this.next = idx + 3;
+          return { t: 'float', v: NaN };
+        }
+        break;
+      case 0x49 /* I */:
+        if (this.matches(idx, 'Infinity')) {
+          this.next = idx + 8;
+          return { t: 'float', v: Infinity };
+        }
+        break;
+      case 0x2d /* - */:
+        if (this.matches(idx, '-Infinity')) {
+          this.next = idx + 9;
+          return { t: 'float', v: -Infinity };
+        }
+        break;
+    }
+    return this.matchNumber(idx);
+  }
+
+  private enter(idx: number, depth: number, what: 'object' | 'array'): void {
+    if (depth >= MAX_DEPTH) {
+      this.fail(
+        `maximum nesting depth (${MAX_DEPTH}) exceeded while decoding a JSON ${what} ` +
+          '(CPython raises RecursionError near this depth)',
+        idx,
+      );
+    }
+  }
+
+  private parseObject(idx: number, depth: number): PyValue {
+    const s = this.s;
+    const dict = new Map<string, PyValue>();
+    idx = this.skipWhitespace(idx);
+    if (idx >= s.length || s[idx] !== 0x7d /* } */) {
+      for (;;) {
+        if (idx >= s.length || s[idx] !== QUOTE) {
+          this.fail('Expecting property name enclosed in double quotes', idx);
+        }
+        const { value: key, end, fakePairAt } = this.scanString(idx + 1);
+        if (fakePairAt >= 0) this.failFakePair(fakePairAt);
+        idx = this.skipWhitespace(end);
+        if (idx >= s.length || s[idx] !== 0x3a /* : */) this.fail("Expecting ':' delimiter", idx);
+        idx = this.skipWhitespace(idx + 1);
+        const value = this.scanOnce(idx, depth);
+        dict.set(key, value); // Map.set keeps a known key's position: Python's dict does too
+        idx = this.skipWhitespace(this.next);
+        if (idx < s.length && s[idx] === 0x7d) break;
+        if (idx >= s.length || s[idx] !== 0x2c /* , */) this.fail("Expecting ',' delimiter", idx);
+        idx = this.skipWhitespace(idx + 1);
+      }
+    }
+    this.next = idx + 1;
+    return { t: 'dict', v: dict };
+  }
+
+  private parseArray(idx: number, depth: number): PyValue {
+    const s = this.s;
+    const list: PyValue[] = [];
+    idx = this.skipWhitespace(idx);
+    if (idx >= s.length || s[idx] !== 0x5d /* ] */) {
+      for (;;) {
+        list.push(this.scanOnce(idx, depth));
+        idx = this.skipWhitespace(this.next);
+        if (idx < s.length && s[idx] === 0x5d) break;
+        if (idx >= s.length || s[idx] !== 0x2c) this.fail("Expecting ',' delimiter", idx);
+        idx = this.skipWhitespace(idx + 1);
+      }
+    }
+    this.next = idx + 1;
+    return { t: 'list', v: list };
+  }
+
+  /**
+   * Two separate code points, a high surrogate then a low one, are two characters to Python but
+   * one character to a JavaScript string. Where that changes the result (a dict key: order and
+   * identity of keys) the document is refused rather than read differently.
+   */
+  private failFakePair(pos: number): never {
+    this.fail(
+      'Unsupported string: a lone high surrogate followed by a lone low surrogate, which Python keeps ' +
+        'as two characters (write the pair as one "\\uXXXX\\uXXXX" escape or as the character itself)',
+      pos,
+    );
+  }
+
+  /**
+   * scanstring_unicode (strict). `end` is the index after the opening quote. Returns the string,
+   * the index after the closing quote, and where a "fake pair" starts (see failFakePair), or -1.
+   */
+  scanString(end: number): { value: string; end: number; fakePairAt: number; splitPairs: number[] } {
+    const s = this.s;
+    const len = s.length;
+    const begin = end - 1;
+    const units: number[] = [];
+    const chunks: string[] = [];
+    let lastWasHigh = false; // the previous code point written was a high surrogate
+    let fakePairAt = -1;
+    const splitPairs: number[] = [];
+    let written = 0; // code units written so far
+    const write = (c: number, at: number) => {
+      if (c >= 0xdc00 && c <= 0xdfff && lastWasHigh) {
+        if (fakePairAt < 0) fakePairAt = at;
+        splitPairs.push(written - 1);
+      }
+      written += c > 0xffff ? 2 : 1;
+      lastWasHigh = c >= 0xd800 && c <= 0xdbff;
+      if (c > 0xffff) {
+        c -= 0x10000;
+        units.push(0xd800 + (c >> 10), 0xdc00 + (c & 0x3ff));
+      } else {
+        units.push(c);
+      }
+      if (units.length >= 4096) flush();
+    };
+    const flush = () => {
+      chunks.push(String.fromCharCode(...units));
+      units.length = 0;
+    };
+    for (;;) {
+      let next = end;
+      let c = 0;
+      for (; next < len; next++) {
+        c = s[next]!;
+        if (c === QUOTE || c === BACKSLASH) break;
+        if (c <= 0x1f) this.fail('Invalid control character at', next);
+        write(c, next);
+      }
+      if (next >= len) this.fail('Unterminated string starting at', begin);
+      next++;
+      if (c === QUOTE) {
+        end = next;
+        break;
+      }
+      if (next === len) this.fail('Unterminated string starting at', begin);
+      c = s[next]!;
+      if (c !== 0x75 /* u */) {
+        end = next + 1;
+        const simple = SIMPLE_ESCAPES.get(c);
+        if (simple === undefined) this.fail('Invalid \\escape', end - 2);
+        write(simple, end - 2);
+      } else {
+        next++;
+        end = next + 4;
+        if (end >= len) this.fail('Invalid \\uXXXX escape', next - 1);
+        let code = this.hex4(next, end);
+        const escapeAt = next - 2;
+        // A high surrogate escape followed by a low surrogate escape is one character.
+        if (code >= 0xd800 && code <= 0xdbff && end + 6 < len && s[end] === BACKSLASH && s[end + 1] === 0x75) {
+          const low = this.hex4(end + 2, end + 6);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+            end += 6;
+          }
+        }
+        write(code, escapeAt);
+      }
+    }
+    flush();
+    return { value: chunks.join(''), end, fakePairAt, splitPairs };
+  }
+
+  private hex4(from: number, to: number): number {
+    let code = 0;
+    for (let i = from; i < to; i++) {
+      const d = this.s[i]!;
+      code <<= 4;
+      if (d >= 0x30 && d <= 0x39) code |= d - 0x30;
+      else if (d >= 0x61 && d <= 0x66) code |= d - 0x61 + 10;
+      else if (d >= 0x41 && d <= 0x46) code |= d - 0x41 + 10;
+      else this.fail('Invalid \\uXXXX escape', to - 5);
+    }
+    return code;
+  }
+
+  /** _match_number_unicode: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?` */
+  private matchNumber(start: number): PyValue {
+    const s = this.s;
+    let idx = start;
+    if (s[idx] === 0x2d) {
+      idx++;
+      if (idx >= s.length) throw new ExpectingValue(start);
+    }
+    if (s[idx]! >= 0x31 && s[idx]! <= 0x39) {
+      idx++;
+      while (isDigit(s[idx])) idx++;
+    } else if (s[idx] === 0x30) {
+      idx++;
+    } else {
+      throw new ExpectingValue(start);
+    }
+    let isFloat = false;
+    if (s[idx] === 0x2e && isDigit(s[idx + 1])) {
+      isFloat = true;
+      idx += 2;
+      while (isDigit(s[idx])) idx++;
+    }
+    if (s[idx] === 0x65 || s[idx] === 0x45) {
+      let e = idx + 1;
+      if (s[e] === 0x2d || s[e] === 0x2b) e++;
+      if (isDigit(s[e])) {
+        while (isDigit(s[e])) e++;
+        isFloat = true;
+        idx = e;
+      }
+    }
+    this.next = idx;
+    if (isFloat) return { t: 'float', v: Number(asciiText(s, start, idx)) }; // correctly rounded, as float() is
+    const digits = idx - start - (s[start] === 0x2d ? 1 : 0);
+    if (digits > INT_MAX_STR_DIGITS) {
+      this.fail(
+        `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: ` +
+          `value has ${digits} digits (CPython refuses such integers)`,
+        start,
+      );
+    }
+    return { t: 'int', v: BigInt(asciiText(s, start, idx)) };
+  }
+}
+
+function asciiText(s: Uint32Array, from: number, to: number): string {
+  const parts: string[] = [];
+  for (let i = from; i < to; i += 4096) parts.push(String.fromCharCode(...s.subarray(i, Math.min(to, i + 4096))));
+  return parts.join('');
+}
+
+const SIMPLE_ESCAPES = new Map<number, number>([
+  [0x22, 0x22],
+  [0x5c, 0x5c],
+  [0x2f, 0x2f],
+  [0x62, 0x08],
+  [0x66, 0x0c],
+  [0x6e, 0x0a],
+  [0x72, 0x0d],
+  [0x74, 0x09],
+]);
+
+// ---------------------------------------------------------------------------------------------
+// The encoder: json.dumps(v, sort_keys=True, separators=(",", ":")), ensure_ascii and allow_nan
+// left at their defaults.
+
+/** `json.dumps(v, sort_keys=True, separators=(",", ":"))` */
+export function dumpsCanonical(v: PyValue): string {
+  const out: string[] = [];
+  encode(v, out, 0);
+  return out.join('');
+}
+
+function encode(v: PyValue, out: string[], depth: number): void {
+  if (depth > MAX_DEPTH + 8) throw new RangeError(`dumpsCanonical: value nested deeper than ${MAX_DEPTH + 8} levels`);
+  switch (v.t) {
+    case 'null':
+      out.push('null');
+      return;
+    case 'bool':
+      out.push(v.v ? 'true' : 'false');
+      return;
+    case 'int':
+      out.push(intRepr(v.v));
+      return;
+    case 'float':
+      out.push(floatStr(v.v));
+      return;
+    case 'str':
+      out.push(asciiEscape(v.v));
+      return;
+    case 'list':
+      out.push('[');
+      v.v.forEach((item, i) => {
+        if (i > 0) out.push(',');
+        encode(item, out, depth + 1);
+      });
+      out.push(']');
+      return;
+    case 'dict': {
+      out.push('{');
+      const keys = [...v.v.keys()].sort(compareCodePoints);
+      keys.forEach((key, i) => {
+        if (i > 0) out.push(',');
+        out.push(asciiEscape(key), ':');
+        encode(v.v.get(key)!, out, depth + 1);
+      });
+      out.push('}');
+      return;
+    }
+  }
+}
+
+function intRepr(x: bigint): string {
+  const text = x.toString();
+  const digits = text.length - (x < 0n ? 1 : 0);
+  if (digits > INT_MAX_STR_DIGITS) {
+    // int.__repr__ refuses too, so Python's dumps raises ValueError.
+    throw new RangeError(
+      `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion; ` +
+        'Python cannot write this integer',
+    );
+  }
+  return text;
+}
+
+/** json.encoder floatstr with allow_nan=True */
+function floatStr(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === Infinity) return 'Infinity';
+  if (x === -Infinity) return '-Infinity';
+  return pyFloatRepr(x);
+}
+
+/** Python's `<` on str: by code point (lone surrogates are code points of their own). */
+export function compareCodePoints(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.codePointAt(i)!;
+    const cb = b.codePointAt(j)!;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
+  }
+  const restA = a.length - i;
+  const restB = b.length - j;
+  return restA === restB ? 0 : restA < restB ? -1 : 1;
+}
+
+/** ascii_escape_unicode of _json.c */
+function asciiEscape(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c <= 0x7e && c !== 0x5c && c !== 0x22) {
+      out += s[i];
+      continue;
+    }
+    switch (c) {
+      case 0x5c:
+        out += '\\\\';
+        break;
+      case 0x22:
+        out += '\\"';
+        break;
+      case 0x08:
+        out += '\\b';
+        break;
+      case 0x0c:
+        out += '\\f';
+        break;
+      case 0x0a:
+        out += '\\n';
+        break;
+      case 0x0d:
+        out += '\\r';
+        break;
+      case 0x09:
+        out += '\\t';
+        break;
+      default:
+        // Astral characters come out as their surrogate pair, which is exactly the two UTF-16
+        // code units JavaScript stores; lone surrogates come out as themselves.
+        out += '\\u' + c.toString(16).padStart(4, '0');
+    }
+  }
+  return out + '"';
+}
+
+/** `repr(float)` for a finite or non-finite double (`nan`, `inf`, `-inf` for the latter). */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const sign = x < 0 ? '-' : '';
+  // toExponential() without an argument gives the shortest digits that round-trip, as Python's
+  // repr does (both choose the candidate nearest the exact value).
+  const m = /^(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(Math.abs(x).toExponential());
+  if (!m) throw new Error(`pyFloatRepr: unexpected toExponential output for ${x}`);
+  const digits = m[1]! + (m[2] ?? '');
+  const exponent = Number(m[3]);
+  const decpt = exponent + 1; // digits d1d2... mean 0.d1d2... × 10^decpt
+  if (decpt <= -4 || decpt > 16) {
+    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    const expSign = exponent < 0 ? '-' : '+';
+    return `${sign}${mantissa}e${expSign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  if (decpt <= 0) return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+  if (decpt >= digits.length) return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
+  return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions and comparison.
+
+/**
+ * A plain JavaScript value for schema validation: null, boolean, number (floats, and ints that
+ * are safe integers), bigint (larger ints), string, array, object. Every object key, including
+ * `__proto__` and `constructor`, is an own enumerable data property, so nothing is polluted and
+ * a validator sees the key.
+ */
+export function toPlain(v: PyValue): unknown {
+  switch (v.t) {
+    case 'null':
+      return null;
+    case 'bool':
+    case 'float':
+    case 'str':
+      return v.v;
+    case 'int': {
+      const asNumber = Number(v.v);
+      return Number.isSafeInteger(asNumber) ? asNumber : v.v;
+    }
+    case 'list':
+      return v.v.map(toPlain);
+    case 'dict': {
+      const obj: Record<string, unknown> = {};
+      for (const [key, value] of v.v) {
+        Object.defineProperty(obj, key, { value: toPlain(value), enumerable: true, writable: true, configurable: true });
+      }
+      return obj;
+    }
+  }
+}
+
+/**
+ * Python's `a == b` on values `json.loads` returned: `1 == 1.0 == true`, `0 == -0.0 == false`,
+ * big ints compared exactly with floats, dicts compared without regard to order. `json.loads`
+ * returns one shared NaN object, and Python compares container items by identity first, so a NaN
+ * inside a list or dict equals NaN; at the top level `NaN == NaN` is False, as in Python.
+ */
+export function pyEquals(a: PyValue, b: PyValue): boolean {
+  return equals(a, b, false);
+}
+
+function equals(a: PyValue, b: PyValue, nested: boolean): boolean {
+  if (nested && a.t === 'float' && b.t === 'float' && Number.isNaN(a.v) && Number.isNaN(b.v)) return true;
+  const na = numeric(a);
+  const nb = numeric(b);
+  if (na !== null || nb !== null) {
+    if (na === null || nb === null) return false;
+    return numbersEqual(na, nb);
+  }
+  switch (a.t) {
+    case 'null':
+      return b.t === 'null';
+    case 'str':
+      return b.t === 'str' && a.v === b.v && sameSplitPairs(a.splitPairs, b.splitPairs);
+    case 'list':
+      return b.t === 'list' && a.v.length === b.v.length && a.v.every((x, i) => equals(x, b.v[i]!, true));
+    case 'dict': {
+      if (b.t !== 'dict' || a.v.size !== b.v.size) return false;
+      for (const [key, value] of a.v) {
+        const other = b.v.get(key);
+        if (other === undefined || !equals(value, other, true)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+function sameSplitPairs(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/** bool is an int subclass in Python: True == 1. */
+function numeric(v: PyValue): bigint | number | null {
+  if (v.t === 'int') return v.v;
+  if (v.t === 'bool') return v.v ? 1n : 0n;
+  if (v.t === 'float') return v.v;
+  return null;
+}
+
+function numbersEqual(a: bigint | number, b: bigint | number): boolean {
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a === b;
+  if (typeof a === 'number' && typeof b === 'number') return a === b;
+  const int = (typeof a === 'bigint' ? a : b) as bigint;
+  const float = (typeof a === 'number' ? a : b) as number;
+  if (!Number.isFinite(float) || !Number.isInteger(float)) return false;
+  return BigInt(float) === int; // exact, as Python compares int with float
+}
