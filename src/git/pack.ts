@@ -1,0 +1,433 @@
+// Reading objects out of git packfiles without loading the pack.
+//
+// isomorphic-git's own pack reader loads the whole .idx into strings, the whole .pack into
+// memory (twice) and cannot address packs over 2 GiB. Here a pack is read the way git reads
+// it: the .idx stays a raw buffer searched by binary search, and one entry is read with
+// positional reads (`readSync` at an offset) and inflated with node:zlib. Deltas are resolved
+// against a small, byte-bounded cache of bases. Memory grows with the objects read, never with
+// the size of the pack.
+
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
+import { GitReadError, type ObjectType } from './types';
+
+const OBJ_COMMIT = 1;
+const OBJ_TREE = 2;
+const OBJ_BLOB = 3;
+const OBJ_TAG = 4;
+const OBJ_OFS_DELTA = 6;
+const OBJ_REF_DELTA = 7;
+
+const TYPE_NAMES: Record<number, ObjectType> = {
+  [OBJ_COMMIT]: 'commit',
+  [OBJ_TREE]: 'tree',
+  [OBJ_BLOB]: 'blob',
+  [OBJ_TAG]: 'tag',
+};
+
+/** Longest delta chain followed before the pack is declared corrupt (git's default depth is 50;
+ * `--depth` can raise it, 4095 is git's own hard limit). */
+const MAX_DELTA_DEPTH = 4096;
+
+/** A parsed pack index (.idx, version 1 or 2), kept as the raw file bytes. */
+export class PackIndex {
+  readonly count: number;
+  private readonly version: 1 | 2;
+  private readonly fanoutAt: number;
+  private readonly namesAt: number;
+  private readonly offsetsAt: number;
+  private readonly largeOffsetsAt: number;
+
+  constructor(
+    readonly path: string,
+    private readonly buf: Buffer,
+  ) {
+    const tooShort = () => new GitReadError(`The pack index ${path} is truncated; run \`git fsck\` and repack the repository.`);
+    if (buf.length >= 8 && buf.readUInt32BE(0) === 0xff744f63) {
+      const version = buf.readUInt32BE(4);
+      if (version !== 2) {
+        throw new GitReadError(`The pack index ${path} has version ${version}; receipt-gate reads versions 1 and 2 (repack with a current git).`);
+      }
+      this.version = 2;
+      this.fanoutAt = 8;
+    } else {
+      this.version = 1;
+      this.fanoutAt = 0;
+    }
+    if (buf.length < this.fanoutAt + 256 * 4) throw tooShort();
+    this.count = buf.readUInt32BE(this.fanoutAt + 255 * 4);
+    if (this.version === 2) {
+      this.namesAt = this.fanoutAt + 1024;
+      const crcAt = this.namesAt + this.count * 20;
+      this.offsetsAt = crcAt + this.count * 4;
+      this.largeOffsetsAt = this.offsetsAt + this.count * 4;
+      if (buf.length < this.largeOffsetsAt + 40) throw tooShort();
+    } else {
+      this.namesAt = this.fanoutAt + 1024 + 4; // entries are <4-byte offset><20-byte name>
+      this.offsetsAt = this.fanoutAt + 1024;
+      this.largeOffsetsAt = 0;
+      if (buf.length < this.fanoutAt + 1024 + this.count * 24 + 40) throw tooShort();
+    }
+  }
+
+  static load(path: string): PackIndex {
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch (err) {
+      throw new GitReadError(`Cannot read the pack index ${path}: ${(err as Error).message}.`);
+    }
+    return new PackIndex(path, buf);
+  }
+
+  private nameAt(i: number): number {
+    return this.version === 2 ? this.namesAt + i * 20 : this.namesAt + i * 24;
+  }
+
+  /** Byte offset of `oid`'s entry in the pack, or null when the pack does not hold it. */
+  find(oid: string): number | null {
+    const key = Buffer.from(oid, 'hex');
+    if (key.length !== 20) return null;
+    const first = key[0]!;
+    let lo = first === 0 ? 0 : this.buf.readUInt32BE(this.fanoutAt + (first - 1) * 4);
+    let hi = this.buf.readUInt32BE(this.fanoutAt + first * 4);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.nameAt(mid);
+      const cmp = this.buf.compare(key, 0, 20, at, at + 20);
+      if (cmp === 0) return this.offsetOf(mid);
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return null;
+  }
+
+  /** The offset of the i-th entry; 64-bit offsets (packs over 2 GiB) come from the large-offset
+   * table. Returned as a Number: exact up to 2^53 bytes. */
+  offsetOf(i: number): number {
+    if (this.version === 1) return this.buf.readUInt32BE(this.fanoutAt + 1024 + i * 24);
+    const small = this.buf.readUInt32BE(this.offsetsAt + i * 4);
+    if ((small & 0x80000000) === 0) return small;
+    const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
+    if (at + 8 > this.buf.length - 40) {
+      throw new GitReadError(`The pack index ${this.path} names a 64-bit offset outside its table; the index is corrupt (run \`git index-pack\` again).`);
+    }
+    const value = this.buf.readBigUInt64BE(at);
+    if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new GitReadError(`The pack index ${this.path} holds an offset beyond 2^53 bytes; the index is corrupt.`);
+    }
+    return Number(value);
+  }
+
+  /** The object name of the i-th entry (sorted order). */
+  oidAt(i: number): string {
+    const at = this.nameAt(i);
+    return this.buf.toString('hex', at, at + 20);
+  }
+}
+
+export interface PackedHeader {
+  /** Type of the entry itself (a delta entry reports the type of the object it rebuilds). */
+  type: ObjectType;
+  /** Size of the object once rebuilt (for a delta: the target size from the delta header). */
+  size: number;
+}
+
+interface EntryHeader {
+  typeCode: number;
+  /** Size field of the entry: object size, or the size of the delta data. */
+  size: number;
+  /** Offset of the zlib stream. */
+  dataAt: number;
+  /** For OBJ_OFS_DELTA: absolute offset of the base entry. */
+  baseOffset?: number;
+  /** For OBJ_REF_DELTA: object name of the base. */
+  baseOid?: string;
+}
+
+/** Look-up of an object anywhere in the repository, for REF_DELTA bases outside this pack. */
+export type ExternalReader = (oid: string) => { type: ObjectType; data: Buffer };
+
+/** A byte-bounded least-recently-used cache of delta bases, shared by all packs of a store. */
+export class BaseCache {
+  private readonly entries = new Map<string, { type: ObjectType; data: Buffer }>();
+  private bytes = 0;
+
+  constructor(private readonly limitBytes: number) {}
+
+  get(key: string): { type: ObjectType; data: Buffer } | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, value: { type: ObjectType; data: Buffer }): void {
+    if (value.data.length > this.limitBytes / 4 || this.entries.has(key)) return;
+    this.entries.set(key, value);
+    this.bytes += value.data.length;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.limitBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.data.length;
+    }
+  }
+}
+
+/** One .pack file with its index. The file descriptor is opened on first use. */
+export class PackFile {
+  private fd: number | null = null;
+  private fileSize = 0;
+  private index: PackIndex | null = null;
+
+  constructor(
+    readonly packPath: string,
+    readonly idxPath: string,
+    private readonly bases: BaseCache,
+  ) {}
+
+  private get idx(): PackIndex {
+    if (!this.index) this.index = PackIndex.load(this.idxPath);
+    return this.index;
+  }
+
+  find(oid: string): number | null {
+    return this.idx.find(oid);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private open(oid: string): number {
+    if (this.fd === null) {
+      try {
+        this.fd = openSync(this.packPath, 'r');
+        this.fileSize = fstatSync(this.fd).size;
+      } catch (err) {
+        throw new GitReadError(`Cannot open the pack ${this.packPath} to read object ${oid}: ${(err as Error).message}.`, oid);
+      }
+      const head = Buffer.alloc(12);
+      if (readSync(this.fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== 'PACK') {
+        throw new GitReadError(`The pack ${this.packPath} does not start with a pack header; it is corrupt (object ${oid} cannot be read).`, oid);
+      }
+    }
+    return this.fd;
+  }
+
+  /** Reads up to `length` bytes at `position`, fewer at the end of the file. */
+  private readAt(oid: string, position: number, length: number): Buffer {
+    const fd = this.open(oid);
+    const end = Math.min(position + length, this.fileSize);
+    if (position >= end) {
+      throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.packPath}; the pack is truncated.`, oid);
+    }
+    const buf = Buffer.allocUnsafe(end - position);
+    let done = 0;
+    while (done < buf.length) {
+      const n = readSync(fd, buf, done, buf.length - done, position + done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buf.subarray(0, done);
+  }
+
+  private entryHeader(oid: string, offset: number): EntryHeader {
+    const head = this.readAt(oid, offset, 32);
+    let i = 0;
+    let c = head[i++]!;
+    const typeCode = (c >> 4) & 7;
+    let size = c & 15;
+    let shift = 4;
+    while (c & 0x80) {
+      if (i >= head.length) throw this.corrupt(oid, offset, 'its header runs past the end of the pack');
+      c = head[i++]!;
+      size += (c & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    if (typeCode === OBJ_OFS_DELTA) {
+      c = head[i++]!;
+      let back = c & 0x7f;
+      while (c & 0x80) {
+        if (i >= head.length) throw this.corrupt(oid, offset, 'its delta offset runs past the end of the pack');
+        c = head[i++]!;
+        back = (back + 1) * 128 + (c & 0x7f);
+      }
+      if (back <= 0 || back > offset) throw this.corrupt(oid, offset, 'its delta base lies outside the pack');
+      return { typeCode, size, dataAt: offset + i, baseOffset: offset - back };
+    }
+    if (typeCode === OBJ_REF_DELTA) {
+      if (i + 20 > head.length) throw this.corrupt(oid, offset, 'its delta base name is truncated');
+      return { typeCode, size, dataAt: offset + i + 20, baseOid: head.toString('hex', i, i + 20) };
+    }
+    if (!TYPE_NAMES[typeCode]) throw this.corrupt(oid, offset, `its type code ${typeCode} is not a git object type`);
+    return { typeCode, size, dataAt: offset + i };
+  }
+
+  private corrupt(oid: string, offset: number, why: string): GitReadError {
+    return new GitReadError(`Object ${oid} in the pack ${this.packPath} (offset ${offset}) is corrupt: ${why}. Run \`git fsck\`.`, oid);
+  }
+
+  /** Inflates the zlib stream at `dataAt` that must yield exactly `size` bytes. */
+  private inflateEntry(oid: string, entry: EntryHeader, offset: number): Buffer {
+    // A deflate stream is never longer than its input plus ~0.03% and a few bytes of framing
+    // (zlib's deflateBound); reading that much is enough, and zlib ignores what follows.
+    const bound = entry.size + Math.ceil(entry.size / 4096) + Math.ceil(entry.size / 16384) + 64;
+    const compressed = this.readAt(oid, entry.dataAt, bound);
+    let out: Buffer;
+    try {
+      out = inflateSync(compressed, { maxOutputLength: Math.max(entry.size, 1) });
+    } catch (err) {
+      throw this.corrupt(oid, offset, `its data does not inflate (${(err as Error).message})`);
+    }
+    if (out.length !== entry.size) {
+      throw this.corrupt(oid, offset, `it inflates to ${out.length} bytes where its header says ${entry.size}`);
+    }
+    return out;
+  }
+
+  /** Inflates only the start of an entry's data (enough for a delta header). */
+  private inflatePrefix(oid: string, entry: EntryHeader, want: number): Buffer {
+    for (let take = 64; ; take *= 8) {
+      const compressed = this.readAt(oid, entry.dataAt, take);
+      let out: Buffer;
+      try {
+        out = inflateSync(compressed, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      } catch (err) {
+        throw new GitReadError(`Object ${oid} in the pack ${this.packPath} is corrupt: its data does not inflate (${(err as Error).message}).`, oid);
+      }
+      if (out.length >= want || compressed.length < take) return out;
+    }
+  }
+
+  /** Type and size of the object at `offset`, reading only entry headers (and the first bytes
+   * of a delta to learn the target size). */
+  header(oid: string, offset: number, external: (oid: string) => PackedHeader | null): PackedHeader {
+    const first = this.entryHeader(oid, offset);
+    let size = first.size;
+    if (first.typeCode === OBJ_OFS_DELTA || first.typeCode === OBJ_REF_DELTA) {
+      const prefix = this.inflatePrefix(oid, first, 20);
+      const cursor = { at: 0 };
+      readDeltaVarint(prefix, cursor, oid);
+      size = readDeltaVarint(prefix, cursor, oid);
+    }
+    let entry = first;
+    for (let depth = 0; ; depth++) {
+      if (depth > MAX_DELTA_DEPTH) throw this.corrupt(oid, offset, 'its delta chain is too long or loops');
+      if (entry.typeCode === OBJ_OFS_DELTA) {
+        entry = this.entryHeader(oid, entry.baseOffset!);
+      } else if (entry.typeCode === OBJ_REF_DELTA) {
+        const baseOffset = this.find(entry.baseOid!);
+        if (baseOffset !== null) {
+          entry = this.entryHeader(oid, baseOffset);
+        } else {
+          const base = external(entry.baseOid!);
+          if (!base) throw this.corrupt(oid, offset, `its delta base ${entry.baseOid} is missing`);
+          return { type: base.type, size };
+        }
+      } else {
+        return { type: TYPE_NAMES[entry.typeCode]!, size };
+      }
+    }
+  }
+
+  /** Reads and rebuilds the object at `offset`. */
+  read(oid: string, offset: number, external: ExternalReader): { type: ObjectType; data: Buffer } {
+    // Follow the chain down to a full object (or a cached base), then apply deltas upwards.
+    const chain: { offset: number; entry: EntryHeader }[] = [];
+    let base: { type: ObjectType; data: Buffer } | undefined;
+    let at = offset;
+    for (let depth = 0; ; depth++) {
+      if (depth > MAX_DELTA_DEPTH) throw this.corrupt(oid, offset, 'its delta chain is too long or loops');
+      const cached = this.bases.get(`${this.packPath}:${at}`);
+      if (cached) {
+        base = cached;
+        break;
+      }
+      const entry = this.entryHeader(oid, at);
+      if (entry.typeCode === OBJ_OFS_DELTA) {
+        chain.push({ offset: at, entry });
+        at = entry.baseOffset!;
+      } else if (entry.typeCode === OBJ_REF_DELTA) {
+        chain.push({ offset: at, entry });
+        const inPack = this.find(entry.baseOid!);
+        if (inPack !== null) {
+          at = inPack;
+        } else {
+          base = external(entry.baseOid!);
+          break;
+        }
+      } else {
+        base = { type: TYPE_NAMES[entry.typeCode]!, data: this.inflateEntry(oid, entry, at) };
+        if (chain.length > 0) this.bases.set(`${this.packPath}:${at}`, base);
+        break;
+      }
+    }
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const { offset: deltaAt, entry } = chain[i]!;
+      const delta = this.inflateEntry(oid, entry, deltaAt);
+      base = { type: base.type, data: applyDelta(delta, base.data, oid) };
+      if (i > 0) this.bases.set(`${this.packPath}:${deltaAt}`, base);
+    }
+    return base;
+  }
+}
+
+function readDeltaVarint(buf: Buffer, cursor: { at: number }, oid: string): number {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    if (cursor.at >= buf.length) throw new GitReadError(`Object ${oid} has a truncated delta header; the pack is corrupt.`, oid);
+    const c = buf[cursor.at++]!;
+    value += (c & 0x7f) * 2 ** shift;
+    shift += 7;
+    if ((c & 0x80) === 0) return value;
+  }
+}
+
+/** Applies a git delta (copy/insert instructions) to `base`. */
+export function applyDelta(delta: Buffer, base: Buffer, oid: string): Buffer {
+  const bad = (why: string) => new GitReadError(`Object ${oid} has a corrupt delta: ${why}. Run \`git fsck\`.`, oid);
+  const cursor = { at: 0 };
+  const baseSize = readDeltaVarint(delta, cursor, oid);
+  if (baseSize !== base.length) throw bad(`it expects a base of ${baseSize} bytes, the base has ${base.length}`);
+  const targetSize = readDeltaVarint(delta, cursor, oid);
+  const out = Buffer.allocUnsafe(targetSize);
+  let written = 0;
+  let i = cursor.at;
+  while (i < delta.length) {
+    const op = delta[i++]!;
+    if (op & 0x80) {
+      let copyOffset = 0;
+      let copySize = 0;
+      for (let bit = 0; bit < 4; bit++) {
+        if (op & (1 << bit)) {
+          if (i >= delta.length) throw bad('a copy instruction is truncated');
+          copyOffset += delta[i++]! * 2 ** (8 * bit);
+        }
+      }
+      for (let bit = 0; bit < 3; bit++) {
+        if (op & (0x10 << bit)) {
+          if (i >= delta.length) throw bad('a copy instruction is truncated');
+          copySize += delta[i++]! * 2 ** (8 * bit);
+        }
+      }
+      if (copySize === 0) copySize = 0x10000;
+      if (copyOffset + copySize > base.length || written + copySize > targetSize) throw bad('a copy reaches outside the base or the target');
+      base.copy(out, written, copyOffset, copyOffset + copySize);
+      written += copySize;
+    } else if (op !== 0) {
+      if (i + op > delta.length || written + op > targetSize) throw bad('an insert instruction is truncated');
+      delta.copy(out, written, i, i + op);
+      written += op;
+      i += op;
+    } else {
+      throw bad('it contains the reserved instruction 0');
+    }
+  }
+  if (written !== targetSize) throw bad(`it builds ${written} bytes where its header says ${targetSize}`);
+  return out;
+}
