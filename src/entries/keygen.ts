@@ -1,7 +1,41 @@
+// `receipt-gate keygen [--out PREFIX] [--force]`: an ed25519 key pair for signing receipts.
+// PREFIX.key (PKCS#8 PEM, mode 0600) stays with the CI as a secret; PREFIX.pub (SPKI PEM)
+// goes to the merge bot, which passes it to `verify-receipt --pub`.
+
+import { existsSync, writeFileSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
+import { resolve } from 'node:path';
+import { parseCommandArgs } from '../args';
 import { UsageError, type CliIO } from '../io';
+import { generateKeyPair, keyIdOf } from '../receipt/dsse';
 
 export const summary = 'write an ed25519 key pair for signing receipts';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('keygen is not available in this build');
+const USAGE = 'receipt-gate keygen [--out PREFIX] [--force]   (writes PREFIX.key and PREFIX.pub; default PREFIX receipt-gate)';
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { out: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
+  const prefix = values.out ?? 'receipt-gate';
+  const keyPath = resolve(io.cwd, `${prefix}.key`);
+  const pubPath = resolve(io.cwd, `${prefix}.pub`);
+  for (const p of [keyPath, pubPath]) {
+    if (existsSync(p) && !values.force) throw new UsageError(`${p} exists; pass --force to replace it (the old key's receipts will no longer verify with the new one)`);
+  }
+  const pair = generateKeyPair();
+  writeFileSync(keyPath, pair.privateKeyPem, { mode: 0o600 });
+  writeFileSync(pubPath, pair.publicKeyPem, { mode: 0o644 });
+  const keyid = keyIdOf(createPublicKey(pair.publicKeyPem));
+  io.stdout(
+    `wrote ${prefix}.key (private, keep it as a CI secret) and ${prefix}.pub (give it to the merge bot)\nkeyid ${keyid}\n`,
+  );
+  return 0;
 }

@@ -1,7 +1,172 @@
+// `receipt-gate receipt --ref REF [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD]
+//   [--junit FILE]... [--out FILE] [--sign-key KEY] [--note] [--repo DIR] [--now DATE]`
+// The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
+// receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCommandArgs } from '../args';
+import { today } from '../clock';
+import { readPolicyAt } from '../engine';
+import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { findingLine, short, shortRef, sortFindings, verdictLine } from '../render';
+import { EXIT, exitCodeOf } from '../verdict';
+import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
+import { grade, TrialsError } from '../receipt/grade';
+import { fullRefName, resolveBase, resolveCommit } from '../receipt/refs';
+import { receiptSchemaProblems } from '../receipt/schema';
 
 export const summary = 'run the grader on a clean tree and write the receipt';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('receipt is not available in this build');
+const USAGE =
+  'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
+  '[--out receipt.json] [--sign-key KEY] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS]';
+
+declare const RECEIPT_GATE_VERSION: string;
+const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      ref: { type: 'string' },
+      base: { type: 'string' },
+      'properties-cmd': { type: 'string' },
+      'fixture-cmd': { type: 'string' },
+      junit: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      'sign-key': { type: 'string' },
+      note: { type: 'boolean' },
+      repo: { type: 'string' },
+      now: { type: 'string' },
+      timeout: { type: 'string' },
+      'fixture-timeout': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
+  const date = today(io, values.now);
+  const pinnedClock = values.now !== undefined || !!io.env.RECEIPT_GATE_NOW;
+  const generatedAt = pinnedClock ? `${date}T00:00:00Z` : new Date().toISOString();
+  const propertiesTimeoutMs = seconds(values.timeout, '--timeout', 1800) * 1000;
+  const fixtureTimeoutMs = seconds(values['fixture-timeout'], '--fixture-timeout', 60) * 1000;
+  const junit = (values.junit as unknown as string[] | undefined) ?? [];
+  const outPath = resolve(io.cwd, values.out ?? 'receipt.json');
+
+  // Load the key before any work, so a bad key is a usage error and not a wasted run.
+  let signKey = null;
+  if (values['sign-key'] !== undefined) {
+    const keyPath = resolve(io.cwd, values['sign-key']);
+    try {
+      signKey = loadPrivateKey(readFileSync(keyPath, 'utf8'), values['sign-key']);
+    } catch (err) {
+      throw new UsageError(err instanceof KeyError ? err.message : `cannot read --sign-key ${values['sign-key']}: ${(err as Error).message}`);
+    }
+  }
+
+  let store: ObjectStore;
+  try {
+    store = await ObjectStore.discover(values.repo ?? io.cwd, io.env);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const refGiven = values.ref ?? 'HEAD';
+  const commit = await resolveCommit(store, refGiven, '--ref');
+  const refName = await fullRefName(store, refGiven);
+  const base = await resolveBase(store, values.base);
+  if (!base) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
+  const { policy, findings: policyFindings } = await readPolicyAt(store, base.commit);
+  if (!policy) {
+    if (policyFindings.length > 0) {
+      for (const f of policyFindings) io.stderr(`  ${findingLine(f)}\n`);
+      io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.commit)}) is invalid; nothing was graded\n`);
+      return EXIT.closed;
+    }
+    throw new UsageError(`${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
+  }
+
+  let result;
+  try {
+    result = await grade({
+      store,
+      policy,
+      refName,
+      commit,
+      base: base.commit,
+      today: date,
+      generatedAt,
+      toolVersion: TOOL_VERSION,
+      env: io.env,
+      propertiesCmd: values['properties-cmd'] ?? null,
+      fixtureCmd: values['fixture-cmd'] ?? null,
+      junit,
+      propertiesTimeoutMs,
+      fixtureTimeoutMs,
+      onOutput: (chunk) => io.stderr(chunk.toString('utf8')),
+    });
+  } catch (err) {
+    if (err instanceof TrialsError) throw new UsageError(err.message);
+    throw err;
+  }
+  const { receipt } = result;
+
+  // The receipt must be valid against its own schema; a receipt-gate bug fails closed here.
+  const problems = receiptSchemaProblems(receipt);
+  if (problems.length > 0) {
+    throw new Error(`the receipt does not validate against schemas/receipt.schema.json: ${problems.map((p) => `${p.pointer} ${p.message}`).join('; ')}`);
+  }
+
+  let text: string;
+  let keyid: string | null = null;
+  if (signKey) {
+    const statement = statementFor(refName, commit, receipt);
+    const envelope = signEnvelope(PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement), 'utf8'), signKey);
+    keyid = envelope.signatures[0].keyid;
+    text = `${JSON.stringify(envelope, null, 2)}\n`;
+  } else {
+    text = `${JSON.stringify(receipt, null, 2)}\n`;
+  }
+  writeFileSync(outPath, text);
+
+  const lines = [`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) against ${base.name} (${short(base.commit)}) on ${date}`];
+  lines.push(
+    `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
+    `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
+    `  evidence paths: ${receipt.evidence_paths_clean ? 'untouched' : 'TOUCHED'}`,
+  );
+  if (receipt.frozen_tests_passed.length > 0) lines.push(`  frozen tests that passed (still frozen): ${receipt.frozen_tests_passed.join(', ')}`);
+  for (const f of sortFindings(receipt.findings)) lines.push(`  ${findingLine(f)}`);
+  lines.push(verdictLine(receipt.verdict, receipt.findings));
+  lines.push(`receipt written to ${values.out ?? 'receipt.json'}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
+
+  if (values.note) {
+    // The one write receipt-gate makes to a repository, through git itself: the engine only reads.
+    try {
+      execFileSync('git', ['--git-dir', store.gitdir, 'notes', '--ref', 'receipt-gate', 'add', '-f', '-F', outPath, commit], {
+        env: io.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/receipt-gate)`);
+    } catch (err) {
+      const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
+      io.stdout(`${lines.join('\n')}\n`);
+      io.stderr(`receipt-gate receipt: could not store the git note: ${stderr || (err as Error).message}\n`);
+      return EXIT.closed;
+    }
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+  return exitCodeOf(receipt.verdict);
+}
+
+function seconds(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`${name} must be a positive number of seconds, got '${text}'`);
+  return Number(text);
 }

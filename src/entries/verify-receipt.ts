@@ -1,7 +1,104 @@
+// `receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR]`
+// What a merge bot runs before it merges: the signature, the commit, the freeze digest against
+// the base, and the four merge facts. Exit 0 only when every fact holds; otherwise one line per
+// failed fact and exit 1.
+
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCommandArgs } from '../args';
+import { readPolicyAt } from '../engine';
+import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { short } from '../render';
+import { EXIT } from '../verdict';
+import { KeyError, loadPublicKey } from '../receipt/dsse';
+import { fixtureRecordsAt, freezeFileDigest, manifestSeedAt } from '../receipt/evidence-at';
+import { fullRefName, resolveBase, resolveCommit } from '../receipt/refs';
+import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
 export const summary = 'verify a receipt before a merge';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('verify-receipt is not available in this build');
+const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR]';
+
+/** Receipts are small; a larger file is refused before it is read. */
+const MAX_RECEIPT_BYTES = 16 * 1024 * 1024;
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      ref: { type: 'string' },
+      base: { type: 'string' },
+      pub: { type: 'string' },
+      'allow-unsigned': { type: 'boolean' },
+      repo: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one receipt FILE, got ${positionals.length}\nusage: ${USAGE}`);
+  const file = positionals[0];
+  const filePath = resolve(io.cwd, file);
+  let text: string;
+  try {
+    const size = statSync(filePath).size;
+    if (size > MAX_RECEIPT_BYTES) throw new UsageError(`${file} is ${size} bytes; a receipt is at most ${MAX_RECEIPT_BYTES}`);
+    text = readFileSync(filePath, 'utf8');
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  let publicKey = null;
+  if (values.pub !== undefined) {
+    try {
+      publicKey = loadPublicKey(readFileSync(resolve(io.cwd, values.pub), 'utf8'), values.pub);
+    } catch (err) {
+      throw new UsageError(err instanceof KeyError ? err.message : `cannot read --pub ${values.pub}: ${(err as Error).message}`);
+    }
+  }
+
+  let store: ObjectStore;
+  try {
+    store = await ObjectStore.discover(values.repo ?? io.cwd, io.env);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const refGiven = values.ref ?? 'HEAD';
+  const commit = await resolveCommit(store, refGiven, '--ref');
+  const refName = await fullRefName(store, refGiven);
+  const base = await resolveBase(store, values.base);
+  if (!base) throw new UsageError('no base to compare the freeze file with: pass --base REF');
+  const { policy } = await readPolicyAt(store, base.commit);
+  if (!policy) throw new UsageError(`${base.name} (${short(base.commit)}) has no valid .receipt-gate.json; nothing can be verified against it`);
+
+  const opened = openReceipt(text, publicKey, values['allow-unsigned'] === true);
+  const failures: FailedFact[] = [...opened.failures];
+  if (opened.receipt) {
+    const { tree } = await store.readCommit(commit);
+    failures.push(
+      ...receiptFailures(opened.receipt, {
+        commit,
+        refName: refGiven,
+        baseFreezeDigest: await freezeFileDigest(store, base.commit, policy),
+        baseName: base.name,
+        manifestSeed: await manifestSeedAt(store, tree, policy),
+        records: await fixtureRecordsAt(store, tree, policy),
+      }),
+    );
+  }
+
+  if (failures.length > 0) {
+    for (const f of failures) io.stdout(`FAILED ${f.fact}: ${f.reason}\n`);
+    io.stderr(`receipt-gate verify-receipt: ${file} is refused for ${refGiven} (${short(commit)}): ${failures.length} fact(s) failed; do not merge\n`);
+    return EXIT.closed;
+  }
+  const how = opened.signed ? `signature verified (keyid ${opened.keyid?.slice(0, 16) ?? '?'})` : 'UNSIGNED (--allow-unsigned: the signature was not checked)';
+  io.stdout(
+    `receipt verified for ${refGiven} (${short(commit)}) against ${base.name} (${short(base.commit)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
+  );
+  return 0;
 }

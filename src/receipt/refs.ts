@@ -1,0 +1,64 @@
+// Naming commits for `receipt` and `verify-receipt`, as `verify-ref` does: REF resolves like
+// `git rev-parse`, the base defaults to the policy's baseBranch, preferring
+// refs/remotes/origin/<baseBranch>.
+
+import { readPolicyAt } from '../engine';
+import type { ObjectStore } from '../git/store';
+import { GitReadError } from '../git/types';
+import { UsageError } from '../io';
+
+export async function resolveCommit(store: ObjectStore, name: string, what: string): Promise<string> {
+  let oid: string | null;
+  try {
+    oid = await store.resolveRef(name);
+    if (oid !== null) oid = await store.peelToCommit(oid);
+  } catch (err) {
+    if (err instanceof GitReadError) throw new UsageError(`${what} '${name}': ${err.message}`);
+    throw err;
+  }
+  if (oid === null) throw new UsageError(`${what} '${name}' does not name a commit in ${store.gitdir}`);
+  return oid;
+}
+
+/** The full ref name of `name` (HEAD resolves to the branch it names; an oid stays an oid). */
+export async function fullRefName(store: ObjectStore, name: string): Promise<string> {
+  if (name === 'HEAD') return (await store.headTarget()) ?? 'HEAD';
+  if (name.startsWith('refs/')) return name;
+  const refs = await store.listRefs();
+  for (const candidate of [`refs/heads/${name}`, `refs/tags/${name}`, `refs/remotes/${name}`]) {
+    if (refs.has(candidate)) return candidate;
+  }
+  return name;
+}
+
+export interface Base {
+  name: string;
+  commit: string;
+}
+
+/** --base, or the policy's baseBranch (preferring refs/remotes/origin/<baseBranch>). The branch
+ * name comes from the policy, which comes from the base: start from the usual default
+ * branches, then follow the policy's baseBranch if it names another. */
+export async function resolveBase(store: ObjectStore, given: string | undefined): Promise<Base | null> {
+  if (given !== undefined) return { name: given, commit: await resolveCommit(store, given, '--base') };
+  const head = await store.headTarget();
+  const guesses = ['main', 'master', head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null].filter(
+    (b): b is string => b !== null,
+  );
+  const refs = await store.listRefs();
+  const locate = async (branch: string): Promise<Base | null> => {
+    for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) {
+      const oid = refs.get(ref);
+      if (oid) return { name: ref, commit: await store.peelToCommit(oid) };
+    }
+    return null;
+  };
+  for (const branch of guesses) {
+    const guess = await locate(branch);
+    if (!guess) continue;
+    const { policy } = await readPolicyAt(store, guess.commit).catch(() => ({ policy: null }));
+    if (!policy || policy.baseBranch === branch) return guess;
+    return (await locate(policy.baseBranch)) ?? guess;
+  }
+  return null;
+}

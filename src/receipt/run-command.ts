@@ -1,0 +1,83 @@
+// Runs one grader command (`sh -c CMD`) in the materialised tree with a deadline. On timeout
+// the whole process group is killed, so a property runner cannot outlive the receipt.
+
+import { spawn } from 'node:child_process';
+
+export interface CommandRun {
+  /** Exit status; null when the command was killed (timeout, signal) or could not start. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Captured stdout (when `captureStdout`), else empty. */
+  stdout: Buffer;
+  stdoutTooLarge: boolean;
+  /** Why the command did not start, if it did not. */
+  spawnError: string | null;
+}
+
+export interface CommandOptions {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin?: string | Uint8Array;
+  timeoutMs: number;
+  captureStdout: boolean;
+  maxStdoutBytes?: number;
+  /** Receives output that is not captured (the command's stderr, and stdout when not captured). */
+  onOutput?: (chunk: Buffer) => void;
+}
+
+export function runCommand(opts: CommandOptions): Promise<CommandRun> {
+  return new Promise((resolve) => {
+    const max = opts.maxStdoutBytes ?? 64 * 1024 * 1024;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    let timedOut = false;
+    let settled = false;
+    const child = spawn('/bin/sh', ['-c', opts.command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // its own process group, killed as a whole on timeout
+    });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, opts.timeoutMs);
+    const finish = (run: Omit<CommandRun, 'stdout' | 'stdoutTooLarge' | 'timedOut'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...run, timedOut, stdout: Buffer.concat(chunks), stdoutTooLarge: tooLarge });
+    };
+    child.on('error', (err) => finish({ exitCode: null, signal: null, spawnError: err.message }));
+    child.stdout.on('data', (c: Buffer) => {
+      if (!opts.captureStdout) return opts.onOutput?.(c);
+      size += c.length;
+      if (size > max) {
+        if (!tooLarge) killGroup();
+        tooLarge = true;
+        return;
+      }
+      chunks.push(c);
+    });
+    child.stderr.on('data', (c: Buffer) => opts.onOutput?.(c));
+    child.stdin.on('error', () => {
+      /* the command may exit without reading its input */
+    });
+    child.stdin.end(opts.stdin ?? '');
+    child.on('close', (code, signal) => {
+      // Anything the command left running in its group goes with it.
+      killGroup();
+      finish({ exitCode: timedOut || tooLarge ? null : code, signal: signal ?? null, spawnError: null });
+    });
+  });
+}

@@ -1,0 +1,61 @@
+// The receipt (SPEC.md section 4): everything the grader saw, in one JSON document that a merge
+// bot can check without re-running anything. schemas/receipt.schema.json is its format; a
+// test checks that a receipt typed as `Receipt` validates against it.
+
+import type { Finding } from '../findings';
+import type { Verdict } from '../verdict';
+
+export const RECEIPT_SCHEMA = 'agent-patch-receipt/v1';
+
+/** One fixture record, re-run by the grader: `expected` from the record at the commit,
+ * `actual` the SHA-256 of the fixture command's stdout (null when the command did not
+ * complete). */
+export interface FixtureRow {
+  path: string;
+  id: string | null;
+  expected: string | null;
+  actual: string | null;
+  ok: boolean;
+}
+
+export interface ExpiredFreeze {
+  id: string;
+  expires: string;
+}
+
+export interface Receipt {
+  schema: typeof RECEIPT_SCHEMA;
+  /** The commit graded (full oid) and the ref it was named by. */
+  git_sha: string;
+  ref: string;
+  /** The base the evidence diff and the freeze digest were taken against. */
+  base_sha: string;
+  generated_at: string;
+  tool_version: string;
+  node_version: string;
+  /** The seed the property command ran with, as decimal text (seeds may exceed 2^53). */
+  property_seed: string | null;
+  /** The seed the manifest at the commit records (null: no manifest). */
+  manifest_seed: string | null;
+  property_trials: number;
+  properties_cmd: string | null;
+  properties_exit_code: number | null;
+  properties_ok: boolean;
+  fixtures: FixtureRow[];
+  freeze_file_sha256: string | null;
+  expired_freezes: ExpiredFreeze[];
+  /** Ids the freeze file at the commit freezes (valid and unexpired rows). */
+  frozen_tests: string[];
+  /** Frozen tests that passed anyway: reported for owners, never used to unfreeze. */
+  frozen_tests_passed: string[];
+  /** Tests outside the freeze that failed in the JUnit results (each closes the verdict). */
+  failed_tests: string[];
+  junit_files: string[];
+  evidence_paths_clean: boolean;
+  epoch_id: string | null;
+  generator_sha256: string | null;
+  manifest_sha256: string | null;
+  witnesses: Record<string, string>;
+  verdict: Verdict;
+  findings: Finding[];
+}
