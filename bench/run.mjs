@@ -1,0 +1,349 @@
+#!/usr/bin/env node
+// receipt-gate benchmark (`npm run bench`): the hook under real `git push`es, measured from
+// outside its process, interleaved with a reference hook that does the same path check with
+// the git CLI. See BENCHMARKS.md for what the numbers mean.
+//
+//   node bench/run.mjs [--smoke] [--runs N] [--only SUBSTRING] [--out FILE.md] [--json FILE]
+//                      [--no-build] [--build-only] [--cache DIR]
+//   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureRepo, finishRepo, git, repoFacts, repoSpecs, SEED } from './lib/generate.mjs';
+import { FastImport } from './lib/fast-import.mjs';
+import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
+import { renderMarkdown, summarise } from './lib/report.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const MEASURE = join(ROOT, 'bench', 'measure.py');
+const REFERENCE = join(ROOT, 'bench', 'reference-pre-receive.sh');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const IDENTITY_VARS = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
+
+function parseArgs(argv) {
+  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) usage(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--smoke') opts.smoke = true;
+    else if (a === '--runs') opts.runs = Number(value());
+    else if (a === '--only') opts.only = value();
+    else if (a === '--out') opts.out = resolve(value());
+    else if (a === '--json') opts.json = resolve(value());
+    else if (a === '--cache') opts.cache = resolve(value());
+    else if (a === '--no-build') opts.build = false;
+    else if (a === '--build-only') opts.buildOnly = true;
+    else if (a === '-h' || a === '--help') usage(null);
+    else usage(`unknown option '${a}'`);
+  }
+  if (opts.runs !== null && !(Number.isInteger(opts.runs) && opts.runs >= 1)) usage('--runs needs a positive integer');
+  opts.runs ??= opts.smoke ? 2 : 5;
+  return opts;
+}
+
+function usage(problem) {
+  const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 8).join('\n').replace(/^\/\/ ?/gm, '');
+  if (problem) process.stderr.write(`bench: ${problem}\n`);
+  process.stderr.write(`${text}\n`);
+  process.exit(2);
+}
+
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+
+function machine() {
+  const cpu = cpus();
+  const version = (cmd, args) => {
+    try {
+      return execFileSync(cmd, args, { encoding: 'utf8' }).trim().split('\n')[0];
+    } catch {
+      return 'unknown';
+    }
+  };
+  return {
+    cpu: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    git: version('git', ['--version']),
+    python: version('python3', ['--version']),
+    kernel: version('uname', ['-sr']),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Targets: a copy of a seed repository (hard links; git never rewrites a pack or a packed-refs
+// file in place) with the gate and the reference hook installed behind a measuring wrapper.
+
+function listObjects(gitdir) {
+  const files = new Set();
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else files.add(relative(gitdir, p));
+    }
+  };
+  walk(join(gitdir, 'objects'));
+  return files;
+}
+
+function makeTarget(seedDir, targetDir, mainTip) {
+  rmSync(targetDir, { recursive: true, force: true });
+  mkdirSync(dirname(targetDir), { recursive: true });
+  try {
+    execFileSync('cp', ['-al', seedDir, targetDir]);
+  } catch {
+    cpSync(seedDir, targetDir, { recursive: true });
+  }
+  git(['--git-dir', targetDir, 'config', 'receive.autogc', 'false']);
+  git(['--git-dir', targetDir, 'config', 'gc.auto', '0']);
+  git(['--git-dir', targetDir, 'update-ref', 'refs/heads/bench/work', mainTip]);
+  installHooks(targetDir);
+  return { gitdir: targetDir, mainTip, objects: listObjects(targetDir) };
+}
+
+/** hooks/pre-receive.gate is what `./install.sh --server` installs; hooks/pre-receive measures
+ * the one BENCH_HOOK names. */
+function installHooks(gitdir) {
+  const hooks = join(gitdir, 'hooks');
+  rmSync(hooks, { recursive: true, force: true });
+  mkdirSync(hooks);
+  const installer = join(ROOT, 'install.sh');
+  const out = spawnSync(installer, ['--server', gitdir], { cwd: ROOT, encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`./install.sh --server ${gitdir} failed: ${out.stderr || out.stdout}`);
+  renameSync(join(hooks, 'pre-receive'), join(hooks, 'pre-receive.gate'));
+  cpSync(REFERENCE, join(hooks, 'pre-receive.reference'));
+  writeFileSync(
+    join(hooks, 'pre-receive'),
+    '#!/bin/sh\n# receipt-gate bench: runs the hook named by BENCH_HOOK, measured from outside.\n' +
+      `exec python3 '${MEASURE}' "$BENCH_MEASURE_OUT" "$BENCH_HOOK" "$(dirname "$0")/pre-receive.$BENCH_HOOK"\n`,
+    { mode: 0o755 },
+  );
+}
+
+/** Puts the target back as it was before a push: the branch, and no new object files. */
+function restoreTarget(target) {
+  git(['--git-dir', target.gitdir, 'update-ref', 'refs/heads/bench/work', target.mainTip]);
+  for (const f of listObjects(target.gitdir)) {
+    if (!target.objects.has(f)) rmSync(join(target.gitdir, f), { force: true });
+  }
+}
+
+function benchEnv(extra) {
+  const env = { ...process.env, RECEIPT_GATE_NOW: BENCH_TODAY, GIT_TERMINAL_PROMPT: '0', ...extra };
+  for (const v of IDENTITY_VARS) delete env[v]; // the pusher is nobody: owns nothing
+  delete env.GIT_DIR;
+  delete env.GIT_INDEX_FILE;
+  return env;
+}
+
+function lastMeasurement(file) {
+  if (!existsSync(file)) return null;
+  const lines = readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
+  rmSync(file);
+  return lines.length ? JSON.parse(lines[lines.length - 1]) : null;
+}
+
+function tail(text, n = 6) {
+  return text.trim().split('\n').slice(-n).join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// One measured run of a scenario with one hook ('gate' or 'reference').
+
+function runPush(scenario, hook, measureFile) {
+  const { target, push } = scenario;
+  const t0 = process.hrtime.bigint();
+  const res = spawnSync('git', ['--git-dir', scenario.pushDir, 'push', '--quiet', target.gitdir, `${push.ref}:refs/heads/bench/work`], {
+    env: benchEnv({ BENCH_HOOK: hook, BENCH_MEASURE_OUT: measureFile }),
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  const pushMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  const m = lastMeasurement(measureFile);
+  const landed = git(['--git-dir', target.gitdir, 'rev-parse', 'refs/heads/bench/work']) === push.tip;
+  restoreTarget(target);
+  if (!m) throw new Error(`${scenario.id}: the ${hook} hook did not run (git push exit ${res.status}): ${tail(res.stderr)}`);
+  return { wallMs: m.wall_ms, rssKb: m.maxrss_kb, cpuMs: m.user_ms + m.sys_ms, exit: m.exit, pushMs, accepted: landed && res.status === 0, output: res.status === 0 ? '' : tail(res.stderr) };
+}
+
+function runCommand(scenario, hook, measureFile) {
+  const cmd = hook === 'gate' ? scenario.gateCmd : scenario.referenceCmd;
+  const res = spawnSync('python3', [MEASURE, measureFile, hook, ...cmd], {
+    cwd: scenario.cwd,
+    env: benchEnv(scenario.env ?? {}),
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  const m = lastMeasurement(measureFile);
+  if (!m) throw new Error(`${scenario.id}: ${hook} did not run: ${tail(res.stderr)}`);
+  return { wallMs: m.wall_ms, rssKb: m.maxrss_kb, cpuMs: m.user_ms + m.sys_ms, exit: m.exit, pushMs: null, accepted: m.exit === 0, output: m.exit === 0 ? '' : tail(res.stdout + res.stderr) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// A repository of the user's (BENCH_REPO): a seed that borrows its objects and refs, with the
+// bench policy and evidence committed on top of its HEAD so the gate has work to do.
+
+async function prepareUserRepo(cacheDir, userRepo, spec) {
+  const src = resolve(userRepo);
+  const isBare = git(['--git-dir', src, 'rev-parse', '--is-bare-repository']) === 'true';
+  if (!isBare) throw new Error(`BENCH_REPO=${userRepo}: not a bare repository (clone it with --bare or --mirror)`);
+  const head = git(['--git-dir', src, 'rev-parse', '--verify', 'HEAD^{commit}']);
+  const branch = git(['--git-dir', src, 'symbolic-ref', '--short', 'HEAD']);
+  const dir = join(cacheDir, `user-${basename(src).replace(/[^A-Za-z0-9._-]/g, '_')}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const seedDir = join(dir, 'seed.git');
+  git(['init', '--quiet', '--bare', `--initial-branch=${branch}`, seedDir]);
+  writeFileSync(join(seedDir, 'objects', 'info', 'alternates'), join(src, 'objects') + '\n');
+  const refs = git(['--git-dir', src, 'for-each-ref', '--format=%(objectname) %(refname)']).split('\n').filter(Boolean);
+  writeFileSync(join(seedDir, 'packed-refs'), '# pack-refs with: sorted \n' + refs.sort((a, b) => (a.slice(41) < b.slice(41) ? -1 : 1)).join('\n') + '\n');
+  const fi = new FastImport(seedDir);
+  const changes = [];
+  for (const [path, bytes] of evidenceFiles(branch)) changes.push({ path, mark: await fi.blob(bytes) });
+  await fi.commit(`refs/heads/${branch}`, { from: head, message: 'receipt-gate bench: policy and evidence\n', changes });
+  await fi.close();
+  const mainTip = git(['--git-dir', seedDir, 'rev-parse', `refs/heads/${branch}`]);
+  return finishRepo(dir, seedDir, mainTip, spec, log);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function scenariosFor(repo, workDir, smoke) {
+  const list = [];
+  const target = makeTarget(repo.seedDir, join(workDir, `${repo.name}.git`), repo.mainTip);
+  const facts = repo.facts;
+  for (const key of ['p1', 'p20', 'pN']) {
+    const push = repo.pushes[key];
+    list.push({
+      id: `push-${push.commits}@${repo.name}`,
+      kind: 'push',
+      commits: push.commits,
+      repo: repo.name,
+      facts,
+      target,
+      push,
+      pushDir: repo.pushDir,
+      curve: key === 'p1' ? 'size' : null,
+    });
+  }
+  for (const variant of repo.refVariants) {
+    const vt = makeTarget(variant.gitdir, join(workDir, `${repo.name}-refs-${variant.refs}.git`), repo.mainTip);
+    const vfacts = { ...facts, refs: variant.refs };
+    for (const key of smoke ? ['p1'] : ['p1', 'p20']) {
+      const push = repo.pushes[key];
+      list.push({ id: `push-${push.commits}@${repo.name}+${variant.refs}refs`, kind: 'push', commits: push.commits, repo: `${repo.name} (${variant.refs} refs)`, facts: vfacts, target: vt, push, pushDir: repo.pushDir, curve: key === 'p1' ? 'refs' : null });
+    }
+  }
+  if (!smoke || repo.name === 'long') {
+    const n = repo.pushes.pN.commits;
+    list.push({
+      id: `verify-ref-${n}@${repo.name}`,
+      kind: 'verify-ref',
+      commits: n,
+      repo: repo.name,
+      facts,
+      cwd: repo.verifyDir,
+      gateCmd: ['node', CLI, 'verify-ref', 'refs/heads/work', '--base', 'refs/heads/main', '--repo', repo.verifyDir],
+      referenceCmd: ['sh', REFERENCE, '--verify', 'refs/heads/work', 'refs/heads/main'],
+      env: { GIT_DIR: repo.verifyDir },
+    });
+  }
+  if (repo.worktree) {
+    list.push({
+      id: `pre-commit@${repo.name}`,
+      kind: 'pre-commit',
+      commits: 0,
+      repo: repo.name,
+      facts,
+      cwd: repo.worktree,
+      gateCmd: ['node', CLI, 'pre-commit'],
+      referenceCmd: ['sh', REFERENCE, '--index'],
+    });
+  }
+  return list;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
+  mkdirSync(cacheDir, { recursive: true });
+  const started = new Date();
+
+  if (opts.build && !opts.buildOnly) {
+    log('building dist/cli.js');
+    const b = spawnSync('node', [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`npm run build failed: ${b.stderr}`);
+  }
+  if (!opts.buildOnly && !existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
+
+  const repos = [];
+  for (const spec of repoSpecs(opts.smoke)) repos.push(await ensureRepo(cacheDir, spec, log));
+  if (process.env.BENCH_REPO) {
+    const spec = { name: `BENCH_REPO:${basename(resolve(process.env.BENCH_REPO))}`, pushSizes: opts.smoke ? [1, 20, 60] : [1, 20, 1000] };
+    log(`preparing BENCH_REPO=${process.env.BENCH_REPO}`);
+    repos.push(await prepareUserRepo(cacheDir, process.env.BENCH_REPO, spec));
+  }
+  if (opts.buildOnly) {
+    log('repositories ready');
+    return;
+  }
+
+  const workDir = join(cacheDir, 'work');
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  let scenarios = repos.flatMap((r) => scenariosFor(r, workDir, opts.smoke));
+  if (opts.only) scenarios = scenarios.filter((s) => s.id.includes(opts.only));
+  const measureFile = join(workDir, 'measure.jsonl');
+
+  const results = [];
+  for (const s of scenarios) {
+    const runOne = (hook) => (s.kind === 'push' ? runPush(s, hook, measureFile) : runCommand(s, hook, measureFile));
+    // One warm-up of each (page cache, first-run costs), then interleaved measured runs.
+    if (!opts.smoke) {
+      runOne('gate');
+      runOne('reference');
+    }
+    const runs = { gate: [], reference: [] };
+    for (let i = 0; i < opts.runs; i++) {
+      const order = i % 2 === 0 ? ['gate', 'reference'] : ['reference', 'gate'];
+      for (const hook of order) runs[hook].push(runOne(hook));
+    }
+    const row = summarise(s, runs);
+    results.push(row);
+    log(`${s.id}: gate ${row.gate.medianMs.toFixed(0)} ms / ${row.gate.rssMedianMb.toFixed(0)} MB, reference ${row.reference.medianMs.toFixed(0)} ms, ratio ${row.ratio.toFixed(2)}${row.gate.allAccepted ? '' : ' (gate REJECTED the push)'}`);
+  }
+
+  const report = {
+    tool: 'receipt-gate bench',
+    date: started.toISOString(),
+    seconds: Math.round((Date.now() - started.getTime()) / 1000),
+    smoke: opts.smoke,
+    runs: opts.runs,
+    seed: SEED,
+    today: BENCH_TODAY,
+    command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    benchRepo: process.env.BENCH_REPO ?? null,
+    machine: machine(),
+    repos: repos.map((r) => ({ name: r.name, facts: r.facts, pushes: r.pushes, buildSeconds: r.buildSeconds ?? null })),
+    scenarios: results,
+  };
+  const md = renderMarkdown(report);
+  process.stdout.write(md);
+  if (opts.out) writeFileSync(opts.out, md);
+  if (opts.json) writeFileSync(opts.json, JSON.stringify(report, null, 2) + '\n');
+  const resultsDir = join(cacheDir, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, `${started.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2) + '\n');
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (process.env.BENCH_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  process.exit(1);
+});
