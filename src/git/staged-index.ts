@@ -9,7 +9,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { GitReadError, type EntryKind } from './types';
+import type { ObjectStore } from './store';
+import { decodePathBytes, isUnsafeRawPath } from './tree';
+import { GitReadError, type ChangeKind, type EntryKind, type PathChange } from './types';
 
 export interface IndexEntry {
   /** Full repository path, decoded as UTF-8 for matching and display. */
@@ -38,8 +40,6 @@ const FLAG_EXTENDED = 0x4000;
 const FLAG_STAGE_MASK = 0x3000;
 const FLAG_NAME_MASK = 0x0fff;
 const EXT_FLAG_INTENT_TO_ADD = 0x2000;
-
-const utf8 = new TextDecoder('utf-8');
 
 /** Where git keeps the index for a working tree whose (per-worktree) git directory is
  * `gitdir`: $GIT_INDEX_FILE when git set it (commit hooks, `git commit -a`, `git commit PATH`),
@@ -135,7 +135,7 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
       if (offset > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
     }
     previousPath = rawPath;
-    const path = utf8.decode(rawPath);
+    const path = decodePathBytes(rawPath);
 
     if (stage !== 0) {
       conflicts.add(path);
@@ -211,4 +211,76 @@ function readOffsetVarint(
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/** One file of a flattened tree (HEAD's), as the diff against the index needs it. */
+export interface FlatEntry {
+  path: string;
+  rawPath: Uint8Array;
+  mode: string;
+  kind: Exclude<EntryKind, 'tree'>;
+  oid: string;
+}
+
+/**
+ * What committing the index would change against `head` (HEAD's tree flattened to its files;
+ * [] for an unborn HEAD): one PathChange per path that is added, deleted, or changed in
+ * content, mode or type. Paths pair by their raw bytes, as git pairs them.
+ */
+export function diffFlatAgainstIndex(head: readonly FlatEntry[], index: readonly IndexEntry[]): PathChange[] {
+  const key = (raw: Uint8Array) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
+  const before = new Map(head.map((e) => [key(e.rawPath), e]));
+  const changes: PathChange[] = [];
+  const side = (e: FlatEntry | IndexEntry) => ({ mode: e.mode, kind: e.kind, oid: e.oid });
+  for (const after of index) {
+    const k = key(after.rawPath);
+    const was = before.get(k);
+    before.delete(k);
+    const unsafe = isUnsafeRawPath(after.rawPath);
+    if (!was) {
+      changes.push({ path: after.path, change: 'add', after: side(after), unsafe });
+      continue;
+    }
+    const change: ChangeKind | null =
+      typeGroup(was.kind) !== typeGroup(after.kind)
+        ? 'type'
+        : was.oid !== after.oid
+          ? 'modify'
+          : was.mode !== after.mode
+            ? 'mode'
+            : null;
+    if (change) changes.push({ path: after.path, change, before: side(was), after: side(after), unsafe });
+  }
+  for (const gone of before.values()) {
+    changes.push({ path: gone.path, change: 'delete', before: side(gone), unsafe: isUnsafeRawPath(gone.rawPath) });
+  }
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Regular files, executable or not, are one type; their difference is a mode change. */
+function typeGroup(kind: EntryKind): string {
+  return kind === 'exec' ? 'file' : kind;
+}
+
+/** Every non-tree entry of a tree, with full decoded and raw paths (for diffFlatAgainstIndex). */
+export async function flattenTree(store: ObjectStore, treeOid: string): Promise<FlatEntry[]> {
+  const out: FlatEntry[] = [];
+  const visit = async (tree: string, path: string, raw: Uint8Array): Promise<void> => {
+    for (const entry of await store.readTree(tree)) {
+      const rawPath = raw.length === 0 ? entry.rawName : concatPath(raw, entry.rawName);
+      const full = path === '' ? entry.name : `${path}/${entry.name}`;
+      if (entry.kind === 'tree') await visit(entry.oid, full, rawPath);
+      else out.push({ path: full, rawPath, mode: entry.mode === '100664' ? '100644' : entry.mode, kind: entry.kind, oid: entry.oid });
+    }
+  };
+  await visit(treeOid, '', new Uint8Array(0));
+  return out;
+}
+
+function concatPath(dir: Uint8Array, name: Uint8Array): Uint8Array {
+  const out = new Uint8Array(dir.length + 1 + name.length);
+  out.set(dir, 0);
+  out[dir.length] = 0x2f;
+  out.set(name, dir.length + 1);
+  return out;
 }

@@ -5,10 +5,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseIndex, readStagedIndex, indexFilePath } from '../../src/git/staged-index';
+import { diffFlatAgainstIndex, flattenTree, indexFilePath, parseIndex, readStagedIndex } from '../../src/git/staged-index';
+import { ObjectStore } from '../../src/git/store';
 import { GitReadError } from '../../src/git/types';
 
 const GIT_ENV = {
@@ -45,6 +46,14 @@ function gitStage0(dir: string): { mode: string; oid: string; path: string }[] {
     })
     .filter((r) => r.stage === '0')
     .map(({ mode, oid, path }) => ({ mode, oid, path }));
+}
+
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function write(dir: string, path: string, content: string): void {
@@ -158,6 +167,77 @@ test('a corrupt or truncated index fails with a sentence naming the file', async
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** `git diff --cached --name-status --no-renames` against HEAD (or the empty tree). */
+function gitCachedChanges(dir: string): string[] {
+  const hasHead = (() => {
+    try {
+      git(dir, 'rev-parse', '--verify', '-q', 'HEAD');
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  const against = hasHead ? 'HEAD' : git(dir, 'hash-object', '-t', 'tree', '/dev/null').trim();
+  const out = execFileSync('git', ['diff', '--cached', '--name-status', '--no-renames', '-z', against], { cwd: dir, env: GIT_ENV }).toString('utf8');
+  const parts = out.split('\0').filter(Boolean);
+  const rows: string[] = [];
+  for (let i = 0; i < parts.length; i += 2) rows.push(`${parts[i]} ${parts[i + 1]}`);
+  return rows.sort();
+}
+
+const LETTER = { add: 'A', delete: 'D', modify: 'M', mode: 'M', type: 'T' } as const;
+
+async function ourCachedChanges(dir: string): Promise<string[]> {
+  const store = await ObjectStore.discover(dir, GIT_ENV);
+  try {
+    const headOid = await store.resolveRef('HEAD');
+    const head = headOid === null ? [] : await flattenTree(store, (await store.readCommit(headOid)).tree);
+    const index = await readStagedIndex(join(dir, '.git', 'index'));
+    return diffFlatAgainstIndex(head, index.entries).map((c) => `${LETTER[c.change]} ${c.path}`).sort();
+  } finally {
+    store.close();
+  }
+}
+
+test('HEAD against the index: the same changes git diff --cached reports (random edits, fixed seed)', async () => {
+  const op = fc.record({
+    path: fc.constantFrom('a.txt', 'b/c.txt', 'b/d/e.json', 'f.sh', 'g', 'g/h.txt', 'fixtures/x.json'),
+    what: fc.constantFrom('write', 'write2', 'delete', 'chmod', 'symlink'),
+  });
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { maxLength: 8 }), fc.array(op, { maxLength: 8 }), fc.boolean(), async (first, second, commitFirst) => {
+      const dir = freshRepo();
+      try {
+        const apply = (ops: typeof first) => {
+          for (const { path, what } of ops) {
+            const full = join(dir, path);
+            // 'g' is a file in some runs and a folder (g/h.txt) in others.
+            if (path === 'g' || (path.startsWith('g/') && lstatOrNull(join(dir, 'g'))?.isDirectory() === false)) {
+              rmSync(join(dir, 'g'), { recursive: true, force: true });
+            }
+            rmSync(full, { recursive: true, force: true });
+            if (what === 'delete') continue;
+            mkdirSync(dirname(full), { recursive: true });
+            if (what === 'symlink') symlinkSync('a.txt', full);
+            else writeFileSync(full, what === 'write2' ? 'two\n' : 'one\n');
+            if (what === 'chmod') execFileSync('chmod', ['+x', full]);
+          }
+          git(dir, 'add', '-A');
+        };
+        apply(first);
+        if (commitFirst) git(dir, 'commit', '-qm', 'first', '--allow-empty');
+        apply(second);
+        const ours = await ourCachedChanges(dir);
+        const theirs = gitCachedChanges(dir);
+        assert.equal(ours, theirs);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }),
+    { seed: 20261129, numRuns: 25 },
+  );
 });
 
 test.run();
