@@ -1,0 +1,78 @@
+// Every evidence rule over the whole tree at `new`: the epoch pin, the property manifest, the
+// freeze file, observations and keyed freezes, fixture records. Each rule is its own module;
+// this one runs them in a fixed order and gathers their findings and the evidence identities
+// that --json output and receipts record.
+
+import { emptyIdentities, finding, type Finding } from '../findings';
+import { checkEpoch } from './epoch';
+import { checkFixtures } from './fixtures';
+import { checkFreezeFile } from './freeze';
+import { checkManifest } from './manifest';
+import { checkObservations } from './observations';
+import type { EvidenceContext, EvidenceReport } from './types';
+
+export async function checkEvidence(ctx: EvidenceContext): Promise<EvidenceReport> {
+  const findings: Finding[] = [];
+  const identities = emptyIdentities();
+
+  const epoch = await guarded('epoch pin', ctx.policy.epoch?.pin, findings, () => checkEpoch(ctx));
+  if (epoch) {
+    findings.push(...epoch.findings);
+    identities.epoch_id = epoch.pin?.epoch_id ?? null;
+    identities.generator_sha256 = epoch.generatorSha256;
+  }
+
+  const manifest = await guarded('property manifest', ctx.policy.manifest?.path, findings, () => checkManifest(ctx));
+  if (manifest) {
+    findings.push(...manifest.findings);
+    identities.manifest_sha256 = manifest.manifestSha256;
+  }
+
+  const freeze = await guarded('freeze file', ctx.policy.freeze?.path, findings, () => checkFreezeFile(ctx));
+  if (freeze) {
+    findings.push(...freeze.findings);
+    identities.freeze_file_sha256 = freeze.freezeFileSha256;
+  }
+
+  // Observations compare against the pin's epoch; with no valid pin (already a closing finding)
+  // they are not compared and no keyed freeze holds.
+  const pinnedEpoch = epoch?.pin?.epoch_id ?? null;
+  const observations = await guarded('observations', ctx.policy.observations?.dir, findings, () =>
+    checkObservations(ctx, pinnedEpoch),
+  );
+  if (observations) {
+    findings.push(...observations.findings);
+    for (const [id, sha256] of [...observations.witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      // defineProperty: an observation may be named "__proto__".
+      Object.defineProperty(identities.witnesses, id, { value: sha256, enumerable: true, writable: true, configurable: true });
+    }
+  }
+
+  const fixtures = await guarded('fixture records', ctx.policy.fixtures?.records, findings, () => checkFixtures(ctx));
+  if (fixtures) findings.push(...fixtures.findings);
+
+  return { findings, identities };
+}
+
+/** Runs one rule; anything it throws (an unreadable object, a bug) becomes a closing
+ * INTERNAL_ERROR finding that names the rule, never a silent pass. */
+async function guarded<T>(
+  rule: string,
+  path: string | undefined,
+  findings: Finding[],
+  run: () => Promise<T>,
+): Promise<T | null> {
+  try {
+    return await run();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    findings.push(
+      finding('INTERNAL_ERROR', {
+        ...(path !== undefined ? { path } : {}),
+        message: `Checking the ${rule} failed: ${reason}.`,
+        fix: 'the gate failed closed; retry, and if it persists report it with this message to the repository owners',
+      }),
+    );
+    return null;
+  }
+}

@@ -1,0 +1,270 @@
+// Observations (observations/<id>.json beside the witness bytes observations/<id>.bin) and
+// keyed freezes (freezes/<name>.json). A flaky test may hold a patch, never pass it, and only
+// with proof: an observation from the pinned epoch that re-ran green, its witness present and
+// matching, and an unexpired keyed freeze that cites it.
+
+import { finding, type Finding } from '../findings';
+import { dateOf, dayNumber, plural, todayNumber } from './dates';
+import { DEFAULT_FREEZE } from './policy';
+import { toPlain } from './pyjson';
+import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, sha256Hex, type FileRole } from './read';
+import { MAX_BLOB_BYTES, type EvidenceContext, type EvidenceSource, type Policy } from './types';
+
+export interface Observation {
+  id: string;
+  epoch_id: string;
+  status: 'pass' | 'fail' | 'flake';
+  rerun_passed: boolean;
+  witness_sha256: string;
+}
+
+export interface KeyedFreeze {
+  observation_id: string;
+  epoch_id: string;
+  expires_on: string;
+  reason: string;
+}
+
+export interface ObservationsCheck {
+  findings: Finding[];
+  /** observation id -> SHA-256 of its witness bytes, for every valid observation with a witness. */
+  witnesses: Map<string, string>;
+}
+
+/** The `*.json` files directly inside `dir`, sorted. */
+async function jsonFilesIn(source: EvidenceSource, dir: string): Promise<string[]> {
+  const prefix = dir + '/';
+  return (await source.list(dir)).filter(
+    (p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/') && p.endsWith('.json'),
+  );
+}
+
+function stemOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1, -'.json'.length);
+}
+
+interface ObservationState {
+  path: string;
+  record: Observation;
+  /** Witness present and its digest equal to witness_sha256. */
+  witnessOk: boolean;
+}
+
+/**
+ * Checks every observation and keyed freeze. `pinnedEpoch` is the pin's epoch_id at `new`, or null
+ * when the pin is missing or invalid (that is already a closing finding; epochs are then not
+ * compared, and no keyed freeze is valid).
+ */
+export async function checkObservations(ctx: EvidenceContext, pinnedEpoch: string | null): Promise<ObservationsCheck> {
+  const { policy } = ctx;
+  const witnesses = new Map<string, string>();
+  if (!policy.observations) return { findings: [], witnesses };
+  const { dir, freezes } = policy.observations;
+  const maxDays = policy.freeze?.maxDays ?? DEFAULT_FREEZE.maxDays;
+  const owner = anOwner(policy);
+  const findings: Finding[] = [];
+  const today = todayNumber(ctx.today);
+
+  // Observations.
+  const observations = new Map<string, ObservationState>();
+  for (const path of await jsonFilesIn(ctx.atNew, dir)) {
+    const stem = stemOf(path);
+    const role: FileRole = {
+      code: 'OBSERVATION_FAILED',
+      what: 'observation record',
+      notA: 'not a valid observation record',
+      fix: `record the observation again with \`receipt-gate observe --id ${stem} --status S --witness FILE\` (format: schemas/observation.schema.json)`,
+    };
+    const record = await readRecord<Observation>(ctx.atNew, path, role, policy, 'observation.schema.json');
+    findings.push(...record.findings);
+    if (!record.value) continue;
+    const obs = record.value;
+    if (obs.id !== stem) {
+      findings.push(
+        finding('OBSERVATION_FAILED', {
+          path,
+          message: `${path} is not a valid observation record: its id ${JSON.stringify(obs.id)} does not match the file name (${JSON.stringify(stem)}).`,
+          fix: `name the file ${dir}/${obs.id}.json, or set "id" to ${JSON.stringify(stem)}`,
+        }),
+      );
+      continue;
+    }
+    if (obs.status === 'fail') {
+      findings.push(
+        finding('OBSERVATION_FAILED', {
+          path,
+          message: `Observation ${obs.id} has status fail: the property failed on the pinned epoch.`,
+          fix: `fix the code so ${obs.id} passes, then record a new observation; a failure cannot be frozen`,
+        }),
+      );
+    }
+    if (pinnedEpoch !== null && obs.epoch_id !== pinnedEpoch) {
+      findings.push(
+        finding('OBSERVATION_EPOCH', {
+          path,
+          message: `Observation ${obs.id} was made on epoch ${obs.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
+          fix: `re-run ${obs.id} on epoch ${pinnedEpoch} and record it with \`receipt-gate observe\``,
+        }),
+      );
+    }
+    const witness = await checkWitness(ctx.atNew, `${dir}/${obs.id}.bin`, obs, path);
+    findings.push(...witness.findings);
+    if (witness.sha256 !== null) witnesses.set(obs.id, witness.sha256);
+    observations.set(obs.id, { path, record: obs, witnessOk: witness.ok });
+  }
+
+  // Keyed freezes.
+  const heldObservations = new Set<string>();
+  for (const path of await jsonFilesIn(ctx.atNew, freezes)) {
+    const role: FileRole = {
+      code: 'FREEZE_INVALID',
+      what: 'keyed freeze',
+      notA: 'not a valid keyed freeze',
+      fix: `fix ${path} to match schemas/keyed-freeze.schema.json, or delete it`,
+    };
+    const record = await readRecord<KeyedFreeze>(ctx.atNew, path, role, policy, 'keyed-freeze.schema.json');
+    findings.push(...record.findings);
+    if (!record.value) continue;
+    const kf = record.value;
+    let valid = pinnedEpoch !== null;
+    if (pinnedEpoch !== null && kf.epoch_id !== pinnedEpoch) {
+      valid = false;
+      findings.push(
+        finding('OBSERVATION_EPOCH', {
+          path,
+          message: `Keyed freeze ${path} names epoch ${kf.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
+          fix: `freeze only observations of epoch ${pinnedEpoch}: re-observe on the pinned epoch, or delete ${path}`,
+        }),
+      );
+    }
+    const cited = observations.get(kf.observation_id);
+    if (!cited) {
+      valid = false;
+      findings.push(
+        finding('FREEZE_UNWITNESSED', {
+          path,
+          message: `Keyed freeze ${path} cites observation ${JSON.stringify(kf.observation_id)}, but there is no valid ${dir}/${kf.observation_id}.json.`,
+          fix: `record the observation with \`receipt-gate observe --id ${kf.observation_id} --status flake --witness FILE --rerun-passed\`, or delete ${path}`,
+        }),
+      );
+    } else {
+      if (!cited.record.rerun_passed) {
+        valid = false;
+        findings.push(
+          finding('FREEZE_UNWITNESSED', {
+            path,
+            message: `Keyed freeze ${path} cites observation ${kf.observation_id}, whose re-run did not pass (rerun_passed is false).`,
+            fix: `re-run ${kf.observation_id} until it passes and record it with --rerun-passed, or fix the test; a freeze needs a green re-run`,
+          }),
+        );
+      }
+      // A missing or mismatched witness is reported once, on the observation; it also voids the freeze.
+      if (!cited.witnessOk) valid = false;
+      if (pinnedEpoch !== null && cited.record.epoch_id !== pinnedEpoch) valid = false;
+    }
+    const expires = dayNumber(kf.expires_on)!; // the schema checked it is a real date
+    if (expires < today) {
+      valid = false;
+      findings.push(
+        finding('FREEZE_EXPIRED', {
+          path,
+          message: `Keyed freeze ${path} expired: its last day was ${kf.expires_on} and today is ${ctx.today}.`,
+          fix: `${owner} deletes ${path} once ${kf.observation_id} is fixed, or re-observes and freezes it again`,
+        }),
+      );
+    } else if (expires - today > maxDays) {
+      valid = false;
+      findings.push(
+        finding('FREEZE_WINDOW', {
+          path,
+          message: `Keyed freeze ${path} expires on ${kf.expires_on}, ${plural(expires - today, 'day')} after today (${ctx.today}), more than the policy's maxDays of ${maxDays}.`,
+          fix: `set "expires_on" to ${dateOf(today + maxDays)} or earlier`,
+        }),
+      );
+    }
+    if (valid) {
+      heldObservations.add(kf.observation_id);
+      findings.push(
+        finding('FREEZE_HELD', {
+          severity: 'hold',
+          path,
+          message: `Observation ${kf.observation_id} is a witnessed flake on epoch ${kf.epoch_id}, frozen until ${kf.expires_on} (${kf.reason}).`,
+          fix: `a held patch may merge into unprotected refs only; fix ${kf.observation_id} and delete ${path} to clear the hold`,
+        }),
+      );
+    }
+  }
+
+  // Flakes nobody froze.
+  for (const [id, state] of observations) {
+    if (state.record.status === 'flake' && !heldObservations.has(id)) {
+      findings.push(
+        finding('FLAKE_UNFROZEN', {
+          path: state.path,
+          message: `Observation ${id} is a flake that no valid keyed freeze in ${freezes}/ cites.`,
+          fix: `fix the flaky test, or freeze it with a keyed freeze citing ${id} (its re-run must have passed on the pinned epoch)`,
+        }),
+      );
+    }
+  }
+  return { findings, witnesses };
+}
+
+async function readRecord<T>(
+  source: EvidenceSource,
+  path: string,
+  role: FileRole,
+  policy: Policy,
+  schema: 'observation.schema.json' | 'keyed-freeze.schema.json',
+): Promise<{ findings: Finding[]; value: T | null }> {
+  const read = await readJsonEvidence(source, path, role, policy.limits.maxEvidenceBytes);
+  if (read.kind === 'missing') return { findings: [], value: null }; // listed, then gone: not ours to report
+  if (read.kind === 'failed') return { findings: read.findings, value: null };
+  const plain = toPlain(read.value);
+  const findings = schemaFindings(role, path, schema, plain);
+  return { findings, value: findings.length === 0 ? (plain as T) : null };
+}
+
+async function checkWitness(
+  source: EvidenceSource,
+  binPath: string,
+  obs: Observation,
+  recordPath: string,
+): Promise<{ findings: Finding[]; sha256: string | null; ok: boolean }> {
+  const role: FileRole = {
+    code: 'WITNESS_MISSING',
+    what: 'witness',
+    notA: 'not a usable witness',
+    fix: `store the witness bytes of ${obs.id} as the regular file ${binPath} (\`receipt-gate observe --witness FILE\`)`,
+  };
+  const read = await readFileBytes(source, binPath, role, MAX_BLOB_BYTES);
+  if (read.kind === 'missing') {
+    return {
+      findings: [
+        finding('WITNESS_MISSING', {
+          path: binPath,
+          message: `The witness ${binPath} of observation ${obs.id} (${recordPath}) is missing.`,
+          fix: role.fix,
+        }),
+      ],
+      sha256: null,
+      ok: false,
+    };
+  }
+  if (read.kind === 'failed') return { findings: read.findings, sha256: null, ok: false };
+  const sha256 = sha256Hex(read.bytes);
+  if (sha256 !== obs.witness_sha256) {
+    return {
+      findings: [
+        finding('WITNESS_MISMATCH', {
+          path: binPath,
+          message: `The witness ${binPath} has SHA-256 ${sha256}, but ${recordPath} records ${obs.witness_sha256}.`,
+          fix: `restore the recorded witness bytes, or record the observation again with \`receipt-gate observe --id ${obs.id}\``,
+        }),
+      ],
+      sha256,
+      ok: false,
+    };
+  }
+  return { findings: [], sha256, ok: true };
+}

@@ -1,0 +1,154 @@
+// The policy (.receipt-gate.json): parsed as Python's json.loads would, validated against
+// schemas/policy.schema.json, then completed with defaults. An evidence section the policy
+// leaves out stays out (nothing is checked for it); inside a section, a missing member takes
+// the value of the SPEC's example policy.
+
+import { finding, type Finding } from '../findings';
+import { parsePyJson, PyJsonError, toPlain } from './pyjson';
+import { validateAgainst } from './schema';
+import { POLICY_PATH, type Policy } from './types';
+
+export const DEFAULT_IDENTITY_ENV = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
+export const DEFAULT_LIMITS = { timeoutMs: 4000, maxEvidenceBytes: 1_048_576 } as const;
+export const DEFAULT_FREEZE = { path: 'freeze.json', reasons: ['timing', 'network', 'order', 'infra'], maxDays: 14 };
+export const DEFAULT_EPOCH = { pin: 'fixtures/EPOCH' };
+export const DEFAULT_MANIFEST = { path: 'checks/manifest.json' };
+export const DEFAULT_OBSERVATIONS = { dir: 'observations', freezes: 'freezes' };
+export const DEFAULT_FIXTURES = { records: 'fixtures/*.json' };
+
+export type PolicyParse = { ok: true; policy: Policy } | { ok: false; findings: Finding[] };
+
+/** Parses and validates policy bytes (the policy file's own size is checked by whoever reads it,
+ * against DEFAULT_LIMITS.maxEvidenceBytes, before reading). */
+export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): PolicyParse {
+  const fix = `an owner fixes ${path} so it matches schemas/policy.schema.json (see docs/evidence.md)`;
+  const invalid = (message: string): Finding => finding('POLICY_INVALID', { path, message, fix });
+
+  if (bytes.length > DEFAULT_LIMITS.maxEvidenceBytes) {
+    return {
+      ok: false,
+      findings: [
+        finding('LIMIT_EXCEEDED', {
+          path,
+          message: `${path} is ${bytes.length} bytes, over the ${DEFAULT_LIMITS.maxEvidenceBytes}-byte limit for a policy.`,
+          fix: `an owner replaces ${path} with a policy under ${DEFAULT_LIMITS.maxEvidenceBytes} bytes`,
+        }),
+      ],
+    };
+  }
+  let plain: unknown;
+  try {
+    plain = toPlain(parsePyJson(bytes));
+  } catch (err) {
+    if (!(err instanceof PyJsonError)) throw err;
+    const reason = err.message.replace(/: line \d+ column \d+ \(char \d+\)$/, '');
+    return {
+      ok: false,
+      findings: [invalid(`${path} is not a valid policy: JSON syntax error at line ${err.line}, column ${err.column}: ${reason}.`)],
+    };
+  }
+  const problems = validateAgainst('policy.schema.json', plain);
+  if (problems.length > 0) {
+    return {
+      ok: false,
+      findings: problems.map((p) =>
+        invalid(`${path} is not a valid policy: at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}.`),
+      ),
+    };
+  }
+  const policy = withDefaults(plain as PolicyFile);
+  const clashes: string[] = [];
+  if (policy.observations && folderOverlap(policy.observations.dir, policy.observations.freezes)) {
+    clashes.push(
+      `${path} is not a valid policy: at /observations: "dir" (${policy.observations.dir}) and "freezes" (${policy.observations.freezes}) must be separate folders.`,
+    );
+  }
+  if (clashes.length > 0) return { ok: false, findings: clashes.map(invalid) };
+  return { ok: true, policy };
+}
+
+/** The policy file as written (all members optional but version), after schema validation. */
+interface PolicyFile {
+  version: 1;
+  baseBranch?: string;
+  protectedRefs?: string[];
+  protected?: string[];
+  exceptions?: string[];
+  owners?: string[];
+  identityEnv?: string[];
+  epoch?: { pin?: string };
+  manifest?: { path?: string; catalog?: string };
+  freeze?: { path?: string; reasons?: string[]; maxDays?: number };
+  observations?: { dir?: string; freezes?: string };
+  fixtures?: { records?: string };
+  limits?: { timeoutMs?: number; maxEvidenceBytes?: number };
+}
+
+function withDefaults(file: PolicyFile): Policy {
+  const baseBranch = file.baseBranch ?? 'main';
+  const policy: Policy = {
+    version: 1,
+    baseBranch,
+    protectedRefs: [...(file.protectedRefs ?? [`refs/heads/${baseBranch}`])],
+    protected: [...(file.protected ?? [])],
+    exceptions: [...(file.exceptions ?? [])],
+    owners: [...(file.owners ?? [])],
+    identityEnv: [...(file.identityEnv ?? DEFAULT_IDENTITY_ENV)],
+    limits: {
+      timeoutMs: file.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
+      maxEvidenceBytes: file.limits?.maxEvidenceBytes ?? DEFAULT_LIMITS.maxEvidenceBytes,
+    },
+  };
+  if (file.epoch) policy.epoch = { pin: file.epoch.pin ?? DEFAULT_EPOCH.pin };
+  if (file.manifest) {
+    // The catalog is optional: without one the sampler is not checked.
+    policy.manifest = { path: file.manifest.path ?? DEFAULT_MANIFEST.path };
+    if (file.manifest.catalog !== undefined) policy.manifest.catalog = file.manifest.catalog;
+  }
+  if (file.freeze) {
+    policy.freeze = {
+      path: file.freeze.path ?? DEFAULT_FREEZE.path,
+      reasons: [...(file.freeze.reasons ?? DEFAULT_FREEZE.reasons)],
+      maxDays: file.freeze.maxDays ?? DEFAULT_FREEZE.maxDays,
+    };
+  }
+  if (file.observations) {
+    policy.observations = {
+      dir: file.observations.dir ?? DEFAULT_OBSERVATIONS.dir,
+      freezes: file.observations.freezes ?? DEFAULT_OBSERVATIONS.freezes,
+    };
+  }
+  if (file.fixtures) policy.fixtures = { records: file.fixtures.records ?? DEFAULT_FIXTURES.records };
+  return policy;
+}
+
+function folderOverlap(a: string, b: string): boolean {
+  const x = a.normalize('NFC').toLowerCase();
+  const y = b.normalize('NFC').toLowerCase();
+  return x === y || x.startsWith(y + '/') || y.startsWith(x + '/');
+}
+
+/**
+ * Globs of every evidence file the policy names: the pin, the manifest and its catalog, the
+ * freeze file, everything under the observations and keyed-freeze folders, the fixture records.
+ * The engine protects these besides `policy.protected`. Literal paths are glob-escaped.
+ */
+export function evidencePaths(policy: Policy): string[] {
+  const globs: string[] = [];
+  if (policy.epoch) globs.push(escapeGlob(policy.epoch.pin));
+  if (policy.manifest) {
+    globs.push(escapeGlob(policy.manifest.path));
+    if (policy.manifest.catalog !== undefined) globs.push(escapeGlob(policy.manifest.catalog));
+  }
+  if (policy.freeze) globs.push(escapeGlob(policy.freeze.path));
+  if (policy.observations) {
+    globs.push(`${escapeGlob(policy.observations.dir)}/**`, `${escapeGlob(policy.observations.freezes)}/**`);
+  }
+  if (policy.fixtures) globs.push(policy.fixtures.records);
+  return globs;
+}
+
+/** Escapes picomatch's special characters so a literal path matches only itself. */
+export function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@|^$]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,197 @@
+// JSON Schema validation of evidence files. The schemas in schemas/ are the single source of
+// each file format; they are imported here so the bundle (dist/cli.js) carries them and the
+// server hook needs nothing from a working tree.
+
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import catalogSchema from '../../schemas/catalog.schema.json';
+import epochPinSchema from '../../schemas/epoch-pin.schema.json';
+import fixtureRecordSchema from '../../schemas/fixture-record.schema.json';
+import freezeSchema from '../../schemas/freeze.schema.json';
+import keyedFreezeSchema from '../../schemas/keyed-freeze.schema.json';
+import manifestSchema from '../../schemas/manifest.schema.json';
+import observationSchema from '../../schemas/observation.schema.json';
+import policySchema from '../../schemas/policy.schema.json';
+import { isCalendarDate } from './dates';
+
+export const SCHEMAS = {
+  'policy.schema.json': policySchema,
+  'epoch-pin.schema.json': epochPinSchema,
+  'manifest.schema.json': manifestSchema,
+  'catalog.schema.json': catalogSchema,
+  'freeze.schema.json': freezeSchema,
+  'observation.schema.json': observationSchema,
+  'keyed-freeze.schema.json': keyedFreezeSchema,
+  'fixture-record.schema.json': fixtureRecordSchema,
+} as const;
+
+export type SchemaFile = keyof typeof SCHEMAS;
+
+/** One schema violation: where (RFC 6901 JSON pointer, "" for the whole document) and what was
+ * expected, as a phrase ("expected a SHA-256 as 64 lowercase hex digits, found \"TODO\""). */
+export interface SchemaProblem {
+  pointer: string;
+  message: string;
+}
+
+const SCHEMA_BASE = 'https://receipt-gate.dev/schemas/';
+
+let ajv: Ajv2020 | null = null;
+const compiled = new Map<string, ValidateFunction>();
+
+function validatorFor(schemaFile: string): ValidateFunction {
+  const cached = compiled.get(schemaFile);
+  if (cached) return cached;
+  if (!Object.prototype.hasOwnProperty.call(SCHEMAS, schemaFile)) {
+    throw new Error(`no schema named ${schemaFile} in schemas/`);
+  }
+  if (!ajv) {
+    ajv = new Ajv2020({
+      allErrors: true, // list every problem, not only the first
+      verbose: true, // keep the failing subschema, for "expected …" phrases
+      strict: true,
+      strictTypes: false,
+      strictTuples: false,
+      logger: false,
+    });
+    ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
+    for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+  }
+  const validate = ajv.getSchema(SCHEMA_BASE + schemaFile);
+  if (!validate) throw new Error(`schema ${schemaFile} did not compile`);
+  compiled.set(schemaFile, validate);
+  return validate;
+}
+
+/**
+ * Validates `value` (plain JSON data; big integers may be `bigint`) against one of the schemas
+ * in schemas/, e.g. `validateAgainst('freeze.schema.json', data)`. Returns every problem,
+ * empty when the value is valid.
+ */
+export function validateAgainst(schemaFile: string, value: unknown): SchemaProblem[] {
+  const validate = validatorFor(schemaFile);
+  if (validate(forAjv(value))) return [];
+  const problems = (validate.errors ?? []).map((e) => describeError(e, value));
+  return dedupe(problems);
+}
+
+/** Ajv knows numbers, not bigints: an integer too large for a double stands in as the largest
+ * finite double of its sign, which is still an integer and still beyond every bound we set. */
+function forAjv(value: unknown): unknown {
+  if (typeof value === 'bigint') return value < 0n ? -Number.MAX_VALUE : Number.MAX_VALUE;
+  if (Array.isArray(value)) return value.map(forAjv);
+  if (value !== null && typeof value === 'object') {
+    const out = {};
+    for (const key of Object.keys(value)) {
+      Object.defineProperty(out, key, {
+        value: forAjv((value as Record<string, unknown>)[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return out;
+  }
+  return value;
+}
+
+function describeError(e: ErrorObject, original: unknown): SchemaProblem {
+  const found = () => show(valueAt(original, e.instancePath));
+  const expected = (fallback: string) => {
+    const description = (e.parentSchema as { description?: unknown } | undefined)?.description;
+    return typeof description === 'string' ? description : fallback;
+  };
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required': {
+      const name = String(params.missingProperty);
+      return { pointer: e.instancePath + '/' + escapePointer(name), message: `missing required member "${name}"` };
+    }
+    case 'dependentRequired': {
+      const name = String(params.missingProperty);
+      return {
+        pointer: e.instancePath + '/' + escapePointer(name),
+        message: `missing member "${name}", required when "${String(params.property)}" is present`,
+      };
+    }
+    case 'additionalProperties': {
+      const name = String(params.additionalProperty);
+      const allowed = Object.keys(
+        ((e.parentSchema as { properties?: object } | undefined)?.properties ?? {}) as object,
+      );
+      return {
+        pointer: e.instancePath + '/' + escapePointer(name),
+        message: `unexpected member "${name}" (allowed: ${allowed.join(', ') || 'none'})`,
+      };
+    }
+    case 'type':
+      return { pointer: e.instancePath, message: `expected ${expected(article(String(params.type)))}, found ${found()}` };
+    case 'const':
+      return { pointer: e.instancePath, message: `expected ${show(params.allowedValue)}, found ${found()}` };
+    case 'enum':
+      return {
+        pointer: e.instancePath,
+        message: `expected one of ${(params.allowedValues as unknown[]).map(show).join(', ')}, found ${found()}`,
+      };
+    case 'pattern':
+    case 'format':
+    case 'minLength':
+    case 'minimum':
+    case 'maximum':
+      return { pointer: e.instancePath, message: `expected ${expected(String(e.message))}, found ${found()}` };
+    case 'minItems':
+      return { pointer: e.instancePath, message: `expected at least ${String(params.limit)} item(s), found ${found()}` };
+    case 'uniqueItems':
+      return {
+        pointer: e.instancePath,
+        message: `expected distinct items, found items ${String(params.j)} and ${String(params.i)} equal`,
+      };
+    default:
+      return { pointer: e.instancePath, message: `${e.message ?? 'is invalid'}, found ${found()}` };
+  }
+}
+
+function article(type: string): string {
+  if (type === 'integer') return 'an integer';
+  if (type === 'object') return 'an object';
+  if (type === 'array') return 'an array';
+  return `a ${type}`;
+}
+
+function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = p.pointer + '\u0000' + p.message;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+export function escapePointer(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  if (pointer === '') return root;
+  let current: unknown = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (current === null || typeof current !== 'object') return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, token)) return undefined;
+    current = (current as Record<string, unknown>)[token];
+  }
+  return current;
+}
+
+/** A short rendering of a JSON value for messages. */
+export function show(value: unknown): string {
+  let text: string;
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'bigint') text = value.toString();
+  else if (typeof value === 'number' && !Number.isFinite(value)) text = String(value);
+  else if (Array.isArray(value)) text = value.length === 0 ? 'an empty array' : 'an array';
+  else if (value !== null && typeof value === 'object') text = 'an object';
+  else text = JSON.stringify(value);
+  if (typeof value === 'boolean') return `the boolean ${text}`;
+  return text.length > 80 ? text.slice(0, 77) + '...' : text;
+}
