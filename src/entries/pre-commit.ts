@@ -1,7 +1,141 @@
-import { UsageError, type CliIO } from '../io';
+// `receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]` — the client's husky
+// pre-commit hook. It judges the staged index, the tree the commit being made will have:
+//
+//   HEAD's tree ─► diff against the index ─► protected paths (policy at the base)
+//   the index    ─► every evidence file checked, as the server will check it at `new`
+//
+// The policy is the one in force before this commit: the remote-tracking base branch
+// (refs/remotes/<remote>/<baseBranch>, what the server will use), or HEAD's when the policy was
+// never pushed. Identity is `git config user.email` (advisory: the server decides).
+
+import { parseCommandArgs } from '../args';
+import { resolveClientBase } from '../client/base';
+import { clientIdentity, gitConfig, locateWorktree } from '../client/git-cli';
+import { IndexSource } from '../client/index-source';
+import { printResult, rejectedVerdict, singleResult } from '../client/report';
+import { skippedByBypass } from '../client/skip';
+import { today } from '../clock';
+import { internalError, protectedPathFindings } from '../engine';
+import { checkEvidence } from '../evidence/index';
+import { parsePolicy } from '../evidence/policy';
+import { TreeSource } from '../evidence/tree-source';
+import { POLICY_PATH } from '../evidence/types';
+import { finding, type Finding, type Identities } from '../findings';
+import { diffFlatAgainstIndex, flattenTree, indexFilePath, readStagedIndex } from '../git/staged-index';
+import { ObjectStore } from '../git/store';
+import type { CliIO } from '../io';
+import { refMatcher } from '../paths';
+import { shortRef } from '../render';
+import { EXIT } from '../verdict';
 
 export const summary = 'the client pre-commit hook: checks the staged index';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('pre-commit is not available in this build');
+const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values } = parseCommandArgs(
+    args,
+    { identity: { type: 'string' }, now: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (skippedByBypass('pre-commit', io)) return EXIT.eligible;
+  const date = today(io, values.now);
+
+  const worktree = locateWorktree(io.cwd, io.env);
+  const store = await ObjectStore.discover(worktree.top, io.env);
+  try {
+    const index = await readStagedIndex(indexFilePath(worktree.gitdir, io.env, io.cwd));
+    const head = await store.resolveRef('HEAD').then((oid) => (oid === null ? null : store.peelToCommit(oid)));
+    const branch = (await store.headTarget()) ?? 'HEAD';
+    const remote = branch.startsWith('refs/heads/')
+      ? (gitConfig(`branch.${branch.slice('refs/heads/'.length)}.remote`, worktree.top, io.env) ?? 'origin')
+      : 'origin';
+    const base = await resolveClientBase(store, remote, ['HEAD']);
+    const identity = clientIdentity(worktree.top, io.env, values.identity);
+    const where = `${shortRef(branch)} (staged)`;
+
+    if (base.policy === null && base.findings.length > 0) {
+      // The policy in force is broken: nothing can be judged.
+      const result = singleResult({ policy: null, identity, ref: branch, old: head, findings: base.findings });
+      printResult(io, result, `receipt-gate pre-commit: the policy at ${base.name} is invalid`, true);
+      return EXIT.closed;
+    }
+
+    const findings: Finding[] = [];
+    const staged = new IndexSource(store, index.entries);
+    for (const path of index.conflicts) {
+      findings.push(
+        finding('INTERNAL_ERROR', {
+          ref: branch,
+          path,
+          message: 'the index has an unresolved merge conflict at this path',
+          fix: 'resolve the conflict and `git add` the result, then commit again',
+        }),
+      );
+    }
+
+    // A policy the commit adds or changes must itself be valid (the server checks it too).
+    const stagedPolicy = await staged.stat(POLICY_PATH);
+    const basePolicyOid = base.commit === null ? null : await policyBlobAt(store, base.commit);
+    const stagedPolicyOid = index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null;
+    if (stagedPolicy.kind === 'file' && stagedPolicyOid !== basePolicyOid) {
+      const parsed = parsePolicy(await stagedPolicy.read());
+      if (!parsed.ok) findings.push(...parsed.findings.map((f) => ({ ...f, ref: branch })));
+    }
+
+    if (base.policy === null) {
+      // Unguarded: nothing to judge yet (the server accepts such pushes with a notice).
+      if (findings.length > 0) {
+        const result = singleResult({ policy: null, identity, ref: branch, old: head, findings });
+        printResult(io, result, `receipt-gate pre-commit ${where}: the staged policy is invalid`, true);
+        return EXIT.closed;
+      }
+      io.stderr(
+        `receipt-gate pre-commit: no ${POLICY_PATH} at ${remote}'s base branch or HEAD: the repository is unguarded and nothing was checked\n`,
+      );
+      return EXIT.eligible;
+    }
+    const policy = base.policy;
+
+    const headFiles = head === null ? [] : await flattenTree(store, (await store.readCommit(head)).tree);
+    const changes = diffFlatAgainstIndex(headFiles, index.entries);
+    findings.push(...protectedPathFindings(policy, identity, changes, { ref: branch }));
+
+    let identities: Identities | undefined;
+    try {
+      const baseTree = base.commit === null ? null : (await store.readCommit(base.commit)).tree;
+      const report = await checkEvidence({
+        policy,
+        atNew: staged,
+        atBase: baseTree === null ? null : new TreeSource(store, baseTree, `${base.name}`),
+        today: date,
+      });
+      findings.push(...report.findings.map((f) => ({ ...f, ref: branch })));
+      identities = report.identities;
+    } catch (err) {
+      findings.push(internalError(err, { ref: branch }));
+    }
+
+    const isProtectedRef = branch === `refs/heads/${policy.baseBranch}` || refMatcher(policy.protectedRefs)(branch);
+    const result = singleResult({ policy, identity, ref: branch, old: head, findings, identities, isProtectedRef });
+    const rejected = rejectedVerdict(result);
+    if (result.findings.length > 0 || rejected) {
+      const header = `receipt-gate pre-commit ${where} against ${base.name} as ${identity ?? 'nobody'} on ${date}`;
+      printResult(io, result, header, rejected !== null);
+    }
+    if (rejected === 'closed') return EXIT.closed;
+    if (rejected === 'hold') return EXIT.hold;
+    return EXIT.eligible;
+  } finally {
+    store.close();
+  }
+}
+
+async function policyBlobAt(store: ObjectStore, commit: string): Promise<string | null> {
+  const { tree } = await store.readCommit(commit);
+  return (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
 }

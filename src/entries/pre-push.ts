@@ -1,7 +1,148 @@
+// `receipt-gate pre-push REMOTE URL [--identity NAME] [--now YYYY-MM-DD]` — the client's husky
+// pre-push hook. git passes the remote's name and URL as arguments and one line per ref on
+// standard input:
+//
+//   <local ref> SP <local oid> SP <remote ref> SP <remote oid> LF
+//
+// Each line is a ref update of the remote (old = remote oid, new = local oid, ref = remote
+// ref), judged by the engine exactly as the server will judge it: the policy and base from
+// refs/remotes/<remote>/<baseBranch>, new commits those not already on the remote (not
+// reachable from any of its remote-tracking refs). Identity is `git config user.email`
+// (advisory: on the server, the pusher's login decides).
+
+import { parseCommandArgs } from '../args';
+import { commitOf, resolveClientBase } from '../client/base';
+import { clientIdentity, locateWorktree } from '../client/git-cli';
+import { printResult, rejectedVerdict } from '../client/report';
+import { skippedByBypass } from '../client/skip';
+import { today } from '../clock';
+import { evaluate, ZERO_OID, type RefUpdate } from '../engine';
+import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { short, shortRef } from '../render';
+import { EXIT } from '../verdict';
 
 export const summary = 'the client pre-push hook: reads git pre-push lines on stdin';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('pre-push is not available in this build');
+const USAGE = 'receipt-gate pre-push REMOTE [URL] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
+
+const OID_RE = /^[0-9a-f]{40}$/;
+
+export interface PushLine {
+  localRef: string;
+  localOid: string;
+  remoteRef: string;
+  remoteOid: string;
+}
+
+/** Parses git's pre-push input. Any malformed line is a usage error (the push is refused). */
+export function parsePushLines(text: string): PushLine[] {
+  const lines: PushLine[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === '') return;
+    const parts = line.split(' ');
+    const [localRef, localOid, remoteRef, remoteOid] = parts;
+    if (parts.length !== 4 || !localRef || !remoteRef || !OID_RE.test(localOid ?? '') || !OID_RE.test(remoteOid ?? '')) {
+      throw new UsageError(
+        `pre-push input line ${i + 1} is not '<local ref> <local oid> <remote ref> <remote oid>': ${JSON.stringify(line.slice(0, 200))}`,
+      );
+    }
+    lines.push({ localRef, localOid: localOid!, remoteRef, remoteOid: remoteOid! });
+  });
+  return lines;
+}
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { identity: { type: 'string' }, now: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (skippedByBypass('pre-push', io)) return EXIT.eligible;
+  if (positionals.length < 1 || positionals.length > 2) {
+    throw new UsageError(`expected REMOTE and URL as git passes them, got ${positionals.length} arguments\nusage: ${USAGE}`);
+  }
+  const remote = positionals[0]!;
+  const date = today(io, values.now);
+  const lines = parsePushLines(await io.readStdin());
+  if (lines.length === 0) return EXIT.eligible; // nothing to push
+
+  const worktree = locateWorktree(io.cwd, io.env);
+  const store = await ObjectStore.discover(worktree.top, io.env);
+  try {
+    const identity = clientIdentity(worktree.top, io.env, values.identity);
+    const updates: RefUpdate[] = lines.map((l) => ({ old: l.remoteOid, new: l.localOid, ref: l.remoteRef }));
+
+    // The remote's history is not new: its remote-tracking refs, and the remote tips git just
+    // read from it (when this clone has them).
+    const refs = await store.listRefs();
+    const trackingPrefix = `refs/remotes/${remote}/`;
+    const exclude = new Set<string>();
+    for (const [name, oid] of refs) {
+      if (name.startsWith(trackingPrefix) && name !== `${trackingPrefix}HEAD`) exclude.add(oid);
+    }
+    for (const l of lines) {
+      if (l.remoteOid !== ZERO_OID && (await store.hasObject(l.remoteOid))) exclude.add(l.remoteOid);
+    }
+    const excluded: string[] = [];
+    for (const oid of exclude) {
+      try {
+        excluded.push(await store.peelToCommit(oid));
+      } catch {
+        // a remote-tracking ref to a tree or blob excludes no history
+      }
+    }
+
+    // The base: the remote's base branch as this clone last saw it; when the push updates that
+    // branch, the remote tip git just read is fresher. Without either (a URL, not a remote
+    // name, or an empty remote), the local base branch stands in.
+    let base = await resolveClientBase(store, remote, []);
+    if (base.policy !== null || base.findings.length > 0) {
+      const branchRef = `refs/heads/${base.policy?.baseBranch ?? 'main'}`;
+      const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
+      if (live && (await store.hasObject(live.remoteOid))) {
+        const fresh = await resolveClientBase(store, null, [live.remoteOid]);
+        if (fresh.name !== null) base = { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
+      }
+    } else {
+      base = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
+      if (base.policy !== null && base.name !== `refs/heads/${base.policy.baseBranch}`) {
+        const named = await commitOf(store, `refs/heads/${base.policy.baseBranch}`);
+        if (named !== null) base = await resolveClientBase(store, null, [`refs/heads/${base.policy.baseBranch}`]);
+      }
+    }
+
+    const result = await evaluate(
+      {
+        store,
+        identity,
+        today: date,
+        newCommitsFrom: 'base',
+        policyCommit: base.commit,
+        baseTip: base.commit,
+        exclude: [...excluded],
+      },
+      updates,
+    );
+    if (result.unguarded && result.findings.length === 0) {
+      io.stderr(`receipt-gate pre-push: ${remote} has no .receipt-gate.json on its base branch: the repository is unguarded and nothing was checked\n`);
+      return EXIT.eligible;
+    }
+    const rejected = rejectedVerdict(result);
+    if (result.findings.length > 0 || rejected) {
+      const pushed = updates.map((u) => `${shortRef(u.ref)} (${short(u.new === ZERO_OID ? undefined : u.new)})`).join(', ');
+      const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.commit ? ` (${short(base.commit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
+      printResult(io, result, header, rejected !== null);
+    }
+    if (rejected === 'closed') return EXIT.closed;
+    if (rejected === 'hold') return EXIT.hold;
+    return EXIT.eligible;
+  } finally {
+    store.close();
+  }
 }

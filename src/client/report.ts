@@ -1,0 +1,55 @@
+// Client results in the engine's shape, so they print through src/render.ts exactly as the
+// server and verify-ref print theirs.
+
+import { ZERO_OID, type GateResult, type RefResult } from '../engine';
+import type { Policy } from '../evidence/types';
+import { emptyIdentities, type Finding, type Identities } from '../findings';
+import type { CliIO } from '../io';
+import { machineLine, renderHuman } from '../render';
+import { verdictOf, type Verdict } from '../verdict';
+
+/** A one-ref result for a check that has no ref update (the staged index, working files). */
+export function singleResult(opts: {
+  policy: Policy | null;
+  identity: string | null;
+  ref: string;
+  old: string | null;
+  findings: Finding[];
+  identities?: Identities;
+  isProtectedRef?: boolean;
+}): GateResult {
+  const ref: RefResult = {
+    update: { old: opts.old ?? ZERO_OID, new: ZERO_OID, ref: opts.ref },
+    kind: opts.ref.startsWith('refs/heads/') ? 'branch' : opts.ref.startsWith('refs/tags/') ? 'tag' : 'other',
+    isProtectedRef: opts.isProtectedRef ?? false,
+    verdict: verdictOf(opts.findings),
+    findings: opts.findings,
+    identities: opts.identities ?? emptyIdentities(),
+    newCommits: [],
+  };
+  return {
+    unguarded: false,
+    policy: opts.policy,
+    identity: opts.identity,
+    refs: [ref],
+    findings: opts.findings,
+    verdict: ref.verdict,
+  };
+}
+
+/**
+ * Whether the server would reject this result: any closed ref, or a held update of a protected
+ * ref (SPEC section 2: hold rejects protected refs and lets other refs through with a notice).
+ */
+export function rejectedVerdict(result: GateResult): Exclude<Verdict, 'eligible'> | null {
+  if (result.refs.some((r) => r.verdict === 'closed') || result.verdict === 'closed') return 'closed';
+  if (result.refs.some((r) => r.verdict === 'hold' && r.isProtectedRef)) return 'hold';
+  return null;
+}
+
+/** Prints the findings (stderr, where git shows hook output) and, when the hook rejects, the
+ * machine-readable last line. */
+export function printResult(io: CliIO, result: GateResult, header: string, rejected: boolean): void {
+  io.stderr(renderHuman(result, header));
+  if (rejected) io.stderr(`${machineLine(result)}\n`);
+}
