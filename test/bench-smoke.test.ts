@@ -1,0 +1,195 @@
+// `npm run bench -- --smoke`: the benchmark keeps working. It builds tiny repositories with git
+// fast-import, pushes into them with the installed hook and the git CLI reference hook, and
+// writes its table. No timing is asserted; what is asserted is that every number came from a
+// real, measured run, that the repositories have the shape the generator promises (counted with
+// the git CLI), and that the reference hook really checks what it claims to.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..');
+const tmp = mkdtempSync(join(tmpdir(), 'rg-bench-smoke-'));
+const cache = join(tmp, 'cache');
+
+interface Side {
+  runs: { wallMs: number; rssKb: number; exit: number; accepted: boolean }[];
+  medianMs: number;
+  allAccepted: boolean;
+  output: string;
+}
+interface Row {
+  id: string;
+  kind: string;
+  repo: string;
+  commits: number;
+  gate: Side;
+  reference: Side;
+  ratio: number;
+}
+interface Report {
+  smoke: boolean;
+  runs: number;
+  scenarios: Row[];
+  repos: { name: string; facts: { commits: number; refs: number } }[];
+}
+
+let report: Report;
+let markdown: string;
+
+const git = (args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  execFileSync('git', args, { encoding: 'utf8', ...opts }).trim();
+
+test.before(() => {
+  assert.ok(existsSync(join(ROOT, 'dist', 'cli.js')), 'dist/cli.js is missing: run npm run build before this test');
+  const res = spawnSync(
+    'node',
+    ['bench/run.mjs', '--smoke', '--no-build', '--cache', cache, '--json', join(tmp, 'report.json'), '--out', join(tmp, 'report.md')],
+    { cwd: ROOT, encoding: 'utf8', timeout: 180_000 },
+  );
+  assert.is(res.status, 0, `bench --smoke failed:\n${res.stderr}`);
+  report = JSON.parse(readFileSync(join(tmp, 'report.json'), 'utf8'));
+  markdown = readFileSync(join(tmp, 'report.md'), 'utf8');
+  assert.is(res.stdout, markdown, 'the table on stdout is the one written to --out');
+});
+
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+test('every scenario of the smoke variant ran, with the requested number of runs per hook', () => {
+  const ids = report.scenarios.map((r) => r.id).sort();
+  assert.equal(ids, [
+    'pre-commit@wide',
+    'push-1@heavy', 'push-1@long', 'push-1@long+400refs', 'push-1@wide',
+    'push-20@heavy', 'push-20@long', 'push-20@wide',
+    'push-60@heavy', 'push-60@long', 'push-60@wide',
+    'verify-ref-60@long',
+  ]);
+  assert.ok(report.smoke);
+  for (const row of report.scenarios) {
+    for (const side of [row.gate, row.reference]) {
+      assert.is(side.runs.length, report.runs, row.id);
+      for (const run of side.runs) {
+        assert.ok(Number.isFinite(run.wallMs) && run.wallMs > 0, `${row.id}: wall ${run.wallMs}`);
+        // Any process that ran has a resident set; 0 would mean nothing was measured.
+        assert.ok(Number.isInteger(run.rssKb) && run.rssKb > 1000, `${row.id}: rss ${run.rssKb}`);
+      }
+    }
+    assert.ok(Math.abs(row.ratio - row.gate.medianMs / row.reference.medianMs) < 1e-9, row.id);
+  }
+});
+
+test('both hooks accept every benchmark push (a non-owner touching no protected path, valid evidence)', () => {
+  for (const row of report.scenarios) {
+    assert.ok(row.reference.allAccepted, `${row.id}: the reference hook rejected: ${row.reference.output}`);
+    assert.ok(row.gate.allAccepted, `${row.id}: receipt-gate rejected a clean push: ${row.gate.output}`);
+  }
+});
+
+test('the Markdown table has one well-formed row per scenario', () => {
+  const lines = markdown.split('\n');
+  const header = lines.findIndex((l) => l.startsWith('| scenario | repository |'));
+  assert.ok(header >= 0, 'results table header');
+  const cells = (l: string) => l.split('|').length;
+  const width = cells(lines[header]);
+  assert.ok(/^\|( -+:? \|)+$/.test(lines[header + 1].replace(/---:/g, '--:')), `separator: ${lines[header + 1]}`);
+  const rows = lines.slice(header + 2, header + 2 + report.scenarios.length);
+  assert.is(rows.length, report.scenarios.length);
+  rows.forEach((row, i) => {
+    assert.is(cells(row), width, row);
+    const r = report.scenarios[i];
+    assert.ok(row.includes(`| ${r.repo} |`), `${r.id} row names its repository: ${row}`);
+    assert.ok(row.includes(`| ${r.ratio.toFixed(2)} |`), `${r.id} row carries its ratio: ${row}`);
+  });
+  assert.ok(markdown.includes('### The same 1-commit push, by repository size'));
+  assert.ok(markdown.includes('### The same 1-commit push, by ref count'));
+});
+
+test('the generated repositories have the promised shape (counted by the git CLI)', () => {
+  const long = join(cache, 'long');
+  assert.is(git(['--git-dir', join(long, 'seed.git'), 'rev-list', '--count', '--all']), '400');
+  assert.is(git(['--git-dir', join(long, 'seed.git'), 'for-each-ref', '--format=x']).split('\n').length, 41);
+  assert.ok(Number(git(['--git-dir', join(long, 'seed.git'), 'rev-list', '--count', '--merges', 'main'])) >= 15);
+  const main = git(['--git-dir', join(long, 'seed.git'), 'rev-parse', 'main']);
+  const push = join(long, 'push.git');
+  assert.is(git(['--git-dir', push, 'rev-list', '--count', 'refs/heads/p1', '--not', main]), '1');
+  assert.is(git(['--git-dir', push, 'diff-tree', '-r', '--name-only', '--no-commit-id', 'refs/heads/p1']).split('\n').length, 3);
+  assert.is(git(['--git-dir', push, 'rev-list', '--count', 'refs/heads/pN', '--not', main]), '60');
+  assert.ok(Number(git(['--git-dir', push, 'rev-list', '--count', '--merges', 'refs/heads/pN', '--not', main])) >= 2);
+  assert.is(git(['--git-dir', join(cache, 'wide', 'seed.git'), 'ls-tree', '-r', '--name-only', 'main']).split('\n').length, 614);
+  // heavy: the big incompressible blob sits beside the evidence files.
+  const heavy = join(cache, 'heavy', 'seed.git');
+  assert.is(git(['--git-dir', heavy, 'cat-file', '-s', 'main:fixtures/orders/weights.bin']), String(4 << 20));
+  // Fixed seed: a second build of the same specs makes the same objects.
+  const again = join(tmp, 'cache-again');
+  const b = spawnSync('node', ['bench/run.mjs', '--smoke', '--build-only', '--cache', again], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(b.status, 0, b.stderr);
+  for (const name of ['wide', 'long', 'heavy']) {
+    for (const [repo, ref] of [['seed.git', 'main'], ['push.git', 'refs/heads/pN']]) {
+      assert.is(
+        git(['--git-dir', join(again, name, repo), 'rev-parse', ref]),
+        git(['--git-dir', join(cache, name, repo), 'rev-parse', ref]),
+        `${name}/${repo} ${ref}`,
+      );
+    }
+  }
+  // The evidence validates the way Python computes it: the manifest digest is CPython's.
+  const manifest = git(['--git-dir', join(long, 'seed.git'), 'cat-file', 'blob', 'main:checks/manifest.json']);
+  const py = execFileSync(
+    'python3',
+    ['-c', 'import json,sys,hashlib; m=json.load(sys.stdin); print(hashlib.sha256(json.dumps({"seed":m["seed"],"properties":m["properties"]},sort_keys=True,separators=(",",":")).encode()).hexdigest()==m["manifest_sha256"])'],
+    { input: manifest, encoding: 'utf8' },
+  ).trim();
+  assert.is(py, 'True');
+});
+
+test('measure.py reports wall time and peak RSS of the command it runs', () => {
+  const out = join(tmp, 'm.jsonl');
+  const run = (cmd: string[]) => spawnSync('python3', [join(ROOT, 'bench', 'measure.py'), out, 'x', ...cmd], { encoding: 'utf8' });
+  assert.is(run(['python3', '-c', 'import time; b = bytearray(150 * 1024 * 1024); b[::4096] = b"x" * len(b[::4096]); time.sleep(0.2)']).status, 0);
+  assert.is(run(['sh', '-c', 'exit 7']).status, 7);
+  const [big, fail] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(big.maxrss_kb >= 150 * 1024, `maxrss ${big.maxrss_kb}`);
+  assert.ok(big.wall_ms >= 200, `wall ${big.wall_ms}`);
+  assert.is(fail.exit, 7);
+  assert.ok(fail.maxrss_kb < 100 * 1024);
+});
+
+test('the reference hook rejects a protected path and a generator that no longer matches its pin', () => {
+  const bare = join(tmp, 'ref.git');
+  const work = join(tmp, 'ref-work');
+  git(['clone', '-q', '--bare', join(cache, 'long', 'seed.git'), bare]);
+  execFileSync('cp', [join(ROOT, 'bench', 'reference-pre-receive.sh'), join(bare, 'hooks', 'pre-receive')]);
+  git(['clone', '-q', bare, work]);
+  git(['-C', work, 'config', 'user.name', 'T']);
+  git(['-C', work, 'config', 'user.email', 't@example.com']);
+  const push = () => spawnSync('git', ['-C', work, 'push', 'origin', 'HEAD:refs/heads/topic'], { encoding: 'utf8' });
+  const env = { ...process.env };
+
+  writeFileSync(join(work, 'Fixtures-note.txt'), 'not protected\n');
+  git(['-C', work, 'add', '.']);
+  git(['-C', work, 'commit', '-q', '-m', 'free'], { env });
+  assert.is(push().status, 0, 'an unprotected change is accepted');
+
+  writeFileSync(join(work, 'fixtures', 'README.md'), 'an exception: anyone may edit\n');
+  git(['-C', work, 'commit', '-q', '-am', 'readme'], { env });
+  assert.is(push().status, 0, 'fixtures/**/*.md is an exception');
+
+  writeFileSync(join(work, 'fixtures', 'generate_orders.py'), 'print("changed")\n');
+  git(['-C', work, 'commit', '-q', '-am', 'generator'], { env });
+  const r = push();
+  assert.is.not(r.status, 0);
+  assert.match(r.stderr, 'PATH_PROTECTED fixtures/generate_orders.py');
+  assert.match(r.stderr, 'EPOCH_MISMATCH fixtures/generate_orders.py');
+
+  git(['-C', work, 'reset', '-q', '--hard', 'origin/topic']);
+  git(['-C', work, 'mv', 'checks', 'CHECKS2']);
+  git(['-C', work, 'commit', '-q', '-m', 'rename'], { env });
+  const renamed = push();
+  assert.is.not(renamed.status, 0);
+  assert.match(renamed.stderr, 'PATH_PROTECTED checks/manifest.json');
+});
+
+test.run();
