@@ -1,0 +1,356 @@
+// The worked example (examples/allocation) end to end: real git repositories, the grader's
+// commands run as real processes in a tree written from git objects, signed receipts checked
+// by verify-receipt and, independently, by openssl.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { cli, commitAll, exampleRepo, git, GRADER, ROOT, tempDir, writeFiles } from './helpers';
+
+const NOW = ['--now', '2026-11-29'];
+const keys = tempDir('rg-keys-');
+const schema = JSON.parse(readFileSync(join(ROOT, 'schemas', 'receipt.schema.json'), 'utf8'));
+const validate = new Ajv2020({ allErrors: true }).compile(schema);
+
+interface Envelope {
+  payloadType: string;
+  payload: string;
+  signatures: { keyid: string; sig: string }[];
+}
+
+function readEnvelope(path: string): Envelope {
+  return JSON.parse(readFileSync(path, 'utf8')) as Envelope;
+}
+
+function predicateOf(env: Envelope): Record<string, any> {
+  return JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8')).predicate;
+}
+
+function editFile(repo: string, path: string, from: string, to: string): void {
+  const full = join(repo, path);
+  const text = readFileSync(full, 'utf8');
+  assert.ok(text.includes(from), `${path} contains ${from}`);
+  writeFileSync(full, text.replace(from, to));
+}
+
+/** A branch off main with one commit that edits src/allocate.js. */
+function patchBranch(repo: string, name: string, from: string, to: string): string {
+  git(repo, ['checkout', '-q', '-b', name, 'main']);
+  editFile(repo, 'src/allocate.js', from, to);
+  const sha = commitAll(repo, name);
+  git(repo, ['checkout', '-q', 'main']);
+  return sha;
+}
+
+async function receipt(repo: string, ref: string, out: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  return cli(repo, ['receipt', '--ref', ref, '--base', 'main', ...GRADER, '--out', out, ...NOW, ...extra], env);
+}
+
+const { repo } = exampleRepo();
+const honestSha = patchBranch(repo, 'honest', '// Split an amount', '// Allocation of money. Split an amount');
+const brokenSha = patchBranch(repo, 'broken-invariant', '(total * BigInt(w)) / weightSum', '(total * BigInt(w) + weightSum / 2n) / weightSum');
+const fixtureSha = patchBranch(repo, 'tie-order', 'rank[a] - rank[b]', 'rank[b] - rank[a]');
+
+test('keygen writes an ed25519 pair and refuses to overwrite it', async () => {
+  for (const name of ['ci', 'other']) {
+    const r = await cli(keys, ['keygen', '--out', name]);
+    assert.is(r.code, 0, r.stderr);
+  }
+  const pub = readFileSync(join(keys, 'ci.pub'), 'utf8');
+  assert.match(pub, /^-----BEGIN PUBLIC KEY-----/);
+  // openssl reads it as an ED25519 key (independent parser).
+  const text = execFileSync('openssl', ['pkey', '-pubin', '-in', join(keys, 'ci.pub'), '-noout', '-text']).toString();
+  assert.match(text, /ED25519 Public-Key/);
+  const again = await cli(keys, ['keygen', '--out', 'ci']);
+  assert.is(again.code, 2);
+  assert.match(again.stderr, /exists; pass --force/);
+});
+
+test('honest patch: eligible, signed receipt verifies, working-tree edits are ignored', async () => {
+  // An uncommitted, broken edit in the caller's working tree must not reach the grader.
+  git(repo, ['checkout', '-q', 'honest']);
+  writeFileSync(join(repo, 'src/allocate.js'), "module.exports = { allocate: () => [-1] };\n");
+  const out = join(keys, 'honest.json');
+  const r = await receipt(repo, 'honest', out, ['--sign-key', join(keys, 'ci.key'), '--note']);
+  git(repo, ['checkout', '-q', '--', 'src/allocate.js']);
+  git(repo, ['checkout', '-q', 'main']);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /verdict: eligible/);
+
+  const env = readEnvelope(out);
+  assert.is(env.payloadType, 'application/vnd.in-toto+json');
+  const statement = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8'));
+  assert.is(statement._type, 'https://in-toto.io/Statement/v1');
+  assert.is(statement.predicateType, 'https://receipt-gate.dev/receipt/v1');
+  assert.equal(statement.subject[0].digest, { gitCommit: honestSha });
+  const rc = statement.predicate;
+  assert.ok(validate(rc), JSON.stringify(validate.errors));
+  assert.is(rc.schema, 'agent-patch-receipt/v1');
+  assert.is(rc.git_sha, honestSha);
+  assert.is(rc.base_sha, git(repo, ['rev-parse', 'main']).trim());
+  assert.is(rc.verdict, 'eligible');
+  assert.is(rc.properties_ok, true);
+  assert.is(rc.property_seed, '20260925');
+  assert.is(rc.property_trials, 200);
+  assert.is(rc.evidence_paths_clean, true);
+  assert.is(rc.generated_at, '2026-11-29T00:00:00Z');
+  // Fixture rows: expected digests from the records, actual digests recomputed here by
+  // running the example's own CLI on each input with plain node.
+  assert.is(rc.fixtures.length, 3);
+  for (const row of rc.fixtures) {
+    const record = JSON.parse(git(repo, ['show', `honest:${row.path}`]));
+    assert.is(row.expected, record.sha256);
+    const output = execFileSync('node', [join(repo, 'src/allocate-cli.js')], { input: JSON.stringify(record.input) });
+    assert.is(row.actual, createHash('sha256').update(output).digest('hex'));
+    assert.is(row.ok, true);
+  }
+  const freezeBlob = execFileSync('git', ['cat-file', 'blob', 'main:freeze.json'], { cwd: repo });
+  assert.is(rc.freeze_file_sha256, createHash('sha256').update(freezeBlob).digest('hex'));
+  const generator = execFileSync('git', ['cat-file', 'blob', 'main:fixtures/generate_fixtures.js'], { cwd: repo });
+  assert.is(rc.generator_sha256, createHash('sha256').update(generator).digest('hex'));
+  assert.is(rc.epoch_id, JSON.parse(git(repo, ['show', 'main:fixtures/EPOCH'])).epoch_id);
+
+  // The receipt is stored as a git note on the commit.
+  assert.is(git(repo, ['notes', '--ref', 'receipt-gate', 'show', honestSha]).trim(), readFileSync(out, 'utf8').trim());
+
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 0, v.stdout + v.stderr);
+  assert.match(v.stdout, /receipt verified/);
+});
+
+test('the DSSE signature verifies with openssl over PAE as the DSSE v1 spec defines it', () => {
+  const env = readEnvelope(join(keys, 'honest.json'));
+  const body = Buffer.from(env.payload, 'base64');
+  const type = Buffer.from(env.payloadType);
+  // "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body
+  const pae = Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${body.length} `), body]);
+  const dir = tempDir('rg-openssl-');
+  writeFileSync(join(dir, 'pae.bin'), pae);
+  writeFileSync(join(dir, 'sig.bin'), Buffer.from(env.signatures[0].sig, 'base64'));
+  const ok = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(keys, 'ci.pub'), '-rawin', '-in', join(dir, 'pae.bin'), '-sigfile', join(dir, 'sig.bin')]).toString();
+  assert.match(ok, /Signature Verified Successfully/);
+  // The same signature over the payload without PAE must not verify: the envelope really
+  // signs PAE, not the bare body.
+  writeFileSync(join(dir, 'body.bin'), body);
+  let refused = false;
+  try {
+    execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(keys, 'ci.pub'), '-rawin', '-in', join(dir, 'body.bin'), '-sigfile', join(dir, 'sig.bin')], { stdio: 'pipe' });
+  } catch {
+    refused = true;
+  }
+  assert.ok(refused);
+  // keyid: SHA-256 of the DER SubjectPublicKeyInfo, computed by openssl.
+  const der = execFileSync('openssl', ['pkey', '-pubin', '-in', join(keys, 'ci.pub'), '-outform', 'DER']);
+  assert.is(env.signatures[0].keyid, createHash('sha256').update(der).digest('hex'));
+});
+
+test('broken invariant: properties fail, receipt closed, verify-receipt refuses with the reason', async () => {
+  const out = join(keys, 'broken.json');
+  const r = await receipt(repo, 'broken-invariant', out, ['--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stderr, /FAILED\s+parts_sum_to_total/);
+  const rc = predicateOf(readEnvelope(out));
+  assert.ok(validate(rc), JSON.stringify(validate.errors));
+  assert.is(rc.git_sha, brokenSha);
+  assert.is(rc.properties_ok, false);
+  assert.is(rc.properties_exit_code, 1);
+  assert.is(rc.verdict, 'closed');
+  assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'OBSERVATION_FAILED' && /property command/.test(f.message)));
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'broken-invariant', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED properties: the properties did not pass/m);
+  assert.match(v.stdout, /^FAILED verdict: the receipt's verdict is closed/m);
+});
+
+test('changed fixture output: properties pass, the fixture row does not match, refused', async () => {
+  const out = join(keys, 'tie.json');
+  const r = await receipt(repo, 'tie-order', out, ['--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 1, r.stdout);
+  const rc = predicateOf(readEnvelope(out));
+  assert.is(rc.git_sha, fixtureSha);
+  assert.is(rc.properties_ok, true);
+  const bad = rc.fixtures.filter((row: { ok: boolean }) => !row.ok);
+  assert.ok(bad.length >= 1);
+  for (const row of bad) {
+    assert.is.not(row.actual, row.expected);
+    assert.ok(rc.findings.some((f: { code: string; path?: string }) => f.code === 'FIXTURE_DIGEST' && f.path === row.path));
+  }
+  assert.is(rc.verdict, 'closed');
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'tie-order', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED fixtures: fixture \S+ \(fixtures\/\S+\.json\) does not match/m);
+  assert.not.match(v.stdout, /FAILED properties/);
+});
+
+test('a patch that re-records the fixture to match is refused: the evidence diff is not empty', async () => {
+  git(repo, ['checkout', '-q', '-b', 'tie-order-rerecorded', 'tie-order']);
+  execFileSync('node', ['fixtures/generate_fixtures.js'], { cwd: repo });
+  commitAll(repo, 're-record fixtures');
+  git(repo, ['checkout', '-q', 'main']);
+  const out = join(keys, 'rerecorded.json');
+  const r = await receipt(repo, 'tie-order-rerecorded', out, ['--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 1);
+  const rc = predicateOf(readEnvelope(out));
+  assert.ok(rc.fixtures.every((row: { ok: boolean }) => row.ok), 'the re-recorded digests match the new output');
+  assert.is(rc.evidence_paths_clean, false);
+  assert.ok(rc.findings.some((f: { code: string; path?: string }) => f.code === 'PATH_PROTECTED' && f.path?.startsWith('fixtures/')));
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'tie-order-rerecorded', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED evidence:/m);
+});
+
+test('a receipt edited by hand is refused (signature)', async () => {
+  const env = readEnvelope(join(keys, 'broken.json'));
+  const statement = JSON.parse(Buffer.from(env.payload, 'base64').toString('utf8'));
+  statement.predicate.properties_ok = true;
+  statement.predicate.properties_exit_code = 0;
+  statement.predicate.verdict = 'eligible';
+  statement.predicate.findings = [];
+  env.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+  const forged = join(keys, 'forged.json');
+  writeFileSync(forged, JSON.stringify(env));
+  const v = await cli(repo, ['verify-receipt', forged, '--ref', 'broken-invariant', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED signature: no signature verifies/m);
+  // And stripped of its envelope, the bare receipt is not accepted for a merge either.
+  writeFileSync(forged, JSON.stringify(statement.predicate));
+  const bare = await cli(repo, ['verify-receipt', forged, '--ref', 'broken-invariant', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(bare.code, 1);
+  assert.match(bare.stdout, /^FAILED signature: the receipt is not signed/m);
+});
+
+test('a receipt signed by another key is refused', async () => {
+  const out = join(keys, 'other-key.json');
+  const r = await receipt(repo, 'honest', out, ['--sign-key', join(keys, 'other.key')]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED signature: no signature verifies with the given public key/m);
+  const own = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'other.pub')]);
+  assert.is(own.code, 0, own.stdout);
+});
+
+test('a receipt for another commit is refused', async () => {
+  const v = await cli(repo, ['verify-receipt', join(keys, 'honest.json'), '--ref', 'tie-order', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, new RegExp(`^FAILED commit: the receipt is for commit ${honestSha}, but tie-order is ${fixtureSha}`, 'm'));
+});
+
+test('without --pub the signature is not taken on trust; --allow-unsigned checks the rest', async () => {
+  const honest = join(keys, 'honest.json');
+  const v = await cli(repo, ['verify-receipt', honest, '--ref', 'honest', '--base', 'main']);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED signature: no --pub KEY was given/m);
+  const u = await cli(repo, ['verify-receipt', honest, '--ref', 'honest', '--base', 'main', '--allow-unsigned']);
+  assert.is(u.code, 0, u.stdout);
+  assert.match(u.stdout, /UNSIGNED/);
+});
+
+test('an unsigned receipt records the same facts', async () => {
+  const out = join(keys, 'unsigned.json');
+  const r = await receipt(repo, 'honest', out);
+  assert.is(r.code, 0);
+  const rc = JSON.parse(readFileSync(out, 'utf8'));
+  assert.ok(validate(rc), JSON.stringify(validate.errors));
+  assert.is(rc.git_sha, honestSha);
+  const u = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--allow-unsigned']);
+  assert.is(u.code, 0, u.stdout);
+});
+
+test('a stale freeze digest is refused once the base freeze file changes', async () => {
+  // An owner adds a freeze on main after the receipt was made.
+  writeFiles(repo, {
+    'freeze.json': `${JSON.stringify({ version: 1, frozen: [{ id: 'tests/test_slow.py::test_timeout', reason: 'timing', expires: '2026-12-05', owner: 'alice', added: '2026-11-25' }] }, null, 2)}\n`,
+  });
+  const newBase = commitAll(repo, 'freeze a slow test');
+  const v = await cli(repo, ['verify-receipt', join(keys, 'honest.json'), '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  const blob = execFileSync('git', ['cat-file', 'blob', `${newBase}:freeze.json`], { cwd: repo });
+  assert.match(v.stdout, new RegExp(`^FAILED freeze: .*the base main has ${createHash('sha256').update(blob).digest('hex')}`, 'm'));
+});
+
+test('expired freeze on the base: the honest patch is refused with FREEZE_EXPIRED', async () => {
+  const { repo: r2 } = exampleRepo();
+  writeFiles(r2, {
+    'freeze.json': `${JSON.stringify({ version: 1, frozen: [{ id: 'properties/allocate.properties.js::tie_order_stable_for_seed', reason: 'timing', expires: '2026-11-20', owner: 'alice', added: '2026-11-10' }] }, null, 2)}\n`,
+  });
+  commitAll(r2, 'freeze (expires 2026-11-20)');
+  patchBranch(r2, 'honest', '// Split an amount', '// Allocation of money. Split an amount');
+  const out = join(keys, 'expired.json');
+  const r = await receipt(r2, 'honest', out, ['--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 1, r.stdout);
+  assert.match(r.stdout, /FREEZE_EXPIRED/);
+  const rc = predicateOf(readEnvelope(out));
+  assert.equal(rc.expired_freezes, [{ id: 'properties/allocate.properties.js::tie_order_stable_for_seed', expires: '2026-11-20' }]);
+  assert.equal(rc.frozen_tests, []);
+  assert.is(rc.verdict, 'closed');
+  const v = await cli(r2, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED verdict: the receipt's verdict is closed \(FREEZE_EXPIRED\)/m);
+});
+
+test('active freeze: frozen ids reach the property command; JUnit results are recorded', async () => {
+  const { repo: r3 } = exampleRepo();
+  writeFiles(r3, {
+    'freeze.json': `${JSON.stringify({ version: 1, frozen: [{ id: 'tests/test_io.py::test_slow_disk', reason: 'infra', expires: '2026-12-05', owner: 'alice', added: '2026-11-25' }] }, null, 2)}\n`,
+  });
+  commitAll(r3, 'freeze a slow test');
+  const junit = [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<testsuites><testsuite name="pytest" tests="3" failures="1">',
+    '<testcase classname="tests.test_io" name="test_slow_disk" file="tests/test_io.py" time="0.1"/>',
+    '<testcase classname="tests.test_io" name="test_fast" time="0.1"/>',
+    '<testcase classname="tests.test_math" name="test_sum" time="0.1"><failure message="assert 1 == 2">trace</failure></testcase>',
+    '</testsuite></testsuites>',
+  ].join('\n');
+  writeFileSync(join(keys, 'junit.xml'), junit);
+  const cmd = `printf '%s' "$RECEIPT_GATE_FROZEN" > frozen.json && cp frozen.json ${join(keys, 'frozen-seen.json')} && node properties/allocate.properties.js`;
+  const out = join(keys, 'junit-receipt.json');
+  const r = await cli(r3, ['receipt', '--ref', 'main', '--base', 'main', '--properties-cmd', cmd, '--fixture-cmd', 'node src/allocate-cli.js', '--junit', join(keys, 'junit.xml'), '--out', out, ...NOW]);
+  assert.equal(JSON.parse(readFileSync(join(keys, 'frozen-seen.json'), 'utf8')), ['tests/test_io.py::test_slow_disk']);
+  const rc = JSON.parse(readFileSync(out, 'utf8'));
+  assert.equal(rc.frozen_tests, ['tests/test_io.py::test_slow_disk']);
+  assert.equal(rc.frozen_tests_passed, ['tests/test_io.py::test_slow_disk']);
+  assert.equal(rc.failed_tests, ['tests.test_math::test_sum']);
+  assert.is(rc.verdict, 'closed');
+  assert.is(r.code, 1);
+  assert.ok(rc.findings.some((f: { code: string; severity: string }) => f.code === 'FREEZE_ACTIVE' && f.severity === 'info'));
+  assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'OBSERVATION_FAILED' && f.message.includes("'tests.test_math::test_sum' failed")));
+});
+
+test('PROPERTY_SEED from the environment is recorded, and a receipt on another seed is refused', async () => {
+  const out = join(keys, 'seed.json');
+  const r = await receipt(repo, 'honest', out, ['--sign-key', join(keys, 'ci.key')], { PROPERTY_SEED: '123456789012345678901234567890', PROPERTY_TRIALS: '25' });
+  assert.is(r.code, 1);
+  const rc = predicateOf(readEnvelope(out));
+  assert.is(rc.property_seed, '123456789012345678901234567890');
+  assert.is(rc.manifest_seed, '20260925');
+  assert.is(rc.property_trials, 25);
+  assert.is(rc.properties_ok, true);
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED properties: the properties ran on seed 123456789012345678901234567890, not on the manifest's recorded seed 20260925/m);
+});
+
+test('usage errors exit 2: bad key, unknown ref, no policy at the base', async () => {
+  writeFileSync(join(keys, 'garbage.key'), 'not a key\n');
+  const bad = await cli(repo, ['receipt', '--ref', 'honest', '--base', 'main', '--sign-key', join(keys, 'garbage.key'), '--out', join(keys, 'x.json'), ...NOW]);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /is not a PEM private key/);
+  const unknown = await cli(repo, ['receipt', '--ref', 'no-such-branch', '--base', 'main', '--out', join(keys, 'x.json'), ...NOW]);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /no-such-branch/);
+  const bare = tempDir();
+  git(bare, ['init', '-q', '-b', 'main']);
+  writeFiles(bare, { 'a.txt': 'a\n' });
+  commitAll(bare, 'unguarded');
+  const unguarded = await cli(bare, ['receipt', '--ref', 'main', '--base', 'main', '--out', join(keys, 'x.json'), ...NOW]);
+  assert.is(unguarded.code, 2);
+  assert.match(unguarded.stderr, /unguarded/);
+});
+
+test.run();
