@@ -94,7 +94,7 @@ export class PackIndex {
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const at = this.nameAt(mid);
-      const cmp = this.buf.compare(key, 0, 20, at, at + 20);
+      const cmp = key.compare(this.buf, at, at + 20);
       if (cmp === 0) return this.offsetOf(mid);
       if (cmp < 0) hi = mid;
       else lo = mid + 1;

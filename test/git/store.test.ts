@@ -1,0 +1,324 @@
+// ObjectStore against real repositories: every object read is compared with what the git CLI
+// reports for it (`git cat-file --batch`), on loose objects, packs with offset and ref deltas,
+// alternates (absolute and relative), bare repositories and linked worktrees.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, writeFileSync, truncateSync, statSync, mkdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
+import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
+
+/** `git cat-file --batch` for every object: oid -> { type, content }. */
+function catAll(repo: string): Map<string, { type: string; content: Buffer }> {
+  const objects = allObjects(repo);
+  const out = gitBuf(repo, ['cat-file', '--batch'], { input: objects.map((o) => o.oid).join('\n') + '\n' });
+  const map = new Map<string, { type: string; content: Buffer }>();
+  let at = 0;
+  while (at < out.length) {
+    const nl = out.indexOf(10, at);
+    const [oid, type, size] = out.toString('latin1', at, nl).split(' ');
+    const start = nl + 1;
+    map.set(oid!, { type: type!, content: out.subarray(start, start + Number(size)) });
+    at = start + Number(size) + 1;
+  }
+  return map;
+}
+
+/** Reads every object through the store and compares it with git's view of it. */
+async function checkEveryObject(store: ObjectStore, repo: string): Promise<number> {
+  const expected = catAll(repo);
+  assert.ok(expected.size > 0, 'the repository has objects');
+  for (const [oid, { type, content }] of expected) {
+    assert.equal(await store.objectInfo(oid), { type, size: content.length }, `objectInfo ${oid}`);
+    assert.ok(await store.hasObject(oid));
+    if (type === 'blob') {
+      assert.ok(Buffer.from(await store.readBlob(oid, 1 << 30)).equals(content), `blob ${oid}`);
+    } else if (type === 'tree') {
+      const entries = await store.readTree(oid);
+      const again = rawTree(entries.map((e) => ({ mode: e.mode, name: Buffer.from(e.rawName), oid: e.oid })));
+      assert.ok(again.equals(content), `tree ${oid} re-serialises to git's bytes`);
+    } else if (type === 'commit') {
+      const c = await store.readCommit(oid);
+      const [tree, ...parents] = git(repo, ['log', '-1', '--format=%T %P', oid]).trim().split(' ').filter(Boolean);
+      assert.equal(c, { oid, tree: tree!, parents });
+    } else if (type === 'tag') {
+      const peeled = git(repo, ['rev-parse', `${oid}^{commit}`]).trim();
+      assert.is(await store.peelToCommit(oid), peeled);
+    }
+  }
+  return expected.size;
+}
+
+/** A repository with history worth delta-compressing: a file edited in many commits. */
+function historyRepo(): string {
+  const repo = initRepo();
+  let text = '';
+  for (let i = 0; i < 30; i++) {
+    text += `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(4)}\n`;
+    commit(repo, { 'doc/notes.txt': text, [`dir${i % 3}/f${i}.txt`]: `file ${i}\n`, 'bin/run': `#!/bin/sh\necho ${i}\n` }, `commit ${i}`);
+  }
+  git(repo, ['update-index', '--chmod=+x', 'bin/run']);
+  git(repo, ['commit', '-q', '-m', 'exec']);
+  git(repo, ['tag', '-a', 'v1', '-m', 'release 1']);
+  git(repo, ['tag', 'light']);
+  git(repo, ['tag', '-a', 'v1-again', '-m', 'tag of a tag', 'v1']);
+  git(repo, ['branch', 'feature/x', 'HEAD~3']);
+  git(repo, ['update-ref', 'refs/remotes/origin/main', 'HEAD~1']);
+  git(repo, ['symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main']);
+  return repo;
+}
+
+function deltaCount(repo: string): number {
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  let n = 0;
+  for (const f of readdirSync(packDir).filter((x) => x.endsWith('.idx'))) {
+    const out = git(repo, ['verify-pack', '-v', join(packDir, f)]);
+    n += out.split('\n').filter((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l)).length;
+  }
+  return n;
+}
+
+test.after(cleanup);
+
+test('loose objects: every object reads as git reads it', async () => {
+  const repo = historyRepo();
+  assert.is(readdirSync(join(repo, '.git', 'objects', 'pack')).length, 0, 'nothing is packed yet');
+  const store = await ObjectStore.discover(repo);
+  assert.ok((await checkEveryObject(store, repo)) > 90);
+  assert.is(store.hasQuarantine, false);
+});
+
+test('after git gc: packs with offset deltas, then with ref deltas', async () => {
+  const repo = historyRepo();
+  git(repo, ['gc', '-q', '--aggressive']);
+  assert.ok(deltaCount(repo) > 10, 'the pack holds deltas');
+  assert.ok(readFileSync(join(repo, '.git', 'packed-refs'), 'utf8').includes('^'), 'packed-refs has peel lines');
+  let store = await ObjectStore.discover(repo);
+  await checkEveryObject(store, repo);
+  store.close();
+  git(repo, ['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-adfq', '--depth=50', '--window=50']);
+  const ofsOnly = git(repo, ['verify-pack', '-v', ...readdirSync(join(repo, '.git/objects/pack')).filter((f) => f.endsWith('.idx')).map((f) => join(repo, '.git/objects/pack', f))]);
+  assert.match(ofsOnly, /chain length = [1-9]/, 'ref-delta pack has chains');
+  store = await ObjectStore.discover(repo);
+  await checkEveryObject(store, repo);
+});
+
+test('refs resolve as git rev-parse resolves them (loose and packed)', async () => {
+  const repo = historyRepo();
+  git(repo, ['branch', 'light']); // same short name as a tag: the tag wins, as in git
+  const names = ['HEAD', '@', 'main', 'refs/heads/main', 'heads/main', 'v1', 'v1-again', 'light', 'tags/light', 'feature/x', 'origin/main', 'origin', 'remotes/origin/main', 'nope', 'feature', '../config', 'refs/heads/../../config', 'HEAD.lock', 'main~1'];
+  const check = async (label: string) => {
+    const store = await ObjectStore.discover(repo);
+    for (const name of names) {
+      let expected: string | null = null;
+      try {
+        expected = git(repo, ['rev-parse', '--verify', '-q', name]).trim() || null;
+      } catch {
+        expected = null;
+      }
+      if (name === 'main~1') expected = null; // revision syntax beyond names is not supported
+      assert.is(await store.resolveRef(name), expected, `${label}: ${name}`);
+    }
+    const head = git(repo, ['rev-parse', 'HEAD']).trim();
+    assert.is(await store.resolveRef(head), head);
+    assert.is(await store.resolveRef('0'.repeat(40)), null);
+    assert.is(await store.headTarget(), git(repo, ['symbolic-ref', 'HEAD']).trim());
+    const refs = await store.listRefs();
+    const expectedRefs = new Map(
+      git(repo, ['for-each-ref', '--format=%(refname) %(objectname)'])
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ') as [string, string]),
+    );
+    assert.equal(refs, expectedRefs, `${label}: listRefs`);
+  };
+  await check('loose');
+  git(repo, ['pack-refs', '--all']);
+  assert.is(readdirSync(join(repo, '.git/refs/heads')).length, 0, 'refs are packed');
+  await check('packed');
+  git(repo, ['update-ref', 'refs/heads/main', 'HEAD~2']); // loose ref overriding its packed line
+  await check('mixed');
+  git(repo, ['checkout', '-qf', '--detach', 'HEAD~1']);
+  const store = await ObjectStore.discover(repo);
+  assert.is(await store.headTarget(), null);
+  assert.is(await store.resolveRef('HEAD'), git(repo, ['rev-parse', 'HEAD']).trim());
+});
+
+test('bare repository, discover from a subdirectory, relative gitdir, linked worktree', async () => {
+  const src = historyRepo();
+  const bare = tempDir();
+  git(src, ['clone', '-q', '--bare', src, bare]);
+  const byOpen = await ObjectStore.open({ gitdir: bare });
+  assert.is(byOpen.gitdir, bare);
+  assert.is(await byOpen.resolveRef('v1'), git(src, ['rev-parse', 'v1']).trim());
+  await checkEveryObject(byOpen, bare);
+  const byDiscover = await ObjectStore.discover(bare);
+  assert.is(byDiscover.gitdir, bare);
+  const sub = await ObjectStore.discover(join(src, 'doc'));
+  assert.is(sub.gitdir, join(src, '.git'));
+  const rel = await ObjectStore.open({ gitdir: relative(process.cwd(), join(src, '.git')) || '.' });
+  assert.is(rel.gitdir, join(src, '.git'));
+  assert.is(await rel.resolveRef('main'), git(src, ['rev-parse', 'main']).trim());
+  // A linked worktree: .git is a file, HEAD is per worktree, objects and refs are shared.
+  const wt = join(tempDir(), 'wt');
+  git(src, ['worktree', 'add', '-q', '-b', 'wt-branch', wt, 'HEAD~4']);
+  const inWt = await ObjectStore.discover(wt);
+  assert.is(await inWt.headTarget(), 'refs/heads/wt-branch');
+  assert.is(await inWt.resolveRef('HEAD'), git(src, ['rev-parse', 'HEAD~4']).trim());
+  assert.is(await inWt.resolveRef('main'), git(src, ['rev-parse', 'main']).trim());
+  await assert.not.throws(() => inWt.readCommit(git(src, ['rev-parse', 'HEAD']).trim()));
+});
+
+test('clone --shared (absolute alternates) and relative alternates, recursively', async () => {
+  const src = historyRepo();
+  git(src, ['gc', '-q']);
+  const shared = tempDir();
+  git(src, ['clone', '-q', '--shared', src, shared]);
+  assert.is(readFileSync(join(shared, '.git/objects/info/alternates'), 'utf8').trim(), join(src, '.git/objects'));
+  commit(shared, { 'own.txt': 'only in the clone\n' });
+  let store = await ObjectStore.discover(shared);
+  await checkEveryObject(store, src);
+  await checkEveryObject(store, shared);
+  // A chain: third -> (relative) shared -> (absolute) src.
+  const third = initRepo();
+  writeFileSync(join(third, '.git/objects/info/alternates'), relative(join(third, '.git/objects'), join(shared, '.git/objects')) + '\n');
+  store = await ObjectStore.discover(third);
+  const own = git(shared, ['rev-parse', 'HEAD:own.txt']).trim();
+  assert.is(Buffer.from(await store.readBlob(own, 100)).toString(), 'only in the clone\n');
+  await checkEveryObject(store, src);
+  // Objects reachable through GIT_ALTERNATE_OBJECT_DIRECTORIES only.
+  const empty = initRepo();
+  store = await ObjectStore.open({ gitdir: join(empty, '.git'), env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: `/nonexistent:${join(shared, '.git/objects')}` } });
+  assert.is(Buffer.from(await store.readBlob(own, 100)).toString(), 'only in the clone\n');
+  assert.is(await store.isQuarantined(own), false);
+});
+
+test('GIT_OBJECT_DIRECTORY / GIT_QUARANTINE_PATH make a quarantine, relative paths allowed', async () => {
+  const repo = historyRepo();
+  const incoming = join(repo, '.git', 'incoming');
+  mkdirSync(incoming);
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'pushed\n', env: { GIT_OBJECT_DIRECTORY: incoming } }).trim();
+  assert.ok(statSync(join(incoming, blob.slice(0, 2), blob.slice(2))).isFile());
+  const plain = await ObjectStore.discover(repo);
+  assert.is(await plain.hasObject(blob), false);
+  const store = await ObjectStore.open({
+    gitdir: join(repo, '.git'),
+    env: { GIT_OBJECT_DIRECTORY: relative(process.cwd(), incoming), GIT_ALTERNATE_OBJECT_DIRECTORIES: join(repo, '.git/objects') },
+  });
+  assert.is(store.hasQuarantine, true);
+  assert.is(await store.isQuarantined(blob), true);
+  const head = git(repo, ['rev-parse', 'HEAD']).trim();
+  assert.is(await store.isQuarantined(head), false);
+  assert.is(Buffer.from(await store.readBlob(blob, 10)).toString(), 'pushed\n');
+});
+
+test('a SHA-256 repository is refused up front with a clear message', async () => {
+  const repo = tempDir();
+  git(repo, ['init', '-q', '--object-format=sha256']);
+  for (const open of [() => ObjectStore.discover(repo), () => ObjectStore.open({ gitdir: join(repo, '.git') })]) {
+    try {
+      await open();
+      assert.unreachable('a sha256 repository must be refused');
+    } catch (err) {
+      assert.instance(err, GitReadError);
+      assert.match((err as Error).message, /sha256/);
+      assert.match((err as Error).message, /SHA-1 repositories only/);
+    }
+  }
+});
+
+async function rejects(p: Promise<unknown>, pattern: RegExp): Promise<GitReadError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.instance(err, GitReadError, `expected a GitReadError, got ${String(err)}`);
+    assert.match((err as Error).message, pattern);
+    return err as GitReadError;
+  }
+  assert.unreachable(`expected a rejection matching ${pattern}`);
+  throw new Error('unreachable');
+}
+
+test('read failures are GitReadErrors naming the oid', async () => {
+  const repo = initRepo();
+  const c = commit(repo, { 'a.txt': 'hello\n', 'b.txt': 'second file\n' });
+  const store = await ObjectStore.discover(repo);
+  const blob = git(repo, ['rev-parse', 'HEAD:a.txt']).trim();
+  const missing = 'f'.repeat(40);
+  await rejects(store.readBlob(missing, 10), new RegExp(`${missing} is not in the repository`));
+  await rejects(store.readCommit(missing), new RegExp(missing));
+  assert.is(await store.objectInfo(missing), null);
+  await rejects(store.readCommit(blob), new RegExp(`${blob} is a blob, not a commit`));
+  await rejects(store.readTree(c), new RegExp(`${c} is a commit, not a tree`));
+  await rejects(store.readBlob('HEAD', 10), /not a full 40-hex object id/);
+  const big = await rejects(store.readBlob(blob, 3), new RegExp(`${blob} is 6 bytes, over the limit of 3`));
+  assert.instance(big, BlobTooLargeError);
+  assert.is((big as BlobTooLargeError).size, 6);
+  assert.is((big as BlobTooLargeError).limit, 3);
+  // A corrupt loose object.
+  const other = git(repo, ['rev-parse', 'HEAD:b.txt']).trim();
+  const file = join(repo, '.git/objects', other.slice(0, 2), other.slice(2));
+  const { chmodSync } = await import('node:fs');
+  chmodSync(file, 0o644);
+  writeFileSync(file, Buffer.from('this is not zlib data at all'));
+  const fresh = await ObjectStore.discover(repo);
+  await rejects(fresh.readBlob(other, 100), new RegExp(other));
+  await rejects(fresh.objectInfo(other), new RegExp(other));
+});
+
+test('corrupt and truncated packs are GitReadErrors naming the oid', async () => {
+  const repo = initRepo();
+  const lines = Array.from({ length: 2000 }, (_, i) => `row ${i} ${(i * 7919) % 104729}`).join('\n');
+  commit(repo, { 'big.txt': lines, 'small.txt': 'small\n' });
+  git(repo, ['gc', '-q']);
+  const packDir = join(repo, '.git/objects/pack');
+  const pack = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.pack'))!);
+  const objects = allObjects(repo);
+  // Offsets as git records them, to aim the damage at one object.
+  const verify = git(repo, ['verify-pack', '-v', pack.replace(/\.pack$/, '.idx')]);
+  const offsetOf = (oid: string) => Number(new RegExp(`^${oid} \\w+ +\\d+ \\d+ (\\d+)`, 'm').exec(verify)![1]);
+  const bigBlob = git(repo, ['rev-parse', 'HEAD:big.txt']).trim();
+  const original = readFileSync(pack);
+  // Flip bytes inside the big blob's compressed data.
+  const damaged = Buffer.from(original);
+  const at = offsetOf(bigBlob) + 40;
+  for (let i = 0; i < 16; i++) damaged[at + i] = damaged[at + i]! ^ 0xff;
+  const { chmodSync } = await import('node:fs');
+  chmodSync(pack, 0o644);
+  writeFileSync(pack, damaged);
+  let store = await ObjectStore.discover(repo);
+  await rejects(store.readBlob(bigBlob, 1 << 20), new RegExp(bigBlob));
+  store.close();
+  // Truncate the pack in the middle of the last object.
+  writeFileSync(pack, original);
+  const last = objects.map((o) => ({ ...o, off: offsetOf(o.oid) })).sort((x, y) => y.off - x.off)[0]!;
+  truncateSync(pack, last.off + 3);
+  store = await ObjectStore.discover(repo);
+  const read = last.type === 'blob' ? store.readBlob(last.oid, 1 << 20) : last.type === 'tree' ? store.readTree(last.oid) : store.readCommit(last.oid);
+  await rejects(read, new RegExp(`${last.oid}.*(truncated|corrupt)`));
+});
+
+test('size before read: a large blob in a pack is measured, refused and never inflated', async () => {
+  const repo = initRepo();
+  const { randomBytes } = await import('node:crypto');
+  const big = randomBytes(24 * 1024 * 1024);
+  commit(repo, { 'witness.bin': big, 'small.json': '{"ok":true}\n' });
+  git(repo, ['-c', 'pack.compression=1', 'gc', '-q']);
+  const store = await ObjectStore.discover(repo);
+  const bigOid = git(repo, ['rev-parse', 'HEAD:witness.bin']).trim();
+  const smallOid = git(repo, ['rev-parse', 'HEAD:small.json']).trim();
+  if (global.gc) global.gc();
+  const before = process.memoryUsage().rss;
+  const t0 = Date.now();
+  assert.equal(await store.objectInfo(bigOid), { type: 'blob', size: big.length });
+  const err = await rejects(store.readBlob(bigOid, 1024 * 1024), /over the limit/);
+  assert.is((err as BlobTooLargeError).size, big.length);
+  assert.is(Buffer.from(await store.readBlob(smallOid, 1024)).toString(), '{"ok":true}\n');
+  const grew = process.memoryUsage().rss - before;
+  assert.ok(grew < 16 * 1024 * 1024, `reading the small file beside a 24 MiB blob grew RSS by ${grew} bytes`);
+  assert.ok(Date.now() - t0 < 1000, 'measuring the big blob does not read it');
+  assert.ok(Buffer.from(await store.readBlob(bigOid, big.length)).equals(big), 'and it reads when allowed');
+});
+
+test.run();
