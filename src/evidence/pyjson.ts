@@ -145,15 +145,15 @@ function decodeBytes(b: Uint8Array): Uint32Array {
     case 'utf-8':
       return decodeUtf8(b, 0, 'utf-8');
     case 'utf-8-sig':
-      return decodeUtf8(b, 3, 'utf-8');
-    case 'utf-16':
-      return decodeUtf16(b, 2, b[0] === 0xff, 'utf-16');
+      return decodeUtf8(b.subarray(3), 0, 'utf-8'); // positions count from after the BOM, as Python's do
+    case 'utf-16': // the codec reads the BOM, then reports errors as the endian codec it chose
+      return b[0] === 0xff ? decodeUtf16(b, 2, true, 'utf-16-le') : decodeUtf16(b, 2, false, 'utf-16-be');
     case 'utf-16-le':
       return decodeUtf16(b, 0, true, 'utf-16-le');
     case 'utf-16-be':
       return decodeUtf16(b, 0, false, 'utf-16-be');
     case 'utf-32':
-      return decodeUtf32(b, 4, b[0] === 0xff, 'utf-32');
+      return b[0] === 0xff ? decodeUtf32(b, 4, true, 'utf-32-le') : decodeUtf32(b, 4, false, 'utf-32-be');
     case 'utf-32-le':
       return decodeUtf32(b, 0, true, 'utf-32-le');
     case 'utf-32-be':
@@ -186,6 +186,10 @@ function decodeUtf8(b: Uint8Array, start: number, codec: string): Uint32Array {
       const c1 = b[i + 1];
       const secondOk = c1 !== undefined && (c1 & 0xc0) === 0x80 && (c !== 0xe0 || c1 >= 0xa0);
       if (!secondOk) throw truncatedOrInvalid(codec, b, i, 1);
+      // The strict decoder stops at ED A0..BF; the handler then takes the surrogate only when
+      // all three bytes are there, else the strict decoder's error stands.
+      const surrogate = c === 0xed && c1 >= 0xa0;
+      if (surrogate && !cont(i + 2)) throw decodeError(codec, b, i, i + 1, 'invalid continuation byte');
       if (!cont(i + 2)) throw truncatedOrInvalid(codec, b, i, 2);
       out[n++] = ((c & 0x0f) << 12) | ((c1 & 0x3f) << 6) | (b[i + 2]! & 0x3f);
       i += 3;
