@@ -1,0 +1,109 @@
+// DSSE envelopes and in-toto statements: PAE as the DSSE v1 spec writes it, signatures checked
+// by an independent implementation (openssl's ed25519), tampering refused.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import {
+  decodeBase64,
+  generateKeyPair,
+  loadPrivateKey,
+  loadPublicKey,
+  pae,
+  PAYLOAD_TYPE,
+  signEnvelope,
+  statementFor,
+  verifyEnvelope,
+} from '../../src/receipt/dsse';
+import { tempDir } from './helpers';
+
+test('PAE matches the test vector of the DSSE v1 protocol', () => {
+  assert.is(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString('utf8'), 'DSSEv1 29 http://example.com/HelloWorld 11 hello world');
+});
+
+test('PAE lengths are byte lengths, as python3 computes them (differential)', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.uint8Array({ maxLength: 40 }), (type, body) => {
+      const script =
+        'import sys,base64\n' +
+        't=base64.b64decode(sys.argv[1]); b=base64.b64decode(sys.argv[2])\n' +
+        'sys.stdout.write(base64.b64encode(b"DSSEv1 %d %s %d %s" % (len(t), t, len(b), b)).decode())';
+      const expected = execFileSync('python3', ['-c', script, Buffer.from(type, 'utf8').toString('base64'), Buffer.from(body).toString('base64')]).toString();
+      return pae(type, body).toString('base64') === expected;
+    }),
+    { seed: 20261129, numRuns: 12 },
+  );
+});
+
+test('an envelope signed here verifies with openssl (independent ed25519) over PAE', () => {
+  const dir = tempDir('rg-dsse-');
+  const pair = generateKeyPair();
+  writeFileSync(join(dir, 'k.pub'), pair.publicKeyPem);
+  const statement = statementFor('refs/heads/x', 'a'.repeat(40), { note: 'héllo, 世界 🚀' });
+  const body = Buffer.from(JSON.stringify(statement), 'utf8');
+  const env = signEnvelope(PAYLOAD_TYPE, body, loadPrivateKey(pair.privateKeyPem, 'k'));
+  // PAE built by python3 from the envelope's own fields, signature checked by openssl.
+  const paeBytes = execFileSync('python3', [
+    '-c',
+    'import sys,base64\nt=sys.argv[1].encode(); b=base64.b64decode(sys.argv[2])\nsys.stdout.buffer.write(b"DSSEv1 %d %s %d %s" % (len(t), t, len(b), b))',
+    env.payloadType,
+    env.payload,
+  ]);
+  writeFileSync(join(dir, 'pae.bin'), paeBytes);
+  writeFileSync(join(dir, 'sig.bin'), Buffer.from(env.signatures[0].sig, 'base64'));
+  const out = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(dir, 'k.pub'), '-rawin', '-in', join(dir, 'pae.bin'), '-sigfile', join(dir, 'sig.bin')]).toString();
+  assert.match(out, /Signature Verified Successfully/);
+  const check = verifyEnvelope(env, loadPublicKey(pair.publicKeyPem, 'k.pub'));
+  assert.ok(check.ok);
+  if (check.ok) assert.equal(JSON.parse(check.body.toString('utf8')), statement);
+});
+
+test('a signature made by openssl over PAE verifies here', () => {
+  const dir = tempDir('rg-dsse-');
+  execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', join(dir, 'o.key')]);
+  execFileSync('openssl', ['pkey', '-in', join(dir, 'o.key'), '-pubout', '-out', join(dir, 'o.pub')]);
+  const body = Buffer.from(JSON.stringify(statementFor('x', 'b'.repeat(40), { ok: true })));
+  const type = Buffer.from(PAYLOAD_TYPE);
+  writeFileSync(join(dir, 'pae.bin'), Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${body.length} `), body]));
+  const sig = execFileSync('openssl', ['pkeyutl', '-sign', '-inkey', join(dir, 'o.key'), '-rawin', '-in', join(dir, 'pae.bin')]);
+  const pub = execFileSync('cat', [join(dir, 'o.pub')]).toString();
+  const env = { payloadType: PAYLOAD_TYPE, payload: body.toString('base64'), signatures: [{ keyid: '', sig: sig.toString('base64') }] };
+  assert.ok(verifyEnvelope(env, loadPublicKey(pub, 'o.pub')).ok);
+});
+
+test('tampering with the payload, the type or the signature is refused', () => {
+  const pair = generateKeyPair();
+  const pub = loadPublicKey(pair.publicKeyPem, 'k.pub');
+  const body = Buffer.from(JSON.stringify(statementFor('r', 'c'.repeat(40), { verdict: 'closed' })));
+  const env = signEnvelope(PAYLOAD_TYPE, body, loadPrivateKey(pair.privateKeyPem, 'k'));
+  const edited = Buffer.from(body.toString().replace('closed', 'eligible'));
+  assert.not.ok(verifyEnvelope({ ...env, payload: edited.toString('base64') }, pub).ok);
+  assert.not.ok(verifyEnvelope({ ...env, payloadType: 'application/json' }, pub).ok);
+  const sig = Buffer.from(env.signatures[0].sig, 'base64');
+  sig[10] ^= 1;
+  assert.not.ok(verifyEnvelope({ ...env, signatures: [{ keyid: env.signatures[0].keyid, sig: sig.toString('base64') }] }, pub).ok);
+  assert.not.ok(verifyEnvelope({ ...env, signatures: [] }, pub).ok);
+  assert.not.ok(verifyEnvelope({ payload: env.payload }, pub).ok);
+  const other = generateKeyPair();
+  assert.not.ok(verifyEnvelope(env, loadPublicKey(other.publicKeyPem, 'other.pub')).ok);
+  assert.ok(verifyEnvelope(env, pub).ok);
+});
+
+test('base64 is decoded strictly; URL-safe base64 is accepted as DSSE allows', () => {
+  assert.equal(decodeBase64('aGVsbG8='), Buffer.from('hello'));
+  assert.equal(decodeBase64('-_8='), Buffer.from([0xfb, 0xff]));
+  assert.is(decodeBase64('aGVs bG8='), null);
+  assert.is(decodeBase64('aGVsbG8=!'), null);
+});
+
+test('keys: a non-ed25519 key and garbage are refused with a sentence', () => {
+  const rsa = execFileSync('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:1024'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  assert.throws(() => loadPrivateKey(rsa, 'rsa.key'), /rsa key; receipts are signed with ed25519/);
+  assert.throws(() => loadPrivateKey('nope', 'x.key'), /x\.key is not a PEM private key/);
+  assert.throws(() => loadPublicKey('nope', 'x.pub'), /x\.pub is not a PEM public key/);
+});
+
+test.run();
