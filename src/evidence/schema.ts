@@ -77,7 +77,10 @@ export function validateAgainst(schemaFile: string, value: unknown): SchemaProbl
 /** Ajv knows numbers, not bigints: an integer too large for a double stands in as the largest
  * finite double of its sign, which is still an integer and still beyond every bound we set. */
 function forAjv(value: unknown): unknown {
-  if (typeof value === 'bigint') return value < 0n ? -Number.MAX_VALUE : Number.MAX_VALUE;
+  if (typeof value === 'bigint') {
+    if (Number.isSafeInteger(Number(value))) return Number(value);
+    return value < 0n ? -Number.MAX_VALUE : Number.MAX_VALUE;
+  }
   if (Array.isArray(value)) return value.map(forAjv);
   if (value !== null && typeof value === 'object') {
     const out = {};
@@ -97,8 +100,11 @@ function forAjv(value: unknown): unknown {
 function describeError(e: ErrorObject, original: unknown): SchemaProblem {
   const found = () => show(valueAt(original, e.instancePath));
   const expected = (fallback: string) => {
-    const description = (e.parentSchema as { description?: unknown } | undefined)?.description;
-    return typeof description === 'string' ? description : fallback;
+    // A leaf schema's description says what a valid value is ("a SHA-256 as 64 lowercase hex
+    // digits"); a container's describes the whole format, so it is not used here.
+    const schema = e.parentSchema as { description?: unknown; properties?: unknown; items?: unknown } | undefined;
+    const leaf = schema && schema.properties === undefined && schema.items === undefined;
+    return leaf && typeof schema.description === 'string' ? schema.description : fallback;
   };
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
