@@ -1,7 +1,128 @@
+// `receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed]` —
+// records one observed run on the pinned epoch: the witness bytes as <dir>/<ID>.bin and the
+// record <dir>/<ID>.json with their SHA-256 (dir: policy.observations.dir). The epoch is the
+// pin's, read from the working tree.
+//
+// A truthful record is written even when the gate will close on it (a failure, or a flake no
+// keyed freeze cites yet) and the command says so; a record the gate would refuse as invalid
+// (wrong epoch, digest, size) is never written.
+
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseCommandArgs } from '../args';
+import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
+import { jsonText } from '../client/templates';
+import { today } from '../clock';
+import { readPin } from '../evidence/epoch';
+import type { Observation } from '../evidence/observations';
+import { sha256Hex } from '../evidence/read';
+import { validateAgainst } from '../evidence/schema';
+import { MAX_BLOB_BYTES } from '../evidence/types';
 import { UsageError, type CliIO } from '../io';
+import { findingLine, sortFindings } from '../render';
+import { EXIT } from '../verdict';
 
 export const summary = 'record an observation and its witness';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('observe is not available in this build');
+const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed] [--now YYYY-MM-DD]';
+
+/** An observation id is a file name: letters, digits, '.', '_', '-', not starting with '.'. */
+const ID_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      id: { type: 'string' },
+      status: { type: 'string' },
+      witness: { type: 'string' },
+      'rerun-passed': { type: 'boolean' },
+      now: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    io.stdout(`usage: ${USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
+  const { id, status, witness } = values;
+  if (id === undefined || !ID_RE.test(id)) {
+    throw new UsageError(`--id must be a file name (letters, digits, '.', '_', '-'), got ${JSON.stringify(id ?? null)}\nusage: ${USAGE}`);
+  }
+  if (status !== 'pass' && status !== 'fail' && status !== 'flake') {
+    throw new UsageError(`--status must be pass, fail or flake, got ${JSON.stringify(status ?? null)}\nusage: ${USAGE}`);
+  }
+  if (witness === undefined) throw new UsageError(`--witness FILE is required (the run's output, kept as evidence)\nusage: ${USAGE}`);
+  const date = today(io, values.now);
+  const witnessPath = resolve(io.cwd, witness);
+  let size: number;
+  try {
+    size = statSync(witnessPath).size;
+  } catch (err) {
+    throw new UsageError(`cannot read the witness ${witness}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (size > MAX_BLOB_BYTES) throw new UsageError(`the witness ${witness} is ${size} bytes, over the ${MAX_BLOB_BYTES}-byte limit`);
+  const bytes = new Uint8Array(readFileSync(witnessPath));
+
+  const a = await openAuthoring(io, 'observe');
+  try {
+    return await observe(a, io, { id, status, rerunPassed: values['rerun-passed'] === true, bytes, date });
+  } finally {
+    a.close();
+  }
+}
+
+async function observe(
+  a: Authoring,
+  io: CliIO,
+  o: { id: string; status: Observation['status']; rerunPassed: boolean; bytes: Uint8Array; date: string },
+): Promise<number> {
+  const section = a.policy.observations;
+  if (!section || !a.policy.epoch) {
+    throw new UsageError(`the policy has no "observations" section (it needs "epoch" too); an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
+  }
+  const pin = await readPin(a.tree, a.policy.epoch.pin, a.policy);
+  if (!pin.pin) {
+    throw new UsageError(`observations are made on the pinned epoch, and ${a.policy.epoch.pin} is ${pin.missing ? 'missing' : 'invalid'}; pin it first with 'receipt-gate epoch pin --id ID'`);
+  }
+  const record: Observation = {
+    id: o.id,
+    epoch_id: pin.pin.epoch_id,
+    status: o.status,
+    rerun_passed: o.rerunPassed,
+    witness_sha256: sha256Hex(o.bytes),
+  };
+  const problems = validateAgainst('observation.schema.json', record);
+  if (problems.length > 0) throw new UsageError(`the record would not be valid: ${problems.map((p) => `at ${p.pointer || '/'}: ${p.message}`).join('; ')}`);
+
+  const jsonPath = `${section.dir}/${o.id}.json`;
+  const binPath = `${section.dir}/${o.id}.bin`;
+  const files = [
+    { path: binPath, bytes: o.bytes },
+    { path: jsonPath, bytes: Buffer.from(jsonText(record)) },
+  ];
+  // What the record truthfully says is not a reason to refuse it.
+  const truthful = (code: string) =>
+    (code === 'OBSERVATION_FAILED' && o.status === 'fail') || (code === 'FLAKE_UNFROZEN' && o.status === 'flake');
+  const { report, refused } = await checkPlanned(a, a.tree, files, o.date, {
+    tolerated: (f) => truthful(f.code) && f.message.includes(`Observation ${o.id} `),
+  });
+  if (refused.length > 0) {
+    printRefusal(io, 'observe', refused);
+    return EXIT.closed;
+  }
+  const replaced = (await a.tree.stat(jsonPath)).kind !== 'missing';
+  writePlanned(a, files);
+  io.stdout(
+    `${replaced ? 'replaced' : 'wrote'} ${jsonPath} and ${binPath}: ${o.id} ${o.status}${o.rerunPassed ? ' (re-run passed)' : ''} on epoch ${record.epoch_id}, witness sha256 ${record.witness_sha256}\n`,
+  );
+  const closing = report.findings.filter((f) => f.severity === 'closed' && (f.path === jsonPath || f.path === binPath));
+  if (closing.length > 0) {
+    io.stdout('the gate will close on this record until it is resolved:\n');
+    for (const f of sortFindings(closing)) io.stdout(`  ${findingLine(f)}\n`);
+  }
+  io.stdout(commitHint(a.policy, [jsonPath, binPath]));
+  return EXIT.eligible;
 }

@@ -1,0 +1,110 @@
+// What the owners' authoring commands (epoch pin, manifest sample, freeze, observe) share:
+// the policy of the working tree, the base the gate will compare against, and the rule that
+// nothing is written that the gate would reject — the files are checked with the gate's own
+// evidence rules, over a view of the tree as it will be, before a byte is written.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { resolveClientBase } from './base';
+import { locateWorktree, type Worktree } from './git-cli';
+import { OverlaySource } from './overlay-source';
+import { checkEvidence } from '../evidence/index';
+import { parsePolicy } from '../evidence/policy';
+import { DirectorySource } from '../evidence/sources';
+import { TreeSource } from '../evidence/tree-source';
+import { POLICY_PATH, type EvidenceReport, type EvidenceSource, type Policy } from '../evidence/types';
+import type { Finding } from '../findings';
+import { ObjectStore } from '../git/store';
+import { UsageError, type CliIO } from '../io';
+import { findingLine, sortFindings } from '../render';
+
+export interface Authoring {
+  worktree: Worktree;
+  policy: Policy;
+  store: ObjectStore;
+  /** The working tree as an evidence source. */
+  tree: DirectorySource;
+  /** The base's tree (remote-tracking base branch, else HEAD), for the epoch rule; null if none. */
+  base: TreeSource | null;
+  close(): void;
+}
+
+/** Opens the working tree around io.cwd and reads its policy (which must exist and be valid). */
+export async function openAuthoring(io: CliIO, command: string): Promise<Authoring> {
+  const worktree = locateWorktree(io.cwd, io.env);
+  const tree = new DirectorySource(worktree.top, 'the working tree');
+  const entry = await tree.stat(POLICY_PATH);
+  if (entry.kind !== 'file') {
+    throw new UsageError(`${command} needs ${POLICY_PATH} at ${worktree.top}; run 'receipt-gate init' first`);
+  }
+  const parsed = parsePolicy(await entry.read());
+  if (!parsed.ok) {
+    throw new UsageError(
+      `${POLICY_PATH} is invalid, fix it first:\n${parsed.findings.map((f) => `  ${findingLine(f)}`).join('\n')}`,
+    );
+  }
+  const store = await ObjectStore.discover(worktree.top, io.env);
+  try {
+    const base = await resolveClientBase(store, 'origin', ['HEAD']);
+    const baseTree = base.commit === null ? null : (await store.readCommit(base.commit)).tree;
+    return {
+      worktree,
+      policy: parsed.policy,
+      store,
+      tree,
+      base: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
+      close: () => store.close(),
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+export interface PlannedFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Runs every evidence rule over `under` with `files` in place, and returns the report and the
+ * closing findings on those files (and on `alsoJudged`) that `tolerated` does not excuse (a
+ * truthful record of a failure is worth writing even though the gate will close on it).
+ */
+export async function checkPlanned(
+  a: Authoring,
+  under: EvidenceSource,
+  files: PlannedFile[],
+  today: string,
+  opts: { tolerated?: (f: Finding) => boolean; alsoJudged?: string[] } = {},
+): Promise<{ report: EvidenceReport; refused: Finding[] }> {
+  const tolerated = opts.tolerated ?? (() => false);
+  const view = new OverlaySource(under);
+  for (const f of files) view.set(f.path, f.bytes);
+  const report = await checkEvidence({ policy: a.policy, atNew: view, atBase: a.base, today });
+  const paths = new Set([...files.map((f) => f.path), ...(opts.alsoJudged ?? [])]);
+  const refused = report.findings.filter(
+    (f) => f.severity === 'closed' && f.path !== undefined && paths.has(f.path) && !tolerated(f),
+  );
+  return { report, refused };
+}
+
+/** Prints why nothing was written. */
+export function printRefusal(io: CliIO, command: string, refused: Finding[]): void {
+  io.stderr(`receipt-gate ${command}: nothing written; the gate would reject the result:\n`);
+  for (const f of sortFindings(refused)) io.stderr(`  ${findingLine(f)}\n`);
+}
+
+export function writePlanned(a: Authoring, files: PlannedFile[]): void {
+  for (const f of files) {
+    const full = join(a.worktree.top, ...f.path.split('/'));
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, f.bytes);
+  }
+}
+
+/** The line that ends every authoring command: what to commit, and who may. */
+export function commitHint(policy: Policy, paths: string[]): string {
+  const owners = policy.owners.length ? policy.owners.join(', ') : 'an owner';
+  return `next: git add ${paths.join(' ')} && git commit   (protected: only ${owners} may push it)\n`;
+}
