@@ -18,7 +18,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 shim="$here/server-hooks/pre-receive"
-bundle="$here/dist/cli.js"
+bundle=${RECEIPT_GATE_BUNDLE_SOURCE:-$here/dist/cli.js}
 marker='receipt-gate pre-receive hook'
 chained_name='pre-receive.receipt-gate-chained'
 

@@ -1,7 +1,35 @@
-import { UsageError, type CliIO } from '../io';
+// git's pre-receive hook: `<old> <new> <ref>` lines on stdin, the answer is the exit status
+// (0 accepts every ref, anything else rejects the push), stderr is shown as `remote:` lines.
+// A thin adapter: the logic is in src/server/.
+
+import { today } from '../clock';
+import { type CliIO } from '../io';
+import { EXIT } from '../verdict';
+import { gitdirOf, receivePush } from '../server/receive';
+import { remoteText } from '../server/messages';
 
 export const summary = 'the server hook: reads <old> <new> <ref> lines on stdin';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('pre-receive is not available in this build');
+const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
+
+git's pre-receive hook, installed on a server by ./install.sh --server (docs/server.md).
+Reads '<old> <new> <ref>' lines on stdin, judges the push as a whole and exits 0 (accept)
+or 1 (reject). The pusher is the first set variable of the policy's identityEnv.
+`;
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const nowAt = args.indexOf('--now');
+  const stdin = await io.readStdin();
+  const now = nowAt >= 0 ? args[nowAt + 1] : undefined;
+  const outcome = await receivePush({ gitdir: gitdirOf(io.cwd, io.env), env: io.env, today: () => today(io, now) }, stdin);
+  io.stderr(remoteText(outcome, io.env));
+  if (!outcome.accepted && io.env.RECEIPT_GATE_SHIM === '1') {
+    // Run from the hook shim: a timed-out check may leave work running; answer git now.
+    setTimeout(() => process.exit(EXIT.closed), 100).unref();
+  }
+  return outcome.accepted ? EXIT.eligible : EXIT.closed;
 }

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'cli.js');
+/** The bundle the hook runs (RECEIPT_GATE_TEST_BUNDLE: test another build of it). */
+export const CLI = process.env.RECEIPT_GATE_TEST_BUNDLE || join(ROOT, 'dist', 'cli.js');
 export const INSTALL = join(ROOT, 'scripts', 'install-server.sh');
 export const ZERO = '0000000000000000000000000000000000000000';
 /** The injected date every test runs at (freeze windows below are around it). */
@@ -16,6 +17,7 @@ export const TODAY = '2026-09-10';
 
 /** Builds dist/cli.js when it is missing or older than a source file (npm test builds first). */
 export function ensureBuilt(): void {
+  if (process.env.RECEIPT_GATE_TEST_BUNDLE) return;
   const newestSource = execFileSync('bash', ['-c', `find "${ROOT}/src" -name '*.ts' -newer "${CLI}" 2>/dev/null | head -1`], { encoding: 'utf8' });
   if (!existsSync(CLI) || newestSource.trim() !== '') {
     execFileSync('node', [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
@@ -169,7 +171,7 @@ export function makeTemplate(opts: { evidence?: boolean; install?: boolean } = {
 }
 
 export function installHook(bare: string, ...extra: string[]): string {
-  return execFileSync('bash', [INSTALL, '--server', ...extra, bare], { encoding: 'utf8', env: baseEnv() });
+  return execFileSync('bash', [INSTALL, '--server', ...extra, bare], { encoding: 'utf8', env: baseEnv({ RECEIPT_GATE_BUNDLE_SOURCE: CLI }) });
 }
 
 export interface PushResult {
@@ -190,7 +192,7 @@ export function push(work: string, args: string[], env: Record<string, string> =
 }
 
 /** The JSON of the machine line, which must be the last receipt-gate line of the output. */
-export function machine(result: PushResult): { verdict: string; blocked_paths: string[]; findings: { code: string; ref: string | null; path: string | null; commit: string | null }[]; recommended_action: string } {
+export function machine(result: PushResult): { verdict: string; blocked_paths: string[]; findings: { code: string; severity: string; ref: string | null; path: string | null; commit: string | null }[]; recommended_action: string } {
   const lines = result.remote.filter((l) => /receipt-gate: /.test(l));
   const last = lines[lines.length - 1] ?? '';
   const m = /receipt-gate: (\{.*\})$/.exec(last);

@@ -1,0 +1,145 @@
+// One push, judged as a whole. The per-push context is loaded once: the repository, its
+// default branch tip before the push (which supplies the policy), the pusher, the deadline.
+// Then every ref update goes through the same engine as `verify-ref`, on the objects still in
+// git's quarantine, and the decision is written for the person at the other end of `git push`.
+//
+// Fails closed: a malformed stdin line, an unreadable object, a broken policy, an exception or
+// the deadline all reject the push with a sentence and the machine line.
+
+import { resolve } from 'node:path';
+import { evaluate, identityFromEnv, internalError, readPolicyAt, type GateResult, type RefUpdate } from '../engine';
+import { finding, type Finding } from '../findings';
+import { ObjectStore } from '../git/store';
+import { verdictOf } from '../verdict';
+import { decidePush, type MessageOptions, type PushDecision } from './messages';
+import { parseRefUpdates } from './protocol';
+import { headTarget, resolveRef } from './refs';
+
+/** Below GitHub Enterprise's 5 s pre-receive budget, which all hooks of a push share. */
+export const DEFAULT_TIMEOUT_MS = 4000;
+
+export interface PushContext {
+  /** The bare repository (the hook's GIT_DIR). */
+  gitdir: string;
+  /** The hook's environment: quarantine variables and the pusher's identity variable. */
+  env: NodeJS.ProcessEnv;
+  /** Today as a UTC date (injected clock); may throw on a bad setting, which rejects. */
+  today: () => string;
+  /** The clock, for the deadline (injected so tests can drive it). */
+  now?: () => number;
+  messages?: MessageOptions;
+}
+
+export interface PushOutcome extends PushDecision {
+  result: GateResult;
+}
+
+/** The hook's GIT_DIR: git runs pre-receive inside the repository with GIT_DIR set (often '.'). */
+export function gitdirOf(cwd: string, env: NodeJS.ProcessEnv): string {
+  return resolve(cwd, env.GIT_DIR || '.');
+}
+
+export async function receivePush(ctx: PushContext, stdin: string): Promise<PushOutcome> {
+  const now = ctx.now ?? Date.now;
+  const started = now();
+  const parsed = parseRefUpdates(stdin);
+  if (!parsed.ok) {
+    return failed(
+      [],
+      finding('INTERNAL_ERROR', {
+        message: `pre-receive input line ${parsed.line} is not '<old-oid> <new-oid> <ref>': ${JSON.stringify(parsed.text.slice(0, 120))}`,
+        fix: 'run the hook only as git\'s pre-receive hook (git writes this input); nothing was accepted',
+      }),
+      ctx,
+    );
+  }
+  const updates = parsed.updates;
+  if (updates.length === 0) return { accepted: true, lines: [], result: emptyResult() };
+
+  try {
+    const date = ctx.today();
+    const judged = await withTimeout(started + DEFAULT_TIMEOUT_MS, now, async () => {
+      const store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
+      // The policy in force: the default branch tip as it was before this push.
+      const head = await headTarget(ctx.gitdir);
+      const policyCommit = head === null ? await resolveRef(ctx.gitdir, 'HEAD') : await resolveRef(ctx.gitdir, head);
+      const { policy } = await readPolicyAt(store, policyCommit);
+      const baseRef = policy ? `refs/heads/${policy.baseBranch}` : head;
+      const baseTip = baseRef === null ? policyCommit : await resolveRef(ctx.gitdir, baseRef);
+      const timeoutMs = policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      return { store, policyCommit, policy, baseTip, deadline: started + timeoutMs };
+    });
+    const { store, policyCommit, policy, baseTip, deadline } = judged;
+    const identity = identityFromEnv(policy, ctx.env);
+    // The engine keeps its own deadline per ref; this outer one catches anything outside it.
+    const result = await withTimeout(deadline + 250, now, () =>
+      evaluate(
+        {
+          store,
+          identity,
+          today: date,
+          newCommitsFrom: 'quarantine',
+          policyCommit,
+          baseTip,
+          deadlineMs: deadline,
+        },
+        updates,
+      ),
+    );
+    return { ...decidePush(result, ctx.messages), result };
+  } catch (err) {
+    if (err instanceof PushTimeout) {
+      return failed(
+        updates,
+        finding('LIMIT_EXCEEDED', {
+          message: `the check did not finish within its time budget (${err.budgetMs} ms)`,
+          fix: 'push fewer commits at once, or an owner raises limits.timeoutMs in the policy (keep it below the server\'s own hook limit)',
+        }),
+        ctx,
+      );
+    }
+    return failed(updates, internalError(err, { path: undefined }), ctx);
+  }
+}
+
+class PushTimeout extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`timed out after ${budgetMs} ms`);
+  }
+}
+
+async function withTimeout<T>(deadline: number, now: () => number, work: () => Promise<T>): Promise<T> {
+  const remaining = Math.max(0, deadline - now());
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PushTimeout(remaining)), remaining);
+  });
+  try {
+    return await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A push that could not be judged: every ref update carries the finding, the push is refused. */
+function failed(updates: RefUpdate[], f: Finding, ctx: PushContext): PushOutcome {
+  const refs = (updates.length ? updates : [{ old: '', new: '', ref: '(stdin)' }]).map((update) => {
+    const findings = [{ ...f, ref: update.ref === '(stdin)' ? undefined : update.ref }];
+    return {
+      update,
+      kind: 'other' as const,
+      isProtectedRef: false,
+      verdict: verdictOf(findings),
+      findings,
+      identities: { epoch_id: null, generator_sha256: null, manifest_sha256: null, freeze_file_sha256: null, witnesses: {} },
+      newCommits: [],
+    };
+  });
+  const findings = refs.flatMap((r) => r.findings);
+  const result: GateResult = { unguarded: false, policy: null, identity: identityFromEnv(null, ctx.env), refs, findings, verdict: 'closed' };
+  return { ...decidePush(result, ctx.messages), result };
+}
+
+function emptyResult(): GateResult {
+  return { unguarded: false, policy: null, identity: null, refs: [], findings: [], verdict: 'eligible' };
+}

@@ -1,0 +1,385 @@
+// The pre-receive hook end to end over file://: real `git push` into bare repositories with
+// the hook installed by install-server.sh. The pusher's environment reaches the hook, so each
+// push names its identity with REMOTE_USER (one of the policy's identityEnv variables).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chmodSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  cleanup, commitAll, git, guardedRemote, isFile, machine, makeTemplate, push, refOid, write, POLICY, type Remote,
+} from './helpers';
+
+const BOB = { REMOTE_USER: 'bob' };
+const ALICE = { REMOTE_USER: 'alice' };
+
+let template: Remote;
+let r: Remote;
+test.before(() => {
+  template = makeTemplate();
+});
+test.after(() => cleanup(template.root));
+test.before.each(() => {
+  r = guardedRemote(template, 'file');
+});
+test.after.each(() => cleanup(r.root));
+
+function branch(name: string): void {
+  git(r.work, ['checkout', '-q', '-b', name, 'main']);
+}
+
+function assertRejected(result: ReturnType<typeof push>, code: string, path?: string): ReturnType<typeof machine> {
+  assert.is.not(result.status, 0, `push should be rejected:\n${result.stderr}`);
+  assert.match(result.stderr, /pre-receive hook declined/);
+  const m = machine(result);
+  assert.is(m.verdict, 'closed', result.stderr);
+  const hit = m.findings.find((f) => f.code === code && (path === undefined || f.path === path));
+  assert.ok(hit, `expected ${code}${path ? ` on ${path}` : ''} in:\n${result.stderr}`);
+  return m;
+}
+
+test('an honest new branch is accepted and created', () => {
+  branch('feature/honest');
+  write(r.work, 'src/orders.py', 'def total(orders):\n    return sum(o["amount"] for o in orders if o)\n');
+  const head = commitAll(r.work, 'skip empty orders');
+  const result = push(r.work, ['origin', 'feature/honest'], BOB);
+  assert.is(result.status, 0, result.stderr);
+  assert.match(result.remote.join('\n'), /push accepted: eligible/);
+  assert.is(machine(result).verdict, 'eligible');
+  assert.is(refOid(r.bare, 'refs/heads/feature/honest'), head);
+});
+
+test('a fixture edit by a non-owner is rejected with ref, commit, path, rule and who may change it', () => {
+  branch('feature/cheat');
+  write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": -1}]}\n');
+  const head = commitAll(r.work, 'adjust fixture');
+  const result = push(r.work, ['origin', 'feature/cheat'], BOB);
+  const m = assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assert.equal(m.blocked_paths, ['fixtures/orders/base.json']);
+  const text = result.remote.join('\n');
+  assert.match(text, /push REJECTED/);
+  assert.match(text, /PATH_PROTECTED feature\/cheat/);
+  assert.ok(text.includes(head.slice(0, 7)), text);
+  assert.match(text, /may only be changed by: alice, release-bot/);
+  assert.ok(result.remote.length <= 24, `more than one screen:\n${text}`);
+  assert.is(refOid(r.bare, 'refs/heads/feature/cheat'), null, 'the ref must not be created');
+});
+
+test('the same fixture edit by an owner is accepted', () => {
+  branch('feature/owner');
+  write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 3}]}\n');
+  commitAll(r.work, 'owner updates fixture');
+  const result = push(r.work, ['origin', 'feature/owner'], ALICE);
+  assert.is(result.status, 0, result.stderr);
+});
+
+test('commit author set to an owner does not make the pusher one', () => {
+  branch('feature/spoof');
+  write(r.work, 'fixtures/orders/base.json', '{"orders": [7]}\n');
+  commitAll(r.work, 'looks like alice', { GIT_AUTHOR_NAME: 'alice', GIT_COMMITTER_NAME: 'alice', GIT_AUTHOR_EMAIL: 'alice@example.com' });
+  assertRejected(push(r.work, ['origin', 'feature/spoof'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+});
+
+test('a pusher with no identity variable is nobody and owns nothing', () => {
+  branch('feature/anon');
+  write(r.work, 'checks/manifest.json', '{}\n');
+  commitAll(r.work, 'anon');
+  assertRejected(push(r.work, ['origin', 'feature/anon']), 'PATH_PROTECTED', 'checks/manifest.json');
+});
+
+test('a fixture edited then reverted in a later commit is still rejected', () => {
+  branch('feature/revert');
+  const original = readFileSync(join(r.work, 'fixtures/orders/base.json'));
+  write(r.work, 'fixtures/orders/base.json', '{"orders": [1]}\n');
+  const touched = commitAll(r.work, 'edit');
+  write(r.work, 'fixtures/orders/base.json', original);
+  const reverted = commitAll(r.work, 'revert');
+  assert.is(git(r.work, ['rev-parse', 'HEAD^{tree}']), git(r.work, ['rev-parse', 'main^{tree}']), 'the net change is empty');
+  const result = push(r.work, ['origin', 'feature/revert'], BOB);
+  const m = assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  const f = m.findings.find((x) => x.code === 'PATH_PROTECTED')!;
+  assert.ok(f.commit === touched || f.commit === reverted, result.stderr);
+});
+
+test('a rename out of a protected folder is rejected', () => {
+  branch('feature/rename');
+  git(r.work, ['mv', 'fixtures/weights_v3.json', 'src/weights_v3.json']);
+  commitAll(r.work, 'move weights');
+  assertRejected(push(r.work, ['origin', 'feature/rename'], BOB), 'PATH_PROTECTED', 'fixtures/weights_v3.json');
+});
+
+test('a mode change of a protected file is rejected', () => {
+  branch('feature/mode');
+  chmodSync(join(r.work, 'fixtures/generate_orders.py'), 0o755);
+  git(r.work, ['update-index', '--chmod=+x', 'fixtures/generate_orders.py']);
+  commitAll(r.work, 'make generator executable');
+  assertRejected(push(r.work, ['origin', 'feature/mode'], BOB), 'PATH_PROTECTED', 'fixtures/generate_orders.py');
+});
+
+test('a protected file replaced by a symlink is rejected', () => {
+  branch('feature/symlink');
+  unlinkSync(join(r.work, 'fixtures/orders/base.json'));
+  symlinkSync('../../src/orders.py', join(r.work, 'fixtures/orders/base.json'));
+  commitAll(r.work, 'symlink fixture');
+  assertRejected(push(r.work, ['origin', 'feature/symlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+});
+
+test('a protected file replaced by a submodule (gitlink) is rejected', () => {
+  branch('feature/gitlink');
+  const head = git(r.work, ['rev-parse', 'HEAD']);
+  git(r.work, ['rm', '-q', '--cached', 'fixtures/orders/base.json']);
+  git(r.work, ['update-index', '--add', '--cacheinfo', `160000,${head},fixtures/orders/base.json`]);
+  git(r.work, ['commit', '-qm', 'gitlink over fixture']);
+  assertRejected(push(r.work, ['origin', 'feature/gitlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+});
+
+test('case variants of a protected path are protected', () => {
+  branch('feature/variants');
+  write(r.work, 'Fixtures/orders/base.json', '{"orders": [2]}\n');
+  write(r.work, 'FREEZE.JSON', '{}\n');
+  commitAll(r.work, 'variants');
+  const result = push(r.work, ['origin', 'feature/variants'], BOB);
+  const m = assertRejected(result, 'PATH_PROTECTED', 'Fixtures/orders/base.json');
+  assert.ok(m.blocked_paths.includes('FREEZE.JSON'), result.stderr);
+});
+
+test('a Unicode-decomposed variant of a protected folder is protected', () => {
+  // Protect a folder with a precomposed name, then push its decomposed spelling.
+  git(r.work, ['checkout', '-q', 'main']);
+  const policy = { ...POLICY, protected: [...POLICY.protected, 'r\u00e9sultats/**'] };
+  write(r.work, '.receipt-gate.json', `${JSON.stringify(policy, null, 2)}\n`);
+  commitAll(r.work, 'protect résultats');
+  assert.is(push(r.work, ['origin', 'main'], ALICE).status, 0);
+  branch('feature/nfd');
+  write(r.work, 're\u0301sultats/x.json', '{}\n');
+  commitAll(r.work, 'nfd');
+  assertRejected(push(r.work, ['origin', 'feature/nfd'], BOB), 'PATH_PROTECTED', 're\u0301sultats/x.json');
+});
+
+test('a .gitattributes filter added anywhere is rejected', () => {
+  branch('feature/attrs');
+  write(r.work, 'src/.gitattributes', '*.json filter=lie\n');
+  write(r.work, '.gitattributes', 'fixtures/** -diff\n');
+  commitAll(r.work, 'attributes');
+  const m = assertRejected(push(r.work, ['origin', 'feature/attrs'], BOB), 'PATH_PROTECTED', 'src/.gitattributes');
+  assert.ok(m.blocked_paths.includes('.gitattributes'));
+});
+
+test('a policy edited in the same push is judged by the old policy', () => {
+  branch('feature/policy');
+  const loosened = { ...POLICY, protected: [], owners: ['bob'] };
+  write(r.work, '.receipt-gate.json', `${JSON.stringify(loosened)}\n`);
+  write(r.work, 'fixtures/orders/base.json', '{"orders": [9]}\n');
+  commitAll(r.work, 'loosen policy and edit fixture');
+  const m = assertRejected(push(r.work, ['origin', 'feature/policy'], BOB), 'PATH_PROTECTED', '.receipt-gate.json');
+  assert.ok(m.blocked_paths.includes('fixtures/orders/base.json'));
+});
+
+test('an owner pushing an invalid policy is rejected with POLICY_INVALID', () => {
+  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, version: 2 })}\n`);
+  commitAll(r.work, 'bad policy');
+  assertRejected(push(r.work, ['origin', 'main'], ALICE), 'POLICY_INVALID', '.receipt-gate.json');
+});
+
+test('an evil merge (a change in neither parent) is rejected', () => {
+  branch('side');
+  write(r.work, 'src/side.py', 'x = 1\n');
+  commitAll(r.work, 'side');
+  git(r.work, ['checkout', '-q', '-b', 'feature/evil', 'main']);
+  write(r.work, 'src/other.py', 'y = 2\n');
+  commitAll(r.work, 'other');
+  git(r.work, ['merge', '-q', '--no-commit', '--no-ff', 'side']);
+  write(r.work, 'fixtures/orders/base.json', '{"orders": ["evil"]}\n');
+  git(r.work, ['add', '-A']);
+  git(r.work, ['commit', '-qm', 'merge side']);
+  const merge = git(r.work, ['rev-parse', 'HEAD']);
+  const result = push(r.work, ['origin', 'feature/evil'], BOB);
+  const m = assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assert.ok(m.findings.some((f) => f.commit === merge), result.stderr);
+});
+
+test('crafted tree entries (.git, ..) made with mktree are rejected for everyone', () => {
+  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\tfsmonitor = evil\n' });
+  const bad = git(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
+  // git mktree refuses '..' and '.git' names in recent versions; write the tree literally.
+  const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const entries = git(r.work, ['ls-tree', head]).split('\n');
+  const lines = [...entries, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
+  const treeOid = literalTree(lines);
+  const commit = git(r.work, ['commit-tree', treeOid, '-p', 'HEAD', '-m', 'crafted']);
+  const result = push(r.work, ['origin', `${commit}:refs/heads/feature/crafted`], ALICE);
+  const m = assertRejected(result, 'PATH_UNSAFE');
+  assert.ok(m.findings.filter((f) => f.code === 'PATH_UNSAFE').length >= 2, result.stderr);
+});
+
+/** A tree object written byte by byte (hash-object --literally), so git's own checks on names
+ * are not in the way. */
+function literalTree(lines: string[]): string {
+  const parts: Buffer[] = [];
+  const sorted = lines
+    .map((l) => {
+      const [meta, name] = l.split('\t') as [string, string];
+      const [mode, , oid] = meta.split(' ') as [string, string, string];
+      return { mode: mode.replace(/^0+/, ''), name, oid };
+    })
+    .sort((a, b) => Buffer.compare(Buffer.from(a.mode === '40000' ? `${a.name}/` : a.name), Buffer.from(b.mode === '40000' ? `${b.name}/` : b.name)));
+  for (const e of sorted) parts.push(Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex'));
+  const file = join(r.root, 'tree.bin');
+  writeFileSync(file, Buffer.concat(parts));
+  return git(r.work, ['hash-object', '-w', '-t', 'tree', '--literally', file]);
+}
+
+test('an oversized evidence blob is rejected with LIMIT_EXCEEDED', () => {
+  write(r.work, 'fixtures/big.json', `{"id":"big","input":{"pad":"${'x'.repeat(1_100_000)}"},"sha256":"${'a'.repeat(64)}"}\n`);
+  commitAll(r.work, 'big record');
+  assertRejected(push(r.work, ['origin', 'main'], ALICE), 'LIMIT_EXCEEDED', 'fixtures/big.json');
+});
+
+test('force push and deletion of the protected main are closed for a non-owner, allowed for an owner', () => {
+  write(r.work, 'src/a.py', 'a = 1\n');
+  commitAll(r.work, 'a');
+  assert.is(push(r.work, ['origin', 'main'], ALICE).status, 0);
+  git(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
+  write(r.work, 'src/b.py', 'b = 1\n');
+  commitAll(r.work, 'b instead');
+  assertRejected(push(r.work, ['--force', 'origin', 'main'], BOB), 'REF_PROTECTED');
+  assertRejected(push(r.work, ['origin', ':refs/heads/release/1.0'], BOB), 'REF_PROTECTED');
+  // (release/1.0 does not exist: git itself refuses deleting it, the hook sees nothing.)
+  assert.is(push(r.work, ['--force', 'origin', 'main'], ALICE).status, 0);
+});
+
+test('deleting a protected branch is closed for a non-owner; an unprotected one is fine', () => {
+  git(r.work, ['push', '-q', 'origin', 'main:refs/heads/release/1.0', 'main:refs/heads/scratch']);
+  const del = push(r.work, ['origin', ':refs/heads/release/1.0'], BOB);
+  assertRejected(del, 'REF_PROTECTED');
+  assert.ok(refOid(r.bare, 'refs/heads/release/1.0'));
+  assert.is(push(r.work, ['origin', ':refs/heads/scratch'], BOB).status, 0);
+  assert.is(refOid(r.bare, 'refs/heads/scratch'), null);
+  assert.is(push(r.work, ['origin', ':refs/heads/release/1.0'], ALICE).status, 0);
+});
+
+test('tags: lightweight and annotated tags on a fixture edit are rejected, on honest commits accepted', () => {
+  branch('feature/t');
+  write(r.work, 'src/t.py', 't = 1\n');
+  commitAll(r.work, 'honest');
+  git(r.work, ['tag', 'v1.0']);
+  git(r.work, ['tag', '-a', '-m', 'release', 'v1.0-annotated']);
+  assert.is(push(r.work, ['origin', 'refs/tags/v1.0', 'refs/tags/v1.0-annotated'], BOB).status, 0);
+  write(r.work, 'fixtures/orders/base.json', '{"orders": ["tag"]}\n');
+  commitAll(r.work, 'cheat');
+  git(r.work, ['tag', 'v2.0']);
+  git(r.work, ['tag', '-a', '-m', 'cheat release', 'v2.0-annotated']);
+  assertRejected(push(r.work, ['origin', 'refs/tags/v2.0'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assertRejected(push(r.work, ['origin', 'refs/tags/v2.0-annotated'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assert.is(refOid(r.bare, 'refs/tags/v2.0'), null);
+});
+
+test('a multi-ref push with one bad ref is rejected as a whole; no ref moves', () => {
+  branch('good');
+  write(r.work, 'src/good.py', 'g = 1\n');
+  commitAll(r.work, 'good');
+  branch('bad');
+  write(r.work, 'freeze.json', '{"version": 1, "frozen": []}\n');
+  commitAll(r.work, 'drop freezes');
+  const result = push(r.work, ['origin', 'good', 'bad'], BOB);
+  const m = assertRejected(result, 'PATH_PROTECTED', 'freeze.json');
+  const closing = m.findings.filter((f) => f.severity === 'closed');
+  assert.ok(closing.length > 0 && closing.every((f) => f.ref === 'refs/heads/bad'), result.stderr);
+  assert.match(result.remote.join('\n'), /refs\/heads\/good create at \w+: ok/);
+  assert.is(refOid(r.bare, 'refs/heads/good'), null);
+  assert.is(refOid(r.bare, 'refs/heads/bad'), null);
+});
+
+test('a large push (over transfer.unpackLimit: a pack in quarantine) is judged like a small one', () => {
+  git(r.bare, ['config', 'receive.unpackLimit', '1']);
+  branch('feature/big');
+  for (let i = 0; i < 30; i++) {
+    write(r.work, `src/gen/m${i}.py`, `value = ${i}\n`);
+    commitAll(r.work, `module ${i}`);
+  }
+  const ok = push(r.work, ['origin', 'feature/big'], BOB);
+  assert.is(ok.status, 0, ok.stderr);
+  branch('feature/big-cheat');
+  for (let i = 0; i < 30; i++) {
+    write(r.work, `src/gen2/m${i}.py`, `value = ${i}\n`);
+    if (i === 17) write(r.work, 'fixtures/orders/base.json', '{"orders": ["deep"]}\n');
+    if (i === 18) git(r.work, ['checkout', 'main', '--', 'fixtures/orders/base.json']);
+    commitAll(r.work, `module ${i}`);
+  }
+  assertRejected(push(r.work, ['origin', 'feature/big-cheat'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+});
+
+test('fast-forwarding main onto someone else\'s fixture change is a touch', () => {
+  // alice (owner) prepares a fixture change on a branch; bob fast-forwards main onto it.
+  branch('feature/fixture-by-alice');
+  write(r.work, 'fixtures/orders/base.json', '{"orders": ["alice"]}\n');
+  commitAll(r.work, 'alice fixture');
+  assert.is(push(r.work, ['origin', 'feature/fixture-by-alice'], ALICE).status, 0);
+  assertRejected(push(r.work, ['origin', 'feature/fixture-by-alice:main'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assert.is(push(r.work, ['origin', 'feature/fixture-by-alice:main'], ALICE).status, 0);
+});
+
+test('GitLab: with GL_PROTOCOL set every rejection line carries GL-HOOK-ERR:', () => {
+  branch('feature/gl');
+  write(r.work, 'fixtures/orders/base.json', '{"orders": ["gl"]}\n');
+  commitAll(r.work, 'gl');
+  const result = push(r.work, ['origin', 'feature/gl'], { GL_PROTOCOL: 'ssh', GL_USERNAME: 'bob' });
+  assert.is.not(result.status, 0);
+  const lines = result.remote.filter((x) => x.trim() !== '');
+  assert.ok(lines.length > 3, result.stderr);
+  for (const l of lines) assert.ok(l.startsWith('GL-HOOK-ERR: '), `line without prefix: ${l}`);
+  assert.match(lines.join('\n'), /pusher bob/);
+  assert.is(machine(result).verdict, 'closed');
+});
+
+test('an unreadable object in the repository rejects the push (fail closed)', () => {
+  // Corrupt the loose object of main's policy blob on the server: the policy cannot be read.
+  const blob = git(r.bare, ['rev-parse', 'main:.receipt-gate.json']);
+  const file = join(r.bare, 'objects', blob.slice(0, 2), blob.slice(2));
+  assert.ok(isFile(file), 'the template push stored loose objects');
+  chmodSync(file, 0o644);
+  writeFileSync(file, 'not a zlib stream');
+  branch('feature/after-damage');
+  write(r.work, 'src/x.py', 'x = 0\n');
+  commitAll(r.work, 'x');
+  const result = push(r.work, ['origin', 'feature/after-damage'], BOB);
+  assert.is.not(result.status, 0, result.stderr);
+  const m = machine(result);
+  assert.is(m.verdict, 'closed');
+  assert.ok(m.findings.some((f) => f.code === 'INTERNAL_ERROR'), result.stderr);
+  assert.not.match(result.stderr, /^remote:\s+at /m, 'no bare stack trace');
+  assert.is(refOid(r.bare, 'refs/heads/feature/after-damage'), null);
+});
+
+test('no Node.js on the server, or no bundle: the push is rejected with a sentence', () => {
+  write(r.work, 'src/y.py', 'y = 0\n');
+  commitAll(r.work, 'y');
+  const noNode = push(r.work, ['origin', 'main'], { ...BOB, RECEIPT_GATE_NODE: '/nonexistent/node' });
+  assert.is.not(noNode.status, 0);
+  assert.match(noNode.remote.join('\n'), /Node\.js is not installed on this server/);
+  assert.is(machine(noNode).verdict, 'closed');
+  rmSync(join(r.bare, 'hooks', 'receipt-gate.cjs'));
+  const noBundle = push(r.work, ['origin', 'main'], BOB);
+  assert.is.not(noBundle.status, 0);
+  assert.match(noBundle.remote.join('\n'), /bundle .* is missing/);
+});
+
+test('a crashing or hanging Node.js rejects the push', () => {
+  write(r.work, 'src/z.py', 'z = 0\n');
+  commitAll(r.work, 'z');
+  const fake = join(r.root, 'fake-node');
+  writeFileSync(fake, '#!/bin/sh\necho "SyntaxError: Unexpected token" >&2\nexit 1\n', { mode: 0o755 });
+  const crash = push(r.work, ['origin', 'main'], { ...ALICE, RECEIPT_GATE_NODE: fake });
+  assert.is.not(crash.status, 0);
+  assert.match(crash.remote.join('\n'), /could not run \(exit status 1/);
+  assert.is(machine(crash).verdict, 'closed');
+  writeFileSync(fake, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+  const started = Date.now();
+  const hang = push(r.work, ['origin', 'main'], { ...ALICE, RECEIPT_GATE_NODE: fake, RECEIPT_GATE_HARD_TIMEOUT: '1' });
+  assert.is.not(hang.status, 0);
+  assert.ok(Date.now() - started < 15_000);
+  assert.match(hang.remote.join('\n'), /did not answer within 1 s/);
+  assert.is(refOid(r.bare, 'refs/heads/main'), git(r.bare, ['rev-parse', 'main']));
+});
+
+test.run();
