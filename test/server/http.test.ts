@@ -1,0 +1,71 @@
+// The hook behind smart HTTP: lighttpd (Debian's package) runs `git http-backend` as CGI with
+// basic authentication, so REMOTE_USER names the pusher, as on most self-hosted servers.
+
+import { test } from 'uvu';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { baseEnv, cleanup, freePort, git, makeTemplate, TODAY, waitForPort, type Remote } from './helpers';
+import * as s from './scenario';
+
+let template: Remote;
+let server: ChildProcess;
+let t: s.Transport;
+const PASSWORD = { alice: 'alice-secret', bob: 'bob-secret' };
+
+test.before(async () => {
+  template = makeTemplate();
+  const base = join(template.root, 'srv');
+  mkdirSync(join(base, 'repos'), { recursive: true });
+  renameSync(template.bare, join(base, 'repos', 'remote.git'));
+  const bare = join(base, 'repos', 'remote.git');
+  const port = await freePort();
+  writeFileSync(join(base, 'users'), `alice:${PASSWORD.alice}\nbob:${PASSWORD.bob}\n`);
+  writeFileSync(
+    join(base, 'lighttpd.conf'),
+    `server.document-root = "${base}"
+server.bind = "127.0.0.1"
+server.port = ${port}
+server.pid-file = "${base}/lighttpd.pid"
+server.errorlog = "${base}/error.log"
+server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")
+auth.backend = "plain"
+auth.backend.plain.userfile = "${base}/users"
+auth.require = ("/git/" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
+alias.url = ("/git/" => "/usr/lib/git-core/git-http-backend/")
+$HTTP["url"] =~ "^/git/" {
+  cgi.assign = ("" => "")
+  setenv.add-environment = (
+    "GIT_PROJECT_ROOT" => "${base}/repos",
+    "GIT_HTTP_EXPORT_ALL" => "",
+    "RECEIPT_GATE_NOW" => "${TODAY}",
+    "PATH" => "${process.env.PATH}"
+  )
+}
+`,
+  );
+  server = spawn('lighttpd', ['-D', '-f', join(base, 'lighttpd.conf')], { env: baseEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
+  await waitForPort(port);
+  t = {
+    bare,
+    work: template.work,
+    url: (user) => `http://${user}:${PASSWORD[user]}@127.0.0.1:${port}/git/remote.git`,
+    env: () => ({}),
+    authenticates: true,
+  };
+  git(t.work, ['fetch', '-q', t.url('bob'), 'main:refs/remotes/origin/main']);
+});
+
+test.after(() => {
+  server?.kill();
+  cleanup(template.root);
+});
+
+test('smart HTTP: an honest branch is accepted (REMOTE_USER is the pusher)', () => s.honestBranchAccepted(t));
+test('smart HTTP: a fixture edit by bob is rejected', () => s.fixtureEditRejected(t));
+test('smart HTTP: the same edit by alice, an owner, is accepted', () => s.ownerFixtureEditAccepted(t));
+test('smart HTTP: force push and deletion of main by bob are rejected', () => s.forcePushAndDeleteOfMainRejected(t));
+test('smart HTTP: a tag on a fixture edit rejects the whole multi-ref push', () => s.tagsAndMultiRef(t));
+test('smart HTTP: a large push (a pack in quarantine) is judged', () => s.largePushInQuarantinePack(t));
+
+test.run();
