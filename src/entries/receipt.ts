@@ -22,7 +22,7 @@ export const summary = 'run the grader on a clean tree and write the receipt';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
-  '[--out receipt.json] [--sign-key KEY] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS]';
+  '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS]';
 
 declare const RECEIPT_GATE_VERSION: string;
 const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
@@ -63,9 +63,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // Load the key before any work, so a bad key is a usage error and not a wasted run.
   let signKey = null;
   if (values['sign-key'] !== undefined) {
-    const keyPath = resolve(io.cwd, values['sign-key']);
+    // `--sign-key -` reads the key from standard input, so it is neither on disk nor in the
+    // environment that the grader's commands (the patch's code) inherit.
+    const fromStdin = values['sign-key'] === '-';
     try {
-      signKey = loadPrivateKey(readFileSync(keyPath, 'utf8'), values['sign-key']);
+      const pem = fromStdin ? await io.readStdin() : readFileSync(resolve(io.cwd, values['sign-key']), 'utf8');
+      signKey = loadPrivateKey(pem, fromStdin ? 'the key on standard input' : values['sign-key']);
     } catch (err) {
       throw new UsageError(err instanceof KeyError ? err.message : `cannot read --sign-key ${values['sign-key']}: ${(err as Error).message}`);
     }
@@ -103,7 +106,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       today: date,
       generatedAt,
       toolVersion: TOOL_VERSION,
-      env: io.env,
+      env: graderEnv(io.env),
       propertiesCmd: values['properties-cmd'] ?? null,
       fixtureCmd: values['fixture-cmd'] ?? null,
       junit,
@@ -169,4 +172,12 @@ function seconds(text: string | undefined, name: string, fallback: number): numb
   if (text === undefined) return fallback;
   if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`${name} must be a positive number of seconds, got '${text}'`);
   return Number(text);
+}
+
+/** The environment the grader's commands get: the caller's, without receipt-gate's signing
+ * key variables (the commands run the patch's code). */
+function graderEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!k.startsWith('RECEIPT_GATE_SIGN')) out[k] = v;
+  return out;
 }

@@ -235,6 +235,26 @@ test('a receipt signed by another key is refused', async () => {
   assert.is(own.code, 0, own.stdout);
 });
 
+test('--sign-key - reads the key from stdin; the grader\'s commands never see signing variables', async () => {
+  const out = join(keys, 'stdin.json');
+  const seen = join(keys, 'env-seen.txt');
+  const r = await cli(
+    repo,
+    ['receipt', '--ref', 'honest', '--base', 'main', '--properties-cmd', `env > '${seen}' && node properties/allocate.properties.js`,
+      '--fixture-cmd', 'node src/allocate-cli.js', '--out', out, '--sign-key', '-', ...NOW],
+    { RECEIPT_GATE_SIGN_KEY: 'secret-material' },
+    readFileSync(join(keys, 'ci.key'), 'utf8'),
+  );
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const env = readFileSync(seen, 'utf8');
+  assert.not.match(env, /secret-material/);
+  assert.match(env, /^PROPERTY_SEED=20260925$/m);
+  assert.match(env, /^PROPERTY_TRIALS=200$/m);
+  assert.match(env, /^RECEIPT_GATE_FROZEN=\[\]$/m);
+  const v = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 0, v.stdout);
+});
+
 test('a receipt for another commit is refused', async () => {
   const v = await cli(repo, ['verify-receipt', join(keys, 'honest.json'), '--ref', 'tie-order', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
   assert.is(v.code, 1);
@@ -352,6 +372,18 @@ test('usage errors exit 2: bad key, unknown ref, no policy at the base', async (
   const unguarded = await cli(bare, ['receipt', '--ref', 'main', '--base', 'main', '--out', join(keys, 'x.json'), ...NOW]);
   assert.is(unguarded.code, 2);
   assert.match(unguarded.stderr, /unguarded/);
+});
+
+test('the CI snippets run the same grader commands this test runs, and upload the receipt', () => {
+  for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
+    const text = readFileSync(join(ROOT, 'examples', 'allocation', 'ci', file), 'utf8');
+    assert.ok(text.includes(`--properties-cmd '${GRADER[1]}'`), file);
+    assert.ok(text.includes(`--fixture-cmd '${GRADER[3]}'`), file);
+    assert.match(text, /receipt-gate receipt/);
+    assert.match(text, /receipt-gate verify-receipt receipt\.json/);
+    assert.match(text, /--sign-key -/);
+    assert.match(text, file.startsWith('github') ? /actions\/upload-artifact/ : /artifacts:\s*\n\s*when: always\s*\n\s*paths:\s*\n\s*- receipt\.json/);
+  }
 });
 
 test.run();

@@ -69,7 +69,7 @@ export interface Captured {
 
 /** Runs `receipt-gate ARGS` in-process with `cwd` and env (NODE_PATH lets the example's
  * property file find fast-check from this repository's install). */
-export async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Captured> {
+export async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, stdin = ''): Promise<Captured> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
@@ -79,7 +79,7 @@ export async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = 
     stderr: (t) => {
       stderr += t;
     },
-    readStdin: async () => '',
+    readStdin: async () => stdin,
     env: { ...process.env, ...GIT_ENV, NODE_PATH: join(ROOT, 'node_modules'), PROPERTY_SEED: '', PROPERTY_TRIALS: '', RECEIPT_GATE_NOW: '', ...env },
     cwd,
   };
