@@ -4,8 +4,8 @@
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const MS_PER_DAY = 86_400_000;
 
-/** True when `text` is YYYY-MM-DD and names a real date of the proleptic Gregorian calendar
- * (2026-02-29 is not one, 2028-02-29 is). */
+/** True when `text` is YYYY-MM-DD and names a real date of the proleptic Gregorian calendar,
+ * years 0001 to 9999 as Python's datetime.date (2026-02-29 is not one, 2028-02-29 is). */
 export function isCalendarDate(text: string): boolean {
   return dayNumber(text) !== null;
 }
@@ -17,7 +17,7 @@ export function dayNumber(text: string): number | null {
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day); // setUTCFullYear keeps years 0–99 literal
   return Math.round(date.getTime() / MS_PER_DAY);
