@@ -3,6 +3,9 @@
 
 import { spawn } from 'node:child_process';
 
+/** How long to wait for output pipes after the command has exited or was killed. */
+const GRACE_MS = 2000;
+
 export interface CommandRun {
   /** Exit status; null when the command was killed (timeout, signal) or could not start. */
   exitCode: number | null;
@@ -48,14 +51,27 @@ export function runCommand(opts: CommandOptions): Promise<CommandRun> {
         /* already gone */
       }
     };
+    // After the command exits (or is killed), its output pipes may still be held open by a
+    // process that left the group (setsid); stop waiting for them after a short grace.
+    let grace: NodeJS.Timeout | undefined;
+    const giveUpSoon = () => {
+      if (grace) return;
+      grace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish({ exitCode: timedOut || tooLarge ? null : child.exitCode, signal: child.signalCode ?? null, spawnError: null });
+      }, GRACE_MS);
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
+      giveUpSoon();
     }, opts.timeoutMs);
     const finish = (run: Omit<CommandRun, 'stdout' | 'stdoutTooLarge' | 'timedOut'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      if (grace) clearTimeout(grace);
       resolve({ ...run, timedOut, stdout: Buffer.concat(chunks), stdoutTooLarge: tooLarge });
     };
     child.on('error', (err) => finish({ exitCode: null, signal: null, spawnError: err.message }));
@@ -74,6 +90,11 @@ export function runCommand(opts: CommandOptions): Promise<CommandRun> {
       /* the command may exit without reading its input */
     });
     child.stdin.end(opts.stdin ?? '');
+    child.on('exit', () => {
+      // Anything the command left running in its group goes with it.
+      killGroup();
+      giveUpSoon();
+    });
     child.on('close', (code, signal) => {
       // Anything the command left running in its group goes with it.
       killGroup();
