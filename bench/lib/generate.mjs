@@ -4,14 +4,15 @@
 // pN (`verify.git`, for verify-ref), and for `withWorktree` repositories a checkout with three
 // staged changes (`worktree/`, for pre-commit).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FastImport } from './fast-import.mjs';
 import { prng, randomBytes, textContent } from './prng.mjs';
 import { evidenceFiles, isProtectedForBench } from './evidence.mjs';
 
 export const SEED = 20261129;
-const GENERATOR_VERSION = 3;
+const GENERATOR_VERSION = 4; // of the pushes, worktree, clones and ref variants
+const SEED_VERSION = 3; // of the seed repositories
 
 export function git(args, opts = {}) {
   return execFileSync('git', args, {
@@ -49,23 +50,41 @@ function cacheKey(spec) {
   return JSON.stringify({ v: GENERATOR_VERSION, seed: SEED, ...spec });
 }
 
+/** What the seed repository depends on: rebuilding pushes does not rebuild a 1 GB seed. */
+function seedKey(spec) {
+  const { pushSizes, refCurve, withWorktree, ...shape } = spec;
+  return JSON.stringify({ v: SEED_VERSION, seed: SEED, ...shape });
+}
+
 /** Builds (or reuses) every artefact of one repository spec. Returns its metadata. */
 export async function ensureRepo(cacheDirIn, spec, log) {
   const cacheDir = resolve(cacheDirIn);
   const dir = join(cacheDir, spec.name);
   const metaFile = join(dir, 'meta.json');
   const key = cacheKey(spec);
+  const seedDir = join(dir, 'seed.git');
+  const seedMetaFile = join(dir, 'seed.json');
   if (existsSync(metaFile)) {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8'));
     if (meta.key === key && meta.dir === dir && existsSync(meta.seedDir) && existsSync(meta.pushDir)) return meta;
   }
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
   const t0 = Date.now();
-  log(`building ${spec.name} (seed ${SEED}) in ${dir}`);
-  const seedDir = join(dir, 'seed.git');
-  const mainTip = await buildSeed(seedDir, spec);
-  log(`  ${spec.name}: seed built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  let mainTip = null;
+  if (existsSync(seedMetaFile) && existsSync(seedDir)) {
+    const seedMeta = JSON.parse(readFileSync(seedMetaFile, 'utf8'));
+    if (seedMeta.key === seedKey(spec)) mainTip = seedMeta.mainTip;
+  }
+  if (mainTip) {
+    log(`reusing the ${spec.name} seed repository; rebuilding its pushes`);
+    for (const name of readdirSync(dir)) if (name !== 'seed.git' && name !== 'seed.json') rmSync(join(dir, name), { recursive: true, force: true });
+  } else {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    log(`building ${spec.name} (seed ${SEED}) in ${dir}`);
+    mainTip = await buildSeed(seedDir, spec);
+    writeFileSync(seedMetaFile, JSON.stringify({ key: seedKey(spec), mainTip }));
+    log(`  ${spec.name}: seed built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
   const meta = await finishRepo(dir, seedDir, mainTip, spec, log);
   meta.key = key;
   meta.buildSeconds = (Date.now() - t0) / 1000;
@@ -223,6 +242,8 @@ async function buildPushes(seedDir, pushDir, mainTip, spec) {
   git(['--git-dir', pushDir, 'config', 'gc.auto', '0']);
   const candidates = editableFiles(seedDir, mainTip);
   const fi = new FastImport(pushDir);
+  // Pushed work is newer than the tip it builds on, as it is when people commit today.
+  fi.when = Number(git(['--git-dir', seedDir, 'log', '-1', '--format=%ct', mainTip])) + 3600;
   const rng = prng(SEED ^ hashName(`push:${spec.name}`));
   let fresh = 0;
   const touch = async (n) => {
