@@ -343,6 +343,33 @@ test('active freeze: frozen ids reach the property command; JUnit results are re
   assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'OBSERVATION_FAILED' && f.message.includes("'tests.test_math::test_sum' failed")));
 });
 
+test('a witnessed, frozen flake: the receipt holds (exit 3), records the witness, and does not verify', async () => {
+  const { repo: r4 } = exampleRepo();
+  const policy = JSON.parse(readFileSync(join(r4, '.receipt-gate.json'), 'utf8'));
+  policy.observations = { dir: 'observations', freezes: 'freezes' };
+  const witness = 'seed 20260925 run 17: timeout after 2000 ms; rerun passed\n';
+  const epochId = JSON.parse(readFileSync(join(r4, 'fixtures/EPOCH'), 'utf8')).epoch_id;
+  const witnessSha = createHash('sha256').update(witness).digest('hex');
+  writeFiles(r4, {
+    '.receipt-gate.json': `${JSON.stringify(policy, null, 2)}\n`,
+    'observations/obs1.json': JSON.stringify({ id: 'obs1', epoch_id: epochId, status: 'flake', rerun_passed: true, witness_sha256: witnessSha }),
+    'observations/obs1.bin': witness,
+    'freezes/obs1.json': JSON.stringify({ observation_id: 'obs1', epoch_id: epochId, expires_on: '2026-12-05', reason: 'timing flake on shared runners' }),
+  });
+  commitAll(r4, 'witnessed flake, frozen');
+  patchBranch(r4, 'honest', '// Split an amount', '// Allocation of money. Split an amount');
+  const out = join(keys, 'hold.json');
+  const r = await receipt(r4, 'honest', out, ['--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 3, r.stdout + r.stderr);
+  const rc = predicateOf(readEnvelope(out));
+  assert.is(rc.verdict, 'hold');
+  assert.equal(rc.witnesses, { obs1: witnessSha });
+  assert.ok(rc.findings.some((f: { code: string; severity: string }) => f.code === 'FREEZE_HELD' && f.severity === 'hold'));
+  const v = await cli(r4, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(v.code, 1);
+  assert.match(v.stdout, /^FAILED verdict: the receipt's verdict is hold \(FREEZE_HELD\)/m);
+});
+
 test('PROPERTY_SEED from the environment is recorded, and a receipt on another seed is refused', async () => {
   const out = join(keys, 'seed.json');
   const r = await receipt(repo, 'honest', out, ['--sign-key', join(keys, 'ci.key')], { PROPERTY_SEED: '123456789012345678901234567890', PROPERTY_TRIALS: '25' });
