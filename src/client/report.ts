@@ -47,9 +47,9 @@ export function rejectedVerdict(result: GateResult): Exclude<Verdict, 'eligible'
   return null;
 }
 
-/** Prints the findings (stderr, where git shows hook output) and, when the hook rejects, the
- * machine-readable last line. */
-export function printResult(io: CliIO, result: GateResult, header: string, rejected: boolean): void {
+/** Prints the findings (stderr, where git shows hook output) and, last, the machine-readable
+ * line, so an agent can adapt to a rejection, a hold or a notice without parsing prose. */
+export function printResult(io: CliIO, result: GateResult, header: string): void {
   io.stderr(renderHuman(result, header));
-  if (rejected) io.stderr(`${machineLine(result)}\n`);
+  io.stderr(`${machineLine(result)}\n`);
 }

@@ -61,7 +61,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (base.policy === null && base.findings.length > 0) {
       // The policy in force is broken: nothing can be judged.
       const result = singleResult({ policy: null, identity, ref: branch, old: head, findings: base.findings });
-      printResult(io, result, `receipt-gate pre-commit: the policy at ${base.name} is invalid`, true);
+      printResult(io, result, `receipt-gate pre-commit: the policy at ${base.name} is invalid`);
       return EXIT.closed;
     }
 
@@ -91,7 +91,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       // Unguarded: nothing to judge yet (the server accepts such pushes with a notice).
       if (findings.length > 0) {
         const result = singleResult({ policy: null, identity, ref: branch, old: head, findings });
-        printResult(io, result, `receipt-gate pre-commit ${where}: the staged policy is invalid`, true);
+        printResult(io, result, `receipt-gate pre-commit ${where}: the staged policy is invalid`);
         return EXIT.closed;
       }
       io.stderr(
@@ -125,7 +125,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
       const header = `receipt-gate pre-commit ${where} against ${base.name} as ${identity ?? 'nobody'} on ${date}`;
-      printResult(io, result, header, rejected !== null);
+      printResult(io, result, header);
     }
     if (rejected === 'closed') return EXIT.closed;
     if (rejected === 'hold') return EXIT.hold;

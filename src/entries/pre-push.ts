@@ -137,7 +137,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (result.findings.length > 0 || rejected) {
       const pushed = updates.map((u) => `${shortRef(u.ref)} (${short(u.new === ZERO_OID ? undefined : u.new)})`).join(', ');
       const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.commit ? ` (${short(base.commit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
-      printResult(io, result, header, rejected !== null);
+      printResult(io, result, header);
     }
     if (rejected === 'closed') return EXIT.closed;
     if (rejected === 'hold') return EXIT.hold;
