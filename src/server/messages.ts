@@ -122,13 +122,15 @@ export function findingLines(findings: readonly Finding[], budget: number, perKi
     const rulesAfter = codes.length - i - 1;
     // Keep one line for each later rule (or one for all of them).
     const reserve = Math.min(rulesAfter, 1);
-    const detailedMax = group.length > perKind ? perKind - 1 : group.length;
-    let detailed = Math.min(detailedMax, Math.floor((left - reserve - (group.length > detailedMax ? 1 : 0)) / 3));
-    if (detailed < 0) detailed = 0;
-    if (left - reserve < 1) {
+    const available = left - reserve;
+    if (available < 1) {
       out.push(summaryOfRest(codes.slice(i).flatMap((c) => groups.get(c)!)));
       return out;
     }
+    const detailedMax = group.length > perKind ? perKind - 1 : group.length;
+    let detailed = Math.min(detailedMax, Math.floor(available / 3));
+    // Findings not shown in full need their summary line within the budget too.
+    if (detailed < group.length && detailed * 3 + 1 > available) detailed = Math.floor((available - 1) / 3);
     for (const f of group.slice(0, detailed)) out.push(...detailLines(f));
     const rest = group.slice(detailed);
     if (rest.length) out.push(summaryLine(rest, detailed > 0));

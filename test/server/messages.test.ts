@@ -1,0 +1,124 @@
+// The remote: text of a push decision: verdict first, then per ref and per finding the ref,
+// short commit, path, rule and fix; one screen at most, a summary line per repeated rule, and
+// the machine line last.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import type { GateResult, RefResult } from '../../src/engine';
+import type { Finding, FindingCode, Severity } from '../../src/findings';
+import { machineLine } from '../../src/render';
+import { verdictOf } from '../../src/verdict';
+import { decidePush, remoteText } from '../../src/server/messages';
+
+const OLD = '1'.repeat(40);
+const NEW = '2'.repeat(40);
+
+function result(findings: Finding[], opts: { protectedRef?: boolean; ref?: string } = {}): GateResult {
+  const ref = opts.ref ?? 'refs/heads/feature';
+  const refs: RefResult[] = [
+    {
+      update: { old: OLD, new: NEW, ref },
+      kind: 'branch',
+      isProtectedRef: opts.protectedRef ?? false,
+      verdict: verdictOf(findings),
+      findings,
+      identities: { epoch_id: null, generator_sha256: null, manifest_sha256: null, freeze_file_sha256: null, witnesses: {} },
+      newCommits: [NEW],
+    },
+  ];
+  return { unguarded: false, policy: null, identity: 'bob', refs, findings, verdict: verdictOf(findings) };
+}
+
+function pathFinding(path: string, code: FindingCode = 'PATH_PROTECTED', severity: Severity = 'closed'): Finding {
+  return {
+    code,
+    severity,
+    ref: 'refs/heads/feature',
+    commit: NEW,
+    path,
+    message: `changes a protected path (fixtures/**) as bob, who is not an owner`,
+    fix: 'fixtures/** may only be changed by: alice, release-bot',
+  };
+}
+
+test('a typical rejection names ref, short commit, path, rule and what to do, then the machine line', () => {
+  const r = result([pathFinding('fixtures/a.json')]);
+  const d = decidePush(r);
+  assert.is(d.accepted, false);
+  assert.match(d.lines[0]!, /^receipt-gate: push REJECTED: closed/);
+  assert.ok(d.lines.includes('  PATH_PROTECTED feature 2222222 fixtures/a.json'), d.lines.join('\n'));
+  assert.ok(d.lines.includes('    what to do: fixtures/** may only be changed by: alice, release-bot'));
+  assert.is(d.lines[d.lines.length - 1], machineLine(r));
+});
+
+test('many findings of one kind: a few in full, then one summary line naming the rest', () => {
+  const findings = Array.from({ length: 40 }, (_, i) => pathFinding(`fixtures/f${String(i).padStart(2, '0')}.json`));
+  const d = decidePush(result(findings));
+  assert.ok(d.lines.length <= 21, `${d.lines.length} lines`);
+  const summary = d.lines.find((l) => l.includes('... and 38 more PATH_PROTECTED findings'));
+  assert.ok(summary, d.lines.join('\n'));
+  assert.match(summary!, /fixtures\/f02\.json, fixtures\/f03\.json/);
+  const machine = JSON.parse(d.lines[d.lines.length - 1]!.slice('receipt-gate: '.length));
+  assert.is(machine.blocked_paths.length, 40, 'the machine line lists every blocked path');
+});
+
+test('hold on a work branch is accepted with a notice; on a protected ref it is rejected', () => {
+  const held = [{ ...pathFinding('freezes/f1.json', 'FREEZE_HELD', 'hold') }];
+  const work = decidePush(result(held));
+  assert.is(work.accepted, true);
+  assert.match(work.lines[0]!, /accepted with a notice: hold/);
+  const main = decidePush(result(held, { protectedRef: true, ref: 'refs/heads/main' }));
+  assert.is(main.accepted, false);
+  assert.match(main.lines[0]!, /REJECTED: hold on a protected ref/);
+});
+
+test('GitLab: GL-HOOK-ERR: on every line of a rejection, none on an acceptance', () => {
+  const rejected = decidePush(result([pathFinding('fixtures/a.json')]));
+  const text = remoteText(rejected, { GL_PROTOCOL: 'ssh' });
+  for (const line of text.trimEnd().split('\n')) assert.ok(line.startsWith('GL-HOOK-ERR: '), line);
+  assert.not.match(remoteText(rejected, {}), /GL-HOOK-ERR/);
+  const accepted = decidePush(result([]));
+  assert.not.match(remoteText(accepted, { GL_PROTOCOL: 'ssh' }), /GL-HOOK-ERR/);
+});
+
+test('an unguarded repository gets exactly one notice line', () => {
+  const r: GateResult = { ...result([]), unguarded: true };
+  const d = decidePush(r);
+  assert.is(d.accepted, true);
+  assert.is(d.lines.length, 1);
+  assert.match(d.lines[0]!, /unguarded/);
+});
+
+const CODES: FindingCode[] = ['PATH_PROTECTED', 'PATH_UNSAFE', 'EPOCH_MISMATCH', 'FREEZE_EXPIRED', 'WITNESS_MISMATCH', 'FLAKE_UNFROZEN', 'FREEZE_HELD', 'FREEZE_ACTIVE'];
+
+test('property: one screen, machine line last, every blocking finding shown or counted', () => {
+  const arbFinding = fc.record({
+    code: fc.constantFrom(...CODES),
+    path: fc.stringMatching(/^[a-z]{1,12}(\/[a-z]{1,12}){0,3}$/),
+  });
+  fc.assert(
+    fc.property(fc.array(arbFinding, { maxLength: 120 }), fc.integer({ min: 8, max: 30 }), (raw, maxLines) => {
+      const findings = raw.map((f) =>
+        pathFinding(f.path, f.code, f.code === 'FREEZE_HELD' ? 'hold' : f.code === 'FREEZE_ACTIVE' ? 'info' : 'closed'),
+      );
+      const r = result(findings);
+      const d = decidePush(r, { maxLines });
+      if (d.lines[d.lines.length - 1] !== machineLine(r)) return false;
+      if (d.lines.length > maxLines + 1) return false;
+      const blocking = findings.filter((f) => f.severity !== 'info').length;
+      let counted = 0;
+      for (const line of d.lines) {
+        if (/^  [A-Z_]+ feature 2222222 /.test(line)) counted += 1;
+        const more = /^  (?:\.\.\. and )?(\d+) (?:more )?[A-Z_]+ findings?:/.exec(line);
+        if (more) counted += Number(more[1]);
+        const rest = /^  \.\.\. and (\d+) more findings?:/.exec(line);
+        if (rest) counted += Number(rest[1]);
+      }
+      return counted === blocking;
+    }),
+    { seed: 20261129, numRuns: 300 },
+  );
+});
+
+test.run();
