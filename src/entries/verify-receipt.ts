@@ -6,19 +6,20 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { today } from '../clock';
 import { readPolicyAt } from '../engine';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { short } from '../render';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
-import { fixtureRecordsAt, freezeFileDigest, manifestSeedAt } from '../receipt/evidence-at';
+import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
 import { fullRefName, resolveBase, resolveCommit } from '../receipt/refs';
 import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
 export const summary = 'verify a receipt before a merge';
 
-const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR]';
+const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
 
 /** Receipts are small; a larger file is refused before it is read. */
 const MAX_RECEIPT_BYTES = 16 * 1024 * 1024;
@@ -32,6 +33,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       pub: { type: 'string' },
       'allow-unsigned': { type: 'boolean' },
       repo: { type: 'string' },
+      now: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -42,6 +44,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError(`expected one receipt FILE, got ${positionals.length}\nusage: ${USAGE}`);
   const file = positionals[0];
+  const date = today(io, values.now);
   const filePath = resolve(io.cwd, file);
   let text: string;
   try {
@@ -79,11 +82,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const failures: FailedFact[] = [...opened.failures];
   if (opened.receipt) {
     const { tree } = await store.readCommit(commit);
+    const baseFreeze = await freezeStateAt(store, (await store.readCommit(base.commit)).tree, policy, date);
     failures.push(
       ...receiptFailures(opened.receipt, {
         commit,
         refName: refGiven,
-        baseFreezeDigest: await freezeFileDigest(store, base.commit, policy),
+        baseFreezeDigest: baseFreeze.digest,
+        baseExpiredFreezes: baseFreeze.expired,
+        today: date,
         baseName: base.name,
         manifestSeed: await manifestSeedAt(store, tree, policy),
         records: await fixtureRecordsAt(store, tree, policy),

@@ -26,14 +26,6 @@ export async function readFileAt(store: ObjectStore, tree: string, path: string,
   return store.readBlob(entry.oid, maxBytes);
 }
 
-/** SHA-256 of the freeze file's bytes as stored in git; null without a freeze section or file. */
-export async function freezeFileDigest(store: ObjectStore, commit: string, policy: Policy): Promise<string | null> {
-  if (!policy.freeze) return null;
-  const { tree } = await store.readCommit(commit);
-  const bytes = await readFileAt(store, tree, policy.freeze.path, policy.limits.maxEvidenceBytes);
-  return bytes === null ? null : sha256Hex(bytes);
-}
-
 export interface FreezeState {
   digest: string | null;
   /** Ids of rows that are well-formed and not expired (SPEC: expires >= today). */

@@ -6,7 +6,8 @@
 //              subject is the receipt's commit
 //   schema     the receipt is valid against schemas/receipt.schema.json
 //   commit     git_sha is REF's commit
-//   freeze     freeze_file_sha256 equals the base's freeze file digest
+//   freeze     freeze_file_sha256 equals the base's freeze file digest, and no freeze on the
+//              base has expired since (the receipt may be older than today)
 //   properties properties passed, on the manifest's recorded seed
 //   fixtures   every fixture row matches, one row per fixture record at REF
 //   evidence   the evidence diff is empty (evidence_paths_clean)
@@ -113,6 +114,9 @@ export interface RepositoryFacts {
   refName: string;
   /** SHA-256 of the freeze file at the base (null: none). */
   baseFreezeDigest: string | null;
+  /** Rows of the base's freeze file that have expired by `today` (the receipt may predate it). */
+  baseExpiredFreezes: { id: string; expires: string }[];
+  today: string;
   baseName: string;
   /** The manifest's seed at REF, decimal (null: no manifest). */
   manifestSeed: string | null;
@@ -131,6 +135,12 @@ export function receiptFailures(receipt: Receipt, repo: RepositoryFacts): Failed
     fail(
       'freeze',
       `the receipt's freeze_file_sha256 is ${receipt.freeze_file_sha256 ?? 'null (no freeze file)'}, the base ${repo.baseName} has ${repo.baseFreezeDigest ?? 'null (no freeze file)'}: the freeze changed since the receipt (stale), or the patch changed it; re-run receipt on the current base`,
+    );
+  }
+  if (repo.baseExpiredFreezes.length > 0) {
+    fail(
+      'freeze',
+      `the base ${repo.baseName} has freezes expired on ${repo.today}: ${repo.baseExpiredFreezes.map((f) => `${f.id} (expired ${f.expires})`).join(', ')}; an owner removes them and the receipt is made again`,
     );
   }
   if (!receipt.properties_ok) {

@@ -294,6 +294,24 @@ test('a stale freeze digest is refused once the base freeze file changes', async
   assert.match(v.stdout, new RegExp(`^FAILED freeze: .*the base main has ${createHash('sha256').update(blob).digest('hex')}`, 'm'));
 });
 
+test('a freeze that expires after the receipt was made refuses it from then on', async () => {
+  const { repo: r5 } = exampleRepo();
+  writeFiles(r5, {
+    'freeze.json': `${JSON.stringify({ version: 1, frozen: [{ id: 'tests/test_io.py::test_slow_disk', reason: 'infra', expires: '2026-12-05', owner: 'alice', added: '2026-11-25' }] }, null, 2)}\n`,
+  });
+  commitAll(r5, 'freeze until 2026-12-05');
+  patchBranch(r5, 'honest', '// Split an amount', '// Allocation of money. Split an amount');
+  const out = join(keys, 'expiring.json');
+  const r = await receipt(r5, 'honest', out, ['--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const verifyOn = (date: string) =>
+    cli(r5, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub'), '--now', date]);
+  assert.is((await verifyOn('2026-12-05')).code, 0);
+  const late = await verifyOn('2026-12-06');
+  assert.is(late.code, 1);
+  assert.match(late.stdout, /^FAILED freeze: the base main has freezes expired on 2026-12-06: tests\/test_io\.py::test_slow_disk \(expired 2026-12-05\)/m);
+});
+
 test('expired freeze on the base: the honest patch is refused with FREEZE_EXPIRED', async () => {
   const { repo: r2 } = exampleRepo();
   writeFiles(r2, {

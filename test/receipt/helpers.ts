@@ -80,11 +80,14 @@ export async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = 
       stderr += t;
     },
     readStdin: async () => stdin,
-    env: { ...process.env, ...GIT_ENV, NODE_PATH: join(ROOT, 'node_modules'), PROPERTY_SEED: '', PROPERTY_TRIALS: '', RECEIPT_GATE_NOW: '', ...env },
+    env: { ...process.env, ...GIT_ENV, NODE_PATH: join(ROOT, 'node_modules'), PROPERTY_SEED: '', PROPERTY_TRIALS: '', RECEIPT_GATE_NOW: TEST_TODAY, ...env },
     cwd,
   };
   const code = await main(args, io);
   return { code, stdout, stderr };
 }
+
+/** The tests' clock: every run is judged on this date, whatever the system clock says. */
+export const TEST_TODAY = '2026-11-29';
 
 export const GRADER = ['--properties-cmd', 'node properties/allocate.properties.js', '--fixture-cmd', 'node src/allocate-cli.js'];
