@@ -6,9 +6,14 @@
 
 import type { CommitRecord, ObjectStore } from './store';
 
-/** Extra commits popped after the stop condition holds, to absorb small clock skew (git's
- * revision walk uses the same allowance). */
-const SLOP = 5;
+/**
+ * Committer clocks are not trusted to be monotone: walks keep going until the queue is this
+ * many seconds older than the oldest commit that matters. Every answer is exact whenever no
+ * commit is dated more than this before one of its ancestors (git's own walk tolerates only
+ * five commits of skew); a larger skew can only cost reading more history, never reading less,
+ * except past that bound.
+ */
+export const CLOCK_SKEW_SECONDS = 86_400;
 
 class CommitQueue {
   private heap: CommitRecord[] = [];
@@ -127,16 +132,10 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
 
   const found: CommitRecord[] = [];
   let oldestFound = Infinity;
-  let slop = SLOP;
   while (queue.size > 0) {
-    if (interestingQueued === 0) {
-      const top = queue.peek()!;
-      if (found.length === 0 || top.committerTime < oldestFound) {
-        if (--slop <= 0) break;
-      } else {
-        slop = SLOP;
-      }
-    }
+    // Stop once nothing new is queued and every queued commit is older (beyond the skew
+    // allowance) than every new commit found: none of them can reach a found commit.
+    if (interestingQueued === 0 && (found.length === 0 || queue.peek()!.committerTime < oldestFound - CLOCK_SKEW_SECONDS)) break;
     const c = queue.pop()!;
     queued.delete(c.oid);
     const flag = flags.get(c.oid)!;
@@ -193,14 +192,19 @@ async function paintDownToCommon(store: ObjectStore, a: string, b: string): Prom
   queue.push(await store.readCommitRecord(a));
   flags.set(b, (flags.get(b) ?? 0) | PARENT2);
   if (a !== b) queue.push(await store.readCommitRecord(b));
+  let oldestResult = Infinity;
   const hasNonStale = () => queue.entries().some((c) => ((flags.get(c.oid) ?? 0) & STALE) === 0);
-  while (queue.size > 0 && hasNonStale()) {
+  // git stops when every queued commit is stale; with skewed clocks a better base may still be
+  // below a queued commit dated after an older-looking result, so keep painting down to the
+  // skew allowance below the oldest result.
+  while (queue.size > 0 && (hasNonStale() || queue.peek()!.committerTime >= oldestResult - CLOCK_SKEW_SECONDS)) {
     const c = queue.pop()!;
     let f = flags.get(c.oid)! & (PARENT1 | PARENT2 | STALE);
     if ((f & (PARENT1 | PARENT2)) === (PARENT1 | PARENT2)) {
       if ((flags.get(c.oid)! & RESULT) === 0) {
         flags.set(c.oid, flags.get(c.oid)! | RESULT);
         results.push(c);
+        oldestResult = Math.min(oldestResult, c.committerTime);
       }
       f |= STALE;
     }
@@ -250,18 +254,17 @@ export async function isAncestor(store: ObjectStore, a: string, b: string): Prom
 }
 
 /** True when `target` is reachable from `from` (strictly below it or equal). Walks newest
- * first and stops below target's committer time (minus the skew allowance). */
+ * first and stops below target's committer time minus the skew allowance. */
 async function reaches(store: ObjectStore, from: string, target: string): Promise<boolean> {
   if (from === target) return true;
   const t = await store.readCommitRecord(target);
   const queue = new CommitQueue();
   const seen = new Set<string>([from]);
   queue.push(await store.readCommitRecord(from));
-  let slop = SLOP;
   while (queue.size > 0) {
     const c = queue.pop()!;
     if (c.oid === target) return true;
-    if (c.committerTime < t.committerTime && --slop <= 0) return false;
+    if (c.committerTime < t.committerTime - CLOCK_SKEW_SECONDS) return false;
     for (const p of await walkParents(store, c)) {
       if (seen.has(p)) continue;
       seen.add(p);
