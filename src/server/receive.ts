@@ -92,7 +92,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
       return failed(
         updates,
         finding('LIMIT_EXCEEDED', {
-          message: `the check did not finish within its time budget (${err.budgetMs} ms)`,
+          message: `the check did not finish within its time budget (limits.timeoutMs, default ${DEFAULT_TIMEOUT_MS} ms)`,
           fix: 'push fewer commits at once, or an owner raises limits.timeoutMs in the policy (keep it below the server\'s own hook limit)',
         }),
         ctx,
@@ -110,6 +110,7 @@ class PushTimeout extends Error {
 
 async function withTimeout<T>(deadline: number, now: () => number, work: () => Promise<T>): Promise<T> {
   const remaining = Math.max(0, deadline - now());
+  if (remaining === 0) throw new PushTimeout(0);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new PushTimeout(remaining)), remaining);
