@@ -124,18 +124,9 @@ async function readCatalog(
 ): Promise<{ findings: Finding[]; catalog: Catalog | null }> {
   const role = catalogRole(policy, catalogPath);
   const read = await readJsonEvidence(ctx.atNew, catalogPath, role, policy.limits.maxEvidenceBytes);
-  if (read.kind === 'missing') {
-    return {
-      findings: [
-        finding('MANIFEST_INVALID', {
-          path: catalogPath,
-          message: `The property catalog ${catalogPath}, which the policy names, is missing from ${ctx.atNew.label}.`,
-          fix: `${anOwner(policy)} restores ${catalogPath}, or removes "catalog" from the policy's "manifest" section`,
-        }),
-      ],
-      catalog: null,
-    };
-  }
+  // The catalog is optional (SPEC section 1): a policy may name it before it exists. Deleting
+  // it is a touch of a protected evidence path, which the path rule closes for non-owners.
+  if (read.kind === 'missing') return { findings: [], catalog: null };
   if (read.kind === 'failed') return { findings: read.findings, catalog: null };
   const findings = schemaFindings(role, catalogPath, 'catalog.schema.json', toPlain(read.value));
   const k = member(read.value, 'k');
@@ -170,7 +161,7 @@ async function checkSample(
     return [
       finding('MANIFEST_SAMPLE', {
         path: catalogPath,
-        message: `${catalogPath} asks for k = ${catalog.k} properties, but a sample from its ${n} properties needs 0 <= k <= ${n}.`,
+        message: `${catalogPath} asks for k = ${catalog.k} properties, but a sample from its ${propertiesCount(n)} needs 0 <= k <= ${n}.`,
         fix: `${owner} sets "k" in ${catalogPath} between 0 and ${n}`,
       }),
     ];
@@ -197,7 +188,7 @@ async function checkSample(
     return [
       finding('MANIFEST_SAMPLE', {
         path: manifestPath,
-        message: `${manifestPath} lists ${properties.length} properties (${names(properties)}), but random.Random(${seed}).sample(${catalogPath}, ${k}) draws ${k} (${names(drawn)}).`,
+        message: `${manifestPath} lists ${propertiesCount(properties.length)} (${names(properties)}), but random.Random(${seed}).sample(${catalogPath}, ${k}) draws ${k} (${names(drawn)}).`,
         fix: sampleFix,
       }),
     ];
@@ -219,4 +210,8 @@ function nameOf(v: PyValue): string {
   const name = member(v, 'name');
   const text = name?.t === 'str' ? JSON.stringify(name.v) : show(toPlain(v));
   return text.length > 60 ? text.slice(0, 57) + '...' : text;
+}
+
+function propertiesCount(n: number): string {
+  return `${n} ${n === 1 ? 'property' : 'properties'}`;
 }
