@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// npm run demo: receipt-gate on a throwaway repository, in under 30 seconds.
+//   1. verify-ref on an honest branch (eligible) and on one that edits a fixture (closed,
+//      PATH_PROTECTED);
+//   2. the same two branches pushed to a bare repository with the pre-receive hook installed:
+//      the honest push is accepted, the fixture edit is rejected with the real remote: output.
+// Needs only git, Node.js and the built dist/cli.js (./install.sh builds it).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist', 'cli.js');
+const keep = process.argv.includes('--keep');
+if (!existsSync(cli)) {
+  console.error('demo: dist/cli.js is missing; run ./install.sh first');
+  process.exit(2);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'receipt-gate-demo-'));
+const bare = join(dir, 'project.git');
+const work = join(dir, 'work');
+const env = {
+  PATH: process.env.PATH,
+  HOME: dir,
+  LANG: 'C.UTF-8',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Demo',
+  GIT_AUTHOR_EMAIL: 'demo@example.com',
+  GIT_COMMITTER_NAME: 'Demo',
+  GIT_COMMITTER_EMAIL: 'demo@example.com',
+  RECEIPT_GATE_NOW: '2026-09-10',
+};
+
+const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+function step(title) {
+  console.log(`\n${bold(`== ${title}`)}`);
+}
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? work, env: { ...env, ...(opts.env ?? {}) }, encoding: 'utf8' });
+  if (opts.show) {
+    console.log(`$ ${opts.label ?? [cmd, ...args].join(' ')}`);
+    process.stdout.write(r.stdout.replace(/^/gm, '  ').replace(/  $/, ''));
+    process.stdout.write(r.stderr.replace(/^/gm, '  ').replace(/  $/, ''));
+    console.log(`  (exit ${r.status})`);
+  } else if (r.status !== 0 && !opts.mayFail) {
+    throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stdout}${r.stderr}`);
+  }
+  return r;
+}
+function write(path, text) {
+  mkdirSync(dirname(join(work, path)), { recursive: true });
+  writeFileSync(join(work, path), text);
+}
+const git = (...args) => run('git', args);
+
+const started = Date.now();
+let failed = false;
+try {
+  step('a repository guarded by receipt-gate');
+  run('git', ['init', '-q', '--bare', '-b', 'main', bare], { cwd: dir });
+  run('git', ['init', '-q', '-b', 'main', work], { cwd: dir });
+  git('remote', 'add', 'origin', bare);
+  write(
+    '.receipt-gate.json',
+    `${JSON.stringify(
+      {
+        version: 1,
+        baseBranch: 'main',
+        protectedRefs: ['refs/heads/main'],
+        protected: ['fixtures/**', 'checks/**'],
+        exceptions: ['fixtures/**/*.md'],
+        owners: ['alice', 'release-bot'],
+        identityEnv: ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  write('fixtures/orders.json', '{"orders": [{"id": 1, "amount": 30}]}\n');
+  write('src/orders.py', 'def total(orders):\n    return sum(o["amount"] for o in orders)\n');
+  git('add', '-A');
+  git('commit', '-qm', 'orders service with its fixture');
+  git('push', '-q', 'origin', 'main');
+  console.log('policy: fixtures/** and checks/** may only be changed by alice or release-bot');
+
+  git('checkout', '-q', '-b', 'agent/honest', 'main');
+  write('src/orders.py', 'def total(orders):\n    return sum(o.get("amount", 0) for o in orders)\n');
+  git('commit', '-qam', 'tolerate orders without an amount');
+  git('checkout', '-q', '-b', 'agent/cheat', 'main');
+  write('fixtures/orders.json', '{"orders": [{"id": 1, "amount": 0}]}\n');
+  git('commit', '-qam', 'make the failing test pass');
+
+  step('1. verify-ref: the honest branch, then the one that edits the fixture');
+  const honest = run('node', [cli, 'verify-ref', 'agent/honest', '--base', 'main', '--identity', 'bob'], { show: true, label: 'receipt-gate verify-ref agent/honest --base main --identity bob' });
+  const cheat = run('node', [cli, 'verify-ref', 'agent/cheat', '--base', 'main', '--identity', 'bob'], { show: true, label: 'receipt-gate verify-ref agent/cheat --base main --identity bob' });
+  if (honest.status !== 0 || cheat.status !== 1 || !/PATH_PROTECTED/.test(cheat.stdout + cheat.stderr)) failed = true;
+
+  step('2. the server hook: install it into the bare repository');
+  run(join(root, 'scripts', 'install-server.sh'), ['--server', bare], { show: true, label: './install.sh --server project.git' });
+
+  step('3. bob pushes the honest branch: accepted');
+  const ok = run('git', ['push', 'origin', 'agent/honest'], { env: { REMOTE_USER: 'bob' }, show: true, label: 'REMOTE_USER=bob git push origin agent/honest' });
+  step('4. bob pushes the fixture edit: rejected before CI ever runs');
+  const no = run('git', ['push', 'origin', 'agent/cheat'], { env: { REMOTE_USER: 'bob' }, show: true, mayFail: true, label: 'REMOTE_USER=bob git push origin agent/cheat' });
+  if (ok.status !== 0 || no.status === 0 || !/PATH_PROTECTED/.test(no.stderr)) failed = true;
+} catch (err) {
+  console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
+  failed = true;
+} finally {
+  if (keep) console.log(`\nkept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+console.log(`\n${failed ? 'demo: something did not go as shown above' : 'demo: done'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(failed ? 1 : 0);
