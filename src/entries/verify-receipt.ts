@@ -14,7 +14,7 @@ import { short } from '../render';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
 import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
-import { fullRefName, resolveBase, resolveCommit } from '../receipt/refs';
+import { resolveBase, resolveCommit } from '../receipt/refs';
 import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
 export const summary = 'verify a receipt before a merge';
@@ -72,7 +72,6 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const refGiven = values.ref ?? 'HEAD';
   const commit = await resolveCommit(store, refGiven, '--ref');
-  const refName = await fullRefName(store, refGiven);
   const base = await resolveBase(store, values.base);
   if (!base) throw new UsageError('no base to compare the freeze file with: pass --base REF');
   const { policy } = await readPolicyAt(store, base.commit);

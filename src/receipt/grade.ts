@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { evaluate, internalError, ZERO_OID, type GateResult } from '../engine';
 import { finding, type Finding } from '../findings';
-import type { ObjectStore } from '../git/store';
+import { BlobTooLargeError, type ObjectStore } from '../git/store';
 import type { Policy } from '../evidence/types';
 import { verdictOf } from '../verdict';
 import { fixtureRecordsAt, freezeStateAt, manifestSeedAt, sha256Hex, type FixtureRecord } from './evidence-at';
@@ -93,7 +93,13 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
             message: `the grader cannot write the commit's tree safely: ${err.message}`,
             fix: 'remove the entry (an unsafe path, or a symlink out of the tree) from the patch',
           })
-        : internalError(err, at),
+        : err instanceof BlobTooLargeError
+          ? finding('LIMIT_EXCEEDED', {
+              ...at,
+              message: `the grader does not write files over ${err.limit} bytes: ${err.message}`,
+              fix: 'keep files this large out of the repository (e.g. Git LFS), or grade them outside receipt-gate',
+            })
+          : internalError(err, at),
     );
   }
 
