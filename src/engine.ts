@@ -339,7 +339,8 @@ async function evaluateRef(
           newCommit,
           [opts.baseTip, oldCommit, ...(opts.exclude ?? [])].filter((c): c is string => c !== null),
         );
-  for (const commit of commits) {
+  // Parents before children, so a path is reported with the commit that first touched it.
+  for (const commit of await parentsFirst(store, commits)) {
     findings.push(...protectedPathFindings(policy, identity, await touchedPaths(store, commit), { ...at, commit }));
   }
 
@@ -385,6 +386,37 @@ async function evaluateRef(
   findings.push(...report.findings.map((f) => ({ ...f, ref: update.ref, commit: f.commit ?? newCommit })));
 
   return refResult(update, isProtectedRef, dedupe(findings), commits, report.identities);
+}
+
+/** `commits` ordered so that every commit comes after those of its parents in the set
+ * (commit dates can tie or lie; the graph cannot). */
+async function parentsFirst(store: ObjectStore, commits: string[]): Promise<string[]> {
+  const inSet = new Set(commits);
+  const parents = new Map<string, string[]>();
+  for (const c of commits) parents.set(c, (await store.readCommit(c)).parents.filter((p) => inSet.has(p)));
+  const out: string[] = [];
+  const done = new Set<string>();
+  // Iterative depth-first post-order, oldest listed commits first.
+  for (const root of [...commits].reverse()) {
+    const stack: { oid: string; next: number }[] = [{ oid: root, next: 0 }];
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      if (done.has(top.oid)) {
+        stack.pop();
+        continue;
+      }
+      const ps = parents.get(top.oid)!;
+      if (top.next < ps.length) {
+        const p = ps[top.next++]!;
+        if (!done.has(p)) stack.push({ oid: p, next: 0 });
+      } else {
+        done.add(top.oid);
+        out.push(top.oid);
+        stack.pop();
+      }
+    }
+  }
+  return out;
 }
 
 async function peelIfPresent(store: ObjectStore, oid: string): Promise<string | null> {

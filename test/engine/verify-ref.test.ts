@@ -199,13 +199,13 @@ test('mode change, rename out of a protected folder, symlink replacing a fixture
   git(repo, ['checkout', '-q', '-b', 'chmod']);
   git(repo, ['update-index', '--chmod=+x', 'fixtures/generate_orders.py']);
   git(repo, ['commit', '-q', '-m', 'chmod']);
-  git(repo, ['checkout', '-q', 'main']);
+  git(repo, ['checkout', '-q', '-f', 'main']);
   assert.is(verify(repo, 'chmod').status, 1);
 
   git(repo, ['checkout', '-q', '-b', 'rename']);
   git(repo, ['mv', 'fixtures/orders/base.json', 'src/base.json']);
   git(repo, ['commit', '-q', '-m', 'move']);
-  git(repo, ['checkout', '-q', 'main']);
+  git(repo, ['checkout', '-q', '-f', 'main']);
   const moved = verify(repo, 'rename');
   assert.is(moved.status, 1);
   assert.ok(moved.json.findings.some((x: any) => x.path === 'fixtures/orders/base.json'));
