@@ -34,7 +34,7 @@ export async function checkFreezeFile(ctx: EvidenceContext): Promise<FreezeFileC
     code: 'FREEZE_INVALID',
     what: 'freeze file',
     notA: 'not a valid freeze file',
-    fix: `fix ${path} to match schemas/freeze.schema.json (\`receipt-gate freeze add\` writes valid rows; ${owner} may change it)`,
+    fix: `fix ${path} to match schemas/freeze.schema.json (\`receipt-gate freeze add\` writes valid rows); ${owner} may change it`,
   };
 
   const read = await readJsonEvidence(ctx.atNew, path, role, policy.limits.maxEvidenceBytes);
@@ -66,7 +66,7 @@ export async function checkFreezeFile(ctx: EvidenceContext): Promise<FreezeFileC
           finding('FREEZE_INVALID', {
             path,
             message: `${label} freezes the same id as /frozen/${first}; each id may appear once.`,
-            fix: `merge the two rows of ${JSON.stringify(id)} into one (${owner} may change ${path})`,
+            fix: `merge the two rows of ${JSON.stringify(id)} into one; ${owner} may change ${path}`,
           }),
         );
       } else {

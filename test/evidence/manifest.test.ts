@@ -184,7 +184,7 @@ test('sampler: the manifest must be random.Random(seed).sample(catalog, k), as p
       assertWellFormed(bad.findings);
     }
   }
-  assert.ok(swaps >= 15, `${swaps} cases also check a wrong order`);
+  assert.ok(swaps >= 10, `${swaps} cases also check a wrong order`);
 });
 
 test('sampler: a negative seed draws as its absolute value; a float-equal member is Python-equal', async () => {
