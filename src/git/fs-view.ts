@@ -141,6 +141,19 @@ export class ObjectsView {
     return null;
   }
 
+  /** True when the object is in a quarantine directory and in no other object directory: the
+   * push brought it and the repository did not hold it before. */
+  isNewInQuarantine(oid: string): boolean {
+    if (!OID_RE.test(oid)) return false;
+    let inQuarantine = false;
+    for (const dir of this.dirs) {
+      const here = existsSync(join(dir.path, oid.slice(0, 2), oid.slice(2))) || this.packs(dir).some((p) => p.find(oid) !== null);
+      if (here && !dir.quarantine) return false;
+      if (here) inQuarantine = true;
+    }
+    return inQuarantine;
+  }
+
   /** Type and size from the object's header, without inflating the object. Null: absent. */
   header(oid: string): PackedHeader | null {
     const loc = this.locate(oid);

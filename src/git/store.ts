@@ -174,10 +174,11 @@ export class ObjectStore {
     return OID_RE.test(oid) && (oid === EMPTY_TREE || this.view.locate(oid) !== null);
   }
 
-  /** True when the object is in the push's quarantine (the push brought it). */
+  /** True when the push brought the object: it is in the quarantine and the repository did
+   * not already hold it (a client may resend objects the server has). */
   async isQuarantined(oid: string): Promise<boolean> {
-    if (!this.hasQuarantine || !OID_RE.test(oid)) return false;
-    return this.view.locate(oid)?.dir.quarantine === true;
+    if (!this.hasQuarantine) return false;
+    return this.view.isNewInQuarantine(oid);
   }
 
   /** Follows annotated tags down to the commit they name. */

@@ -211,6 +211,12 @@ test('GIT_OBJECT_DIRECTORY / GIT_QUARANTINE_PATH make a quarantine, relative pat
   const head = git(repo, ['rev-parse', 'HEAD']).trim();
   assert.is(await store.isQuarantined(head), false);
   assert.is(Buffer.from(await store.readBlob(blob, 10)).toString(), 'pushed\n');
+  // An object the push resent although the repository already had it is not new.
+  const both = git(repo, ['hash-object', '-w', '--stdin'], { input: 'both\n' }).trim();
+  git(repo, ['hash-object', '-w', '--stdin'], { input: 'both\n', env: { GIT_OBJECT_DIRECTORY: incoming } });
+  assert.ok(statSync(join(incoming, both.slice(0, 2), both.slice(2))).isFile());
+  assert.is(await store.isQuarantined(both), false);
+  assert.is(await store.hasObject(both), true);
 });
 
 test('a SHA-256 repository is refused up front with a clear message', async () => {
