@@ -65,6 +65,10 @@ export async function checkObservations(ctx: EvidenceContext, pinnedEpoch: strin
   const findings: Finding[] = [];
   const today = todayNumber(ctx.today);
 
+  // A folder replaced by a symlink, a submodule or a file would hide every record in it.
+  findings.push(...(await folderFindings(ctx.atNew, dir, 'OBSERVATION_FAILED', 'observations')));
+  findings.push(...(await folderFindings(ctx.atNew, freezes, 'FREEZE_INVALID', 'keyed freezes')));
+
   // Observations.
   const observations = new Map<string, ObservationState>();
   for (const path of await jsonFilesIn(ctx.atNew, dir)) {
@@ -208,6 +212,24 @@ export async function checkObservations(ctx: EvidenceContext, pinnedEpoch: strin
     }
   }
   return { findings, witnesses };
+}
+
+async function folderFindings(
+  source: EvidenceSource,
+  dir: string,
+  code: 'OBSERVATION_FAILED' | 'FREEZE_INVALID',
+  what: string,
+): Promise<Finding[]> {
+  const entry = await source.stat(dir);
+  if (entry.kind === 'missing' || (entry.kind === 'other' && entry.what === 'directory')) return [];
+  const found = entry.kind === 'file' ? 'a file' : `a ${entry.what}`;
+  return [
+    finding(code, {
+      path: dir,
+      message: `${dir}, the folder of ${what}, is ${found}, not a folder, so its records cannot be read.`,
+      fix: `restore ${dir} as a plain folder of records`,
+    }),
+  ];
 }
 
 async function readRecord<T>(

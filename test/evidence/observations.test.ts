@@ -200,6 +200,17 @@ test('without a valid pin (already a closing finding) epochs are not compared an
   assert.equal(codes(r.findings), ['FLAKE_UNFROZEN']);
 });
 
+test('an observations or keyed-freeze folder replaced by a symlink, a submodule or a file', async () => {
+  let r = await check({ observations: { symlink: '/tmp/elsewhere' } });
+  assert.equal(codes(r.findings), ['OBSERVATION_FAILED']);
+  assert.match(r.findings[0]!.message, 'observations, the folder of observations, is a symlink');
+  r = await check({ freezes: { submodule: 'f'.repeat(40) }, ...observation('test_x', { status: 'pass' }) });
+  assert.equal(codes(r.findings), ['FREEZE_INVALID']);
+  r = await check({ observations: 'a file' });
+  assert.equal(codes(r.findings), ['OBSERVATION_FAILED']);
+  assert.match(r.findings[0]!.message, 'is a file');
+});
+
 test('several problems are all listed', async () => {
   const r = await check({
     ...observation('a', { status: 'fail' }),
