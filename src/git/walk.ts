@@ -10,10 +10,11 @@ import type { CommitRecord, ObjectStore } from './store';
  * Committer clocks are not trusted to be monotone: walks keep going until the queue is this
  * many seconds older than the oldest commit that matters. Every answer is exact whenever no
  * commit is dated more than this before one of its ancestors (git's own walk tolerates only
- * five commits of skew); a larger skew can only cost reading more history, never reading less,
- * except past that bound.
+ * five commits of skew). Past that bound the error is on the safe side: a commit may count as
+ * new although an excluded tip reaches it (more is checked, never less), and a fast-forward may
+ * look like a rewrite.
  */
-export const CLOCK_SKEW_SECONDS = 86_400;
+export const CLOCK_SKEW_SECONDS = 3_600;
 
 class CommitQueue {
   private heap: CommitRecord[] = [];

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLOCK_SKEW_SECONDS } from '../../src/git/walk';
 import { ObjectStore, diffTrees, isAncestor, mergeBase, mergeBases, newCommits, touchedPaths, type PathChange } from '../../src/git/index';
 import { BASE_ENV, cleanup, git, initRepo, tempDir } from './helpers';
 
@@ -33,7 +34,7 @@ const editArb: fc.Arbitrary<Edit> = fc.oneof(
 );
 const edits = fc.array(editArb, { minLength: 0, maxLength: 4 });
 const branch = fc.nat(BRANCHES - 1);
-const dt = fc.constantFrom(0, 0, 60, 60, 3600, -600, -3000);
+const dt = fc.constantFrom(0, 0, 60, 60, 3600, -600, -CLOCK_SKEW_SECONDS);
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ op: fc.constant('commit' as const), branch, edits, dt }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('merge' as const), into: branch, from: branch, edits, dt }) },
@@ -68,9 +69,13 @@ function build(steps: Step[]): { repo: string; commits: string[] } {
   let stream = '';
   let mark = 0;
   let time = 1_800_000_000;
+  let latest = time;
   const emit = (b: number, parents: number[], tree: Map<string, Entry>, dt: number) => {
     mark++;
-    time += dt;
+    // Skewed, but never more than the walks' allowance below any earlier commit (ancestors are
+    // always earlier in the stream).
+    latest = Math.max(latest, time);
+    time = Math.max(time + dt, latest - CLOCK_SKEW_SECONDS + 1);
     const lines = [`commit refs/heads/b${b}`, `mark :${mark}`, `committer C <c@example.com> ${time} +0000`, 'data 2', 'm'];
     if (parents[0]) lines.push(`from :${parents[0]}`);
     for (const p of parents.slice(1)) lines.push(`merge :${p}`);
