@@ -8,7 +8,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { SCHEMAS, validateAgainst } from '../../src/evidence/schema';
+import type { EpochPin } from '../../src/evidence/epoch';
+import type { FreezeRow } from '../../src/evidence/freeze';
+import type { KeyedFreeze, Observation } from '../../src/evidence/observations';
+import { SCHEMAS, validateAgainst, type SchemaFile } from '../../src/evidence/schema';
 
 const schemaDir = join(__dirname, '..', '..', 'schemas');
 
@@ -45,6 +48,25 @@ test('closed formats refuse unknown members; open ones (manifest properties, fix
   assert.equal(validateAgainst('freeze.schema.json', { version: 1, frozen: [{ ...row, extra: 1 }] }).map((p) => p.pointer), ['/frozen/0/extra']);
   assert.equal(validateAgainst('manifest.schema.json', { seed: 1, properties: [{ name: 'p', bound: [1], x: { y: null } }], manifest_sha256: sha }), []);
   assert.equal(validateAgainst('fixture-record.schema.json', { id: 'a', input: { anything: [1, 'x', null] }, sha256: sha }), []);
+});
+
+test('the TypeScript record types and the schemas agree (fully populated objects validate; same keys)', () => {
+  const sha = 'b'.repeat(64);
+  const pin: EpochPin = { epoch_id: 'e', generator: 'g.py', generator_sha256: sha, inputs: ['in.json'] };
+  const row: Required<FreezeRow> = { id: 't', reason: 'timing', expires: '2026-09-20', owner: 'o', added: '2026-09-10' };
+  const obs: Observation = { id: 'o', epoch_id: 'e', status: 'flake', rerun_passed: true, witness_sha256: sha };
+  const kf: KeyedFreeze = { observation_id: 'o', epoch_id: 'e', expires_on: '2026-09-20', reason: 'r' };
+  const cases: [SchemaFile, object, Record<string, unknown>][] = [
+    ['epoch-pin.schema.json', pin, SCHEMAS['epoch-pin.schema.json'].properties],
+    ['freeze.schema.json', { version: 1, frozen: [row] }, SCHEMAS['freeze.schema.json'].$defs.row.properties],
+    ['observation.schema.json', obs, SCHEMAS['observation.schema.json'].properties],
+    ['keyed-freeze.schema.json', kf, SCHEMAS['keyed-freeze.schema.json'].properties],
+  ];
+  for (const [file, value, properties] of cases) {
+    assert.equal(validateAgainst(file, value), [], file);
+    const keys = file === 'freeze.schema.json' ? Object.keys(row) : Object.keys(value);
+    assert.equal(keys.sort(), Object.keys(properties).sort(), file);
+  }
 });
 
 test('big integers: any size is an integer; bounds still apply', () => {
