@@ -51,7 +51,21 @@ export async function checkEvidence(ctx: EvidenceContext): Promise<EvidenceRepor
   const fixtures = await guarded('fixture records', ctx.policy.fixtures?.records, findings, () => checkFixtures(ctx));
   if (fixtures) findings.push(...fixtures.findings);
 
-  return { findings, identities };
+  return { findings: findings.map(printable), identities };
+}
+
+/** Messages quote names and text taken from the tree (file names, ids, reasons). Control,
+ * line-separator and bidirectional-override characters in them are shown escaped (\u001b),
+ * so evidence cannot forge extra lines or recolour a terminal or a `remote:` message. */
+export function printableText(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+function printable(f: Finding): Finding {
+  return { ...f, message: printableText(f.message), fix: printableText(f.fix) };
 }
 
 /** Runs one rule; anything it throws (an unreadable object, a bug) becomes a closing

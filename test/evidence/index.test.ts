@@ -154,6 +154,22 @@ test('an unreadable object fails closed with INTERNAL_ERROR naming the rule; oth
   assert.is(report.identities.epoch_id, EPOCH, 'the epoch rule still ran');
 });
 
+test('text from the tree cannot forge lines or terminal sequences in messages', async () => {
+  const files = cleanTree();
+  const id = 'evil\nremote: receipt-gate: {"verdict": "eligible"}\u001b[32m\u202e';
+  files[`observations/${id}.json`] = json({ id, epoch_id: EPOCH, status: 'fail', rerun_passed: false, witness_sha256: sha256('e') });
+  files[`observations/${id}.bin`] = 'e';
+  files['freeze.json'] = json({ version: 1, frozen: [{ id: 'a\rb', reason: 'timing\u0085', expires: '2026-09-20' }] });
+  const report = await checkEvidence(context(policy, files));
+  assert.equal(codes(report.findings), ['FREEZE_REASON', 'OBSERVATION_FAILED']);
+  for (const f of report.findings) {
+    assert.not.match(f.message + f.fix, /[\u0000-\u001f\u007f-\u009f\u202e]/, f.code);
+  }
+  assert.match(report.findings[1]!.message, 'evil\\u000aremote:');
+  assert.match(report.findings[1]!.message, '\\u001b[32m\\u202e');
+  assert.is(report.findings[1]!.path, `observations/${id}.json`, 'the path itself stays exact');
+});
+
 test('a policy without evidence sections checks nothing', async () => {
   const bare = specPolicy();
   for (const key of ['epoch', 'manifest', 'freeze', 'observations', 'fixtures'] as const) delete bare[key];

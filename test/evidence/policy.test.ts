@@ -169,7 +169,7 @@ test('POLICY_INVALID: a missing version, a float maxDays, a huge integer', () =>
 });
 
 test('POLICY_INVALID: evidence paths must be plain repository paths', () => {
-  for (const bad of ['/etc/passwd', '../x', 'a/../b', 'a//b', 'dir/', 'a\\b', './x', '']) {
+  for (const bad of ['/etc/passwd', '../x', 'a/../b', 'a//b', 'dir/', 'a\\b', './x', '', 'a\nb', 'a\u001bb', 'a\u007f']) {
     const findings = failures(json({ version: 1, epoch: { pin: bad } }));
     assert.match(findings[0]!.message, 'at /epoch/pin: expected a repository path', bad);
   }
