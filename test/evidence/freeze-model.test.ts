@@ -1,0 +1,90 @@
+// The freeze-file rule against an independent model of SPEC §1–2 written in python3 (datetime
+// for the calendar): random rows, dates around the boundaries, random today and maxDays.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { checkFreezeFile } from '../../src/evidence/freeze';
+import { codes, context, json, python, SEED, specPolicy } from './evidence-helpers';
+
+const MODEL = `
+import datetime, json, re, sys
+
+def day(text):
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        return None
+    try:
+        return datetime.date(int(text[0:4]), int(text[5:7]), int(text[8:10]))
+    except ValueError:
+        return None
+
+for line in sys.stdin:
+    case = json.loads(line)
+    today = day(case["today"])
+    max_days = case["maxDays"]
+    out = []
+    seen = set()
+    for row in case["rows"]:
+        clean = True
+        expires = day(row["expires"])
+        added = day(row["added"]) if "added" in row else None
+        # One finding per schema problem.
+        for bad in (expires is None, "added" in row and added is None, row["id"] == ""):
+            if bad:
+                out.append("FREEZE_INVALID"); clean = False
+        if row["id"] != "":
+            if row["id"] in seen:
+                out.append("FREEZE_INVALID"); clean = False
+            seen.add(row["id"])
+        if row["reason"] not in case["reasons"]:
+            out.append("FREEZE_REASON"); clean = False
+        if expires is not None:
+            if added is not None and added > expires:
+                out.append("FREEZE_WINDOW"); clean = False
+            elif added is not None and (expires - added).days > max_days:
+                out.append("FREEZE_WINDOW"); clean = False
+            elif "added" not in row and (expires - today).days > max_days:
+                out.append("FREEZE_WINDOW"); clean = False
+            if expires < today:
+                out.append("FREEZE_EXPIRED"); clean = False
+        if clean:
+            out.append("FREEZE_ACTIVE")
+    print(json.dumps(sorted(out)))
+`;
+
+const REASONS = ['timing', 'network', 'order', 'infra'];
+const base = Date.UTC(2028, 1, 20) / 86_400_000; // around a leap day
+const isoDay = (d: number) => new Date(d * 86_400_000).toISOString().slice(0, 10);
+const dateText = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: -40, max: 40 }).map((o) => isoDay(base + o)) },
+  { weight: 1, arbitrary: fc.constantFrom('2027-02-29', '2028-02-30', '2028-13-01', '2028-2-1', '') },
+);
+const rowArb = fc.record(
+  {
+    id: fc.constantFrom('a', 'b', 'c', 'd', ''),
+    reason: fc.constantFrom(...REASONS, 'flaky'),
+    expires: dateText,
+    added: dateText,
+  },
+  { requiredKeys: ['id', 'reason', 'expires'] },
+);
+const caseArb = fc.record({
+  today: fc.integer({ min: -20, max: 20 }).map((o) => isoDay(base + o)),
+  maxDays: fc.integer({ min: 0, max: 30 }),
+  rows: fc.array(rowArb, { maxLength: 5 }),
+});
+
+test('freeze rows: the same findings as the python3 model (fixed seed)', async () => {
+  const cases = fc.sample(caseArb, { seed: SEED, numRuns: 400 });
+  const expected = python(MODEL, cases.map((c) => json({ ...c, reasons: REASONS })).join('\n') + '\n')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as string[]);
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[i]!;
+    const policy = specPolicy({ freeze: { maxDays: c.maxDays } });
+    const r = await checkFreezeFile(context(policy, { 'freeze.json': json({ version: 1, frozen: c.rows }) }, { today: c.today }));
+    assert.equal([...codes(r.findings)].sort(), expected[i], json(c));
+  }
+});
+
+test.run();
