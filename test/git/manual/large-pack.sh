@@ -24,7 +24,7 @@ size=$((800 * 1024 * 1024))
   echo "M 100644 inline small.json"
   echo "data 12"; echo '{"ok":true}'
   echo
-} | git -C "$repo" -c pack.compression=0 -c core.bigFileThreshold=1g fast-import --quiet --big-file-threshold=1g
+} | git -C "$repo" -c pack.compression=0 fast-import --quiet --big-file-threshold=1m
 
 pack=$(ls "$repo"/.git/objects/pack/*.pack | head -1)
 echo "pack: $pack ($(stat -c %s "$pack") bytes)"
