@@ -31,4 +31,8 @@ def answer(req):
 
 
 for line in sys.stdin:
-    sys.stdout.write(json.dumps(answer(json.loads(line))) + "\n")
+    try:
+        result = answer(json.loads(line))
+    except Exception as e:  # a broken request: say so in the answer instead of dying mid-batch
+        result = {"oracle_error": repr(e)}
+    sys.stdout.write(json.dumps(result) + "\n")

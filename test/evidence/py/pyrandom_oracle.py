@@ -1,5 +1,6 @@
 # Reference draws from CPython's random.Random for the pyrandom differential tests.
-# stdin: one JSON request per line: {"seed": <decimal>, "ops": [[op, ...args], ...]}
+# stdin: one JSON request per line: {"seed": <hex, "-" for negative>, "ops": [[op, ...args], ...]}
+# (hex, because int() refuses decimal strings over 4300 digits)
 #   ["bits", k] -> getrandbits(k); ["below", n] -> _randbelow(n); ["random"] -> random();
 #   ["sample", n, k] -> sample(range(n), k)
 # stdout: one JSON line per request: the list of results; ints as decimal strings, floats as
@@ -9,7 +10,7 @@ import json, random, sys
 
 
 def run(req):
-    rnd = random.Random(int(req["seed"]))
+    rnd = random.Random(int(req["seed"], 16))
     out = []
     for op in req["ops"]:
         try:
@@ -29,4 +30,8 @@ def run(req):
 
 
 for line in sys.stdin:
-    sys.stdout.write(json.dumps(run(json.loads(line))) + "\n")
+    try:
+        result = run(json.loads(line))
+    except Exception as e:  # a broken request: say so in the answer instead of dying mid-batch
+        result = {"oracle_error": repr(e)}
+    sys.stdout.write(json.dumps(result) + "\n")
