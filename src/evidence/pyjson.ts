@@ -438,12 +438,24 @@ class Scanner {
     const s = this.s;
     const len = s.length;
     const begin = end - 1;
+    // Fast path: no escape, control character or surrogate before the closing quote.
+    let astralOnly = false;
+    for (let i = end; i < len; i++) {
+      const c = s[i]!;
+      if (c === QUOTE) return { value: codePointsToString(s, end, i, astralOnly), end: i + 1, fakePairAt: -1, splitPairs: [] };
+      if (c === BACKSLASH || c <= 0x1f || (c >= 0xd800 && c <= 0xdfff)) break;
+      if (c > 0xffff) astralOnly = true;
+    }
     const units: number[] = [];
     const chunks: string[] = [];
     let lastWasHigh = false; // the previous code point written was a high surrogate
     let fakePairAt = -1;
     const splitPairs: number[] = [];
     let written = 0; // code units written so far
+    const flush = () => {
+      if (units.length > 0) chunks.push(String.fromCharCode(...units));
+      units.length = 0;
+    };
     const write = (c: number, at: number) => {
       if (c >= 0xdc00 && c <= 0xdfff && lastWasHigh) {
         if (fakePairAt < 0) fakePairAt = at;
@@ -459,18 +471,30 @@ class Scanner {
       }
       if (units.length >= 4096) flush();
     };
-    const flush = () => {
-      chunks.push(String.fromCharCode(...units));
-      units.length = 0;
-    };
     for (;;) {
+      // A run of literal characters up to the next quote or backslash.
       let next = end;
       let c = 0;
+      let surrogates = false;
+      let astral = 0;
       for (; next < len; next++) {
         c = s[next]!;
         if (c === QUOTE || c === BACKSLASH) break;
         if (c <= 0x1f) this.fail('Invalid control character at', next);
-        write(c, next);
+        if (c >= 0xd800) {
+          if (c <= 0xdfff) surrogates = true;
+          else if (c > 0xffff) astral++;
+        }
+      }
+      if (next > end) {
+        if (surrogates) {
+          for (let i = end; i < next; i++) write(s[i]!, i); // tracks split pairs
+        } else {
+          flush();
+          chunks.push(codePointsToString(s, end, next, astral > 0));
+          written += next - end + astral;
+          lastWasHigh = false;
+        }
       }
       if (next >= len) this.fail('Unterminated string starting at', begin);
       next++;
@@ -551,7 +575,7 @@ class Scanner {
       }
     }
     this.next = idx;
-    if (isFloat) return { t: 'float', v: Number(asciiText(s, start, idx)) }; // correctly rounded, as float() is
+    if (isFloat) return { t: 'float', v: Number(bmpText(s, start, idx)) }; // correctly rounded, as float() is
     const digits = idx - start - (s[start] === 0x2d ? 1 : 0);
     if (digits > INT_MAX_STR_DIGITS) {
       this.fail(
@@ -560,11 +584,20 @@ class Scanner {
         start,
       );
     }
-    return { t: 'int', v: BigInt(asciiText(s, start, idx)) };
+    return { t: 'int', v: BigInt(bmpText(s, start, idx)) };
   }
 }
 
-function asciiText(s: Uint32Array, from: number, to: number): string {
+/** The code points s[from..to) as a string; with `astral`, some are above U+FFFF. */
+function codePointsToString(s: Uint32Array, from: number, to: number, astral: boolean): string {
+  if (!astral) return bmpText(s, from, to);
+  const parts: string[] = [];
+  for (let i = from; i < to; i += 4096) parts.push(String.fromCodePoint(...s.subarray(i, Math.min(to, i + 4096))));
+  return parts.join('');
+}
+
+/** The code points s[from..to), all at most U+FFFF, as a string. */
+function bmpText(s: Uint32Array, from: number, to: number): string {
   const parts: string[] = [];
   for (let i = from; i < to; i += 4096) parts.push(String.fromCharCode(...s.subarray(i, Math.min(to, i + 4096))));
   return parts.join('');
@@ -669,8 +702,12 @@ export function compareCodePoints(a: string, b: string): number {
   return restA === restB ? 0 : restA < restB ? -1 : 1;
 }
 
+/** Anything but printable ASCII other than `"` and `\`. */
+const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
 /** ascii_escape_unicode of _json.c */
 function asciiEscape(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
