@@ -229,6 +229,39 @@ differential(
   2500,
 );
 
+const unit16 = fc.oneof(
+  fc.constantFrom(0x22, 0x31, 0x5b, 0x5d, 0x20, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xd83d, 0xde00, 0xfeff, 0xfffe, 0x00e9),
+  fc.integer({ min: 0, max: 0xffff }),
+);
+differential(
+  'UTF-16 and UTF-32 bytes with lone, paired and reversed surrogates, odd lengths',
+  fc
+    .tuple(
+      fc.constantFrom('utf-16-le', 'utf-16-be', 'utf-32-le', 'utf-32-be'),
+      fc.boolean(),
+      fc.array(unit16, { maxLength: 6 }),
+      fc.integer({ min: 0, max: 3 }),
+      fc.oneof(fc.constant(0x11_0000), fc.integer({ min: 0, max: 0xffff_ffff })),
+    )
+    .map(([encoding, bom, units, cut, wild]): Doc => {
+      const wide = encoding.startsWith('utf-32');
+      const le = encoding.endsWith('le');
+      const bytes: number[] = [];
+      const put = (u: number) => {
+        const width = wide ? 4 : 2;
+        const be = Array.from({ length: width }, (_, i) => (u >>> (8 * (width - 1 - i))) & 0xff);
+        bytes.push(...(le ? be.reverse() : be));
+      };
+      if (bom) put(0xfeff);
+      put(0x22);
+      units.forEach(put);
+      if (wide && cut === 3) put(wild); // a code point that may be out of range
+      put(0x22);
+      return { mode: 'bytes', bytes: Uint8Array.from(cut === 1 || cut === 2 ? bytes.slice(0, bytes.length - cut) : bytes) };
+    }),
+  2000,
+);
+
 test('fixed cases: surrogates, BOMs, number edges, big ints at the 4300-digit limit', () => {
   const texts = [
     '"\\ud800"', '"\\udc00\\ud800"', '"\\ud800\\udc00"', '"\\ud800\\u00e9"', '"\\ud800\\', '"\\ud800\\u', '"\\ud800\\udc0"',

@@ -6,8 +6,25 @@ import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+let checkedVersion = false;
+
+/** The reference is CPython 3.11: json's messages and the int digit limit differ elsewhere. */
+function requirePython311(): void {
+  if (checkedVersion) return;
+  const run = spawnSync('python3', ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], { encoding: 'utf8' });
+  const version = run.stdout?.trim();
+  if (run.error || version !== '3.11') {
+    throw new Error(
+      `these differential tests compare with CPython 3.11 as python3, found ${run.error ? String(run.error) : version}; ` +
+        'install python3.11 (Debian 12: apt-get install python3) or put it first on PATH as python3',
+    );
+  }
+  checkedVersion = true;
+}
+
 export function askPython<T>(script: 'pyjson_oracle.py' | 'pyrandom_oracle.py', requests: readonly object[]): T[] {
   if (requests.length === 0) return [];
+  requirePython311();
   const input = requests.map((r) => JSON.stringify(r)).join('\n') + '\n';
   const run = spawnSync('python3', [path.join(here, script)], {
     input,
