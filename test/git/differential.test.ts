@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLOCK_SKEW_SECONDS } from '../../src/git/walk';
 import { ObjectStore, diffTrees, isAncestor, mergeBase, mergeBases, newCommits, touchedPaths, type PathChange } from '../../src/git/index';
-import { BASE_ENV, cleanup, git, initRepo, tempDir } from './helpers';
+import { BASE_ENV, cleanup, commit, git, initRepo, tempDir } from './helpers';
 
 const SEED = 20261129;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -250,6 +250,26 @@ test('newCommits, mergeBase and isAncestor agree with git rev-list on histories 
   );
   assert.ok(nonEmptyRanges > 30, `non-empty ranges were exercised (${nonEmptyRanges})`);
   assert.ok(unrelated > 0, `unrelated histories were exercised (${unrelated})`);
+});
+
+test('a shallow clone: the missing parent is a boundary, as for git', async () => {
+  const src = initRepo();
+  for (let i = 0; i < 6; i++) {
+    git(src, ['commit', '-q', '--allow-empty', '-m', `c${i}`]);
+    commit(src, { [`f${i % 2}`]: `${i}\n` }, `f${i}`);
+  }
+  const shallow = join(tempDir(), 'shallow');
+  git(src, ['clone', '-q', '--depth', '3', `file://${src}`, shallow]);
+  assert.ok(readFileSync(join(shallow, '.git/shallow'), 'utf8').trim().length === 40, 'the clone is shallow');
+  const store = await ObjectStore.discover(shallow);
+  const head = git(shallow, ['rev-parse', 'HEAD']).trim();
+  const expected = git(shallow, ['rev-list', 'HEAD']).trim().split('\n');
+  assert.is(expected.length, 3);
+  assert.equal(await newCommits(store, head, []), expected);
+  const boundary = expected[2]!;
+  assert.equal(mine(await touchedPaths(store, boundary)), nameStatus(shallow, ['--root', '--no-commit-id', boundary]));
+  assert.is(await isAncestor(store, boundary, head), true);
+  assert.is(await mergeBase(store, boundary, head), boundary);
 });
 
 test('criss-cross merges: mergeBase picks the base git merge-base picks, among both', async () => {

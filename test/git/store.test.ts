@@ -155,6 +155,7 @@ test('bare repository, discover from a subdirectory, relative gitdir, linked wor
   await checkEveryObject(byOpen, bare);
   const byDiscover = await ObjectStore.discover(bare);
   assert.is(byDiscover.gitdir, bare);
+  assert.is((await ObjectStore.discover(join(src, '.git'))).gitdir, join(src, '.git'));
   const sub = await ObjectStore.discover(join(src, 'doc'));
   assert.is(sub.gitdir, join(src, '.git'));
   const rel = await ObjectStore.open({ gitdir: relative(process.cwd(), join(src, '.git')) || '.' });

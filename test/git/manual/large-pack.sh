@@ -8,7 +8,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 work="${1:-$(mktemp -d)}"
 repo="$work/large-pack"
-rm -rf "$repo" && git init -q "$repo"
+rm -rf "$repo" && git init -q -b main "$repo"
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 size=$((800 * 1024 * 1024))
 {
@@ -24,7 +24,7 @@ size=$((800 * 1024 * 1024))
   echo "M 100644 inline small.json"
   echo "data 12"; echo '{"ok":true}'
   echo
-} | git -C "$repo" -c pack.compression=0 fast-import --quiet --big-file-threshold=1m
+} | git -C "$repo" -c pack.compression=0 -c fastimport.unpackLimit=0 fast-import --quiet --big-file-threshold=1m
 
 pack=$(ls "$repo"/.git/objects/pack/*.pack | head -1)
 echo "pack: $pack ($(stat -c %s "$pack") bytes)"
