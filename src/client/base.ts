@@ -30,9 +30,10 @@ export async function commitOf(store: ObjectStore, ref: string): Promise<string 
 }
 
 /**
- * The first of these that holds a policy (valid or not): refs/remotes/<remote>/<baseBranch>
- * (baseBranch as the candidate's own policy names it; main and master are tried to find it),
- * then each of `fallbacks` (local refs, e.g. HEAD), in order.
+ * The first of these that holds a policy (valid or not): refs/remotes/<remote>/<baseBranch>,
+ * then each of `fallbacks` (local refs, e.g. HEAD), in order. The base branch's name comes from
+ * a policy: the one at refs/remotes/<remote>/HEAD (the server's default branch), the fallbacks'
+ * own, then main and master are tried.
  */
 export async function resolveClientBase(
   store: ObjectStore,
@@ -45,7 +46,9 @@ export async function resolveClientBase(
     if (at) local.push(at);
   }
   if (remote !== null) {
-    const guesses = [...new Set([...local.map((c) => c.policy?.baseBranch), 'main', 'master'].filter((b): b is string => !!b))];
+    const remoteHead = await candidate(store, `refs/remotes/${remote}/HEAD`);
+    const hints = [remoteHead?.policy?.baseBranch, ...local.map((c) => c.policy?.baseBranch), 'main', 'master'];
+    const guesses = [...new Set(hints.filter((b): b is string => !!b))];
     for (const branch of guesses) {
       const tracking = await candidate(store, `refs/remotes/${remote}/${branch}`);
       if (!tracking) continue;
@@ -59,6 +62,11 @@ export async function resolveClientBase(
     }
   }
   return local[0] ?? UNGUARDED;
+}
+
+/** True when the base is a remote-tracking ref (the server's view), not a local stand-in. */
+export function isRemoteBase(base: ClientBase): boolean {
+  return base.name !== null && base.name.startsWith('refs/remotes/');
 }
 
 /** The base at `ref` when the ref exists and its tree holds a policy file. */

@@ -11,7 +11,7 @@
 // (advisory: on the server, the pusher's login decides).
 
 import { parseCommandArgs } from '../args';
-import { commitOf, resolveClientBase } from '../client/base';
+import { commitOf, isRemoteBase, resolveClientBase } from '../client/base';
 import { clientIdentity, locateWorktree } from '../client/git-cli';
 import { printResult, rejectedVerdict } from '../client/report';
 import { skippedByBypass } from '../client/skip';
@@ -101,8 +101,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     // The base: the remote's base branch as this clone last saw it; when the push updates that
     // branch, the remote tip git just read is fresher. Without either (a URL, not a remote
     // name, or an empty remote), the local base branch stands in.
-    let base = await resolveClientBase(store, remote, []);
-    if (base.policy !== null || base.findings.length > 0) {
+    let base = await resolveClientBase(store, remote, ['HEAD']);
+    if (isRemoteBase(base)) {
       const branchRef = `refs/heads/${base.policy?.baseBranch ?? 'main'}`;
       const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
       if (live && (await store.hasObject(live.remoteOid))) {
@@ -110,11 +110,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
         if (fresh.name !== null) base = { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
       }
     } else {
-      base = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
-      if (base.policy !== null && base.name !== `refs/heads/${base.policy.baseBranch}`) {
-        const named = await commitOf(store, `refs/heads/${base.policy.baseBranch}`);
-        if (named !== null) base = await resolveClientBase(store, null, [`refs/heads/${base.policy.baseBranch}`]);
-      }
+      const local = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
+      const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
+      const followed = named !== null && named !== local.name && (await commitOf(store, named)) !== null
+        ? await resolveClientBase(store, null, [named])
+        : null;
+      base = followed?.name ? followed : local;
     }
 
     const result = await evaluate(

@@ -183,4 +183,42 @@ test('pre-push to a bare repository: a protected deletion by a non-owner is refu
   }
 });
 
+test("pre-push judges by the remote's policy (baseBranch trunk), never by the pushed commits' own", () => {
+  const ownerRepo = hookedRepo(
+    'entries-trunk',
+    'alice@example.com',
+    fullPolicy({ baseBranch: 'trunk', epoch: undefined, manifest: undefined, observations: undefined }),
+  );
+  const bareDir = mkdtempSync(join(tmpdir(), 'rg-bare-'));
+  let agent: LocalRepo | null = null;
+  try {
+    const bare = join(bareDir, 'server.git');
+    ownerRepo.git('init', '-q', '--bare', '-b', 'trunk', bare);
+    ownerRepo.git('-c', 'core.hooksPath=/dev/null', 'push', '-q', bare, 'main:trunk');
+
+    agent = new LocalRepo('entries-trunk-agent', 'agent@example.com');
+    agent.env = { ...agent.env, PATH: `${bin}:${process.env.PATH}` };
+    agent.git('remote', 'add', 'origin', bare);
+    agent.git('fetch', '-q', 'origin');
+    agent.git('remote', 'set-head', 'origin', '--auto');
+    agent.git('checkout', '-q', '-b', 'feature/x', 'origin/trunk');
+    agent.git('config', 'core.hooksPath', join(REPO_ROOT, 'hooks'));
+    // The agent's commit unprotects fixtures in its own copy of the policy, then edits one.
+    agent.write('.receipt-gate.json', '{"version": 1, "baseBranch": "trunk", "owners": ["agent@example.com"]}\n');
+    agent.write('fixtures/orders.json', '{"id": "orders", "input": {"z": 1}, "sha256": "' + 'd'.repeat(64) + '"}\n');
+    agent.git('add', '-A');
+    agent.git('commit', '-q', '--no-verify', '-m', 'loosen the policy');
+    const push = agent.gitRun(['push', 'origin', 'feature/x']);
+    assert.is.not(push.status, 0, push.out);
+    assert.match(push.out, /against refs\/remotes\/origin\/trunk/);
+    assert.match(push.out, /PATH_PROTECTED feature\/x \w+ \.receipt-gate\.json/);
+    assert.match(push.out, /PATH_PROTECTED feature\/x \w+ fixtures\/orders\.json/);
+    assert.match(push.out, /alice@example\.com, alice/);
+  } finally {
+    ownerRepo.remove();
+    agent?.remove();
+    rmSync(bareDir, { recursive: true, force: true });
+  }
+});
+
 test.run();
