@@ -746,6 +746,24 @@ function asciiEscape(s: string): string {
   return out + '"';
 }
 
+/**
+ * The shortest decimal digits that read back as x (finite, > 0), without leading or trailing
+ * zeros, and the position of the decimal point: x = 0.<digits> × 10^decpt. Taken from
+ * Number.prototype.toString, which the ECMAScript spec pins to the shortest round-trip digits
+ * and, between two candidates, the one nearest x: what Python's repr (David Gay's dtoa, mode 0)
+ * produces.
+ */
+function shortestDigits(x: number): { digits: string; decpt: number } {
+  const [mantissa, exponentPart] = String(x).split('e') as [string, string | undefined];
+  const [intPart, fracPart = ''] = mantissa.split('.') as [string, string | undefined];
+  let digits = intPart + fracPart;
+  let decpt = intPart.length + (exponentPart === undefined ? 0 : Number(exponentPart));
+  const leadingZeros = /^0*/.exec(digits)![0].length;
+  digits = digits.slice(leadingZeros).replace(/0+$/, '');
+  decpt -= leadingZeros;
+  return { digits, decpt };
+}
+
 /** `repr(float)` for a finite or non-finite double (`nan`, `inf`, `-inf` for the latter). */
 export function pyFloatRepr(x: number): string {
   if (Number.isNaN(x)) return 'nan';
@@ -753,13 +771,8 @@ export function pyFloatRepr(x: number): string {
   if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
   const sign = x < 0 ? '-' : '';
-  // toExponential() without an argument gives the shortest digits that round-trip, as Python's
-  // repr does (both choose the candidate nearest the exact value).
-  const m = /^(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(Math.abs(x).toExponential());
-  if (!m) throw new Error(`pyFloatRepr: unexpected toExponential output for ${x}`);
-  const digits = m[1]! + (m[2] ?? '');
-  const exponent = Number(m[3]);
-  const decpt = exponent + 1; // digits d1d2... mean 0.d1d2... × 10^decpt
+  const { digits, decpt } = shortestDigits(Math.abs(x));
+  const exponent = decpt - 1; // digits d1d2... mean 0.d1d2... × 10^decpt = d1.d2... × 10^exponent
   if (decpt <= -4 || decpt > 16) {
     const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
     const expSign = exponent < 0 ? '-' : '+';

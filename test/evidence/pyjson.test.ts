@@ -322,8 +322,20 @@ test('pyFloatRepr = repr(float) for doubles across all exponents, subnormals and
   const special = [0, -0, 1e16, 1e-4, 1e-5, 9999999999999998, 1234567890123456, 1e15, 0.1, 5e-324, -5e-324,
     Number.MAX_VALUE, Number.MIN_VALUE, 2.2250738585072014e-308, 2 ** 53, 2 ** 53 + 2, 1 / 3, 123456789012345680000,
     0.00001234, 1.5e-7, 1e21, 1e22, 1e23, NaN, Infinity, -Infinity];
-  const doubles = [...special, ...fc.sample(fc.double(), { seed: SEED, numRuns: 6000 }),
-    ...fc.sample(fc.double({ min: -1e-300, max: 1e-300 }), { seed: SEED, numRuns: 1000 })];
+  // The doubles next to each boundary of the fixed/exponent switch, a few steps either way.
+  const neighbours = [1e16, 1e-4, 1e-5, 1e15, 1e17, 1e21, 1e22, 0.001, 1].flatMap((p) => {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, p);
+    const bits = view.getBigUint64(0);
+    return [-3n, -2n, -1n, 1n, 2n, 3n].map((d) => {
+      view.setBigUint64(0, bits + d);
+      return view.getFloat64(0);
+    });
+  });
+  const doubles = [...special, ...neighbours, ...fc.sample(fc.double(), { seed: SEED, numRuns: 6000 }),
+    ...fc.sample(fc.double({ min: -1e-300, max: 1e-300 }), { seed: SEED, numRuns: 1000 }),
+    ...fc.sample(fc.integer().map((i) => i / 1000), { seed: SEED, numRuns: 1000 }),
+    ...fc.sample(fc.integer({ min: -1074, max: 1023 }).map((e) => 2 ** e), { seed: SEED, numRuns: 500 })];
   const bits = (x: number) => Buffer.from(new Float64Array([x]).buffer).reverse().toString('hex');
   const answers = askPython<{ repr: string }>('pyjson_oracle.py', doubles.map((x) => ({ op: 'repr', bits: bits(x) })));
   doubles.forEach((x, i) => assert.is(pyFloatRepr(x), answers[i]!.repr, `repr of ${bits(x)}`));
