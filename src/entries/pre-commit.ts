@@ -85,6 +85,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (stagedPolicy.kind === 'file' && stagedPolicyOid !== basePolicyOid) {
       const parsed = parsePolicy(await stagedPolicy.read());
       if (!parsed.ok) findings.push(...parsed.findings.map((f) => ({ ...f, ref: branch })));
+    } else if (stagedPolicy.kind === 'other') {
+      findings.push(
+        finding('POLICY_INVALID', {
+          ref: branch,
+          path: POLICY_PATH,
+          message: `${POLICY_PATH} is staged as a ${stagedPolicy.what}, not a file`,
+          fix: `stage ${POLICY_PATH} as a regular file (schemas/policy.schema.json)`,
+        }),
+      );
     }
 
     if (base.policy === null) {
