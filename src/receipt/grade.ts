@@ -64,7 +64,10 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
   );
   const findings: Finding[] = [...gate.findings];
-  const evidencePathsClean = !gate.findings.some((f) => PROTECTION_CODES.has(f.code));
+  // Clean only when the paths were actually checked: an engine that failed or ran out of time
+  // (INTERNAL_ERROR, a LIMIT_EXCEEDED without a path) proves nothing about them.
+  const unchecked = (f: Finding) => f.code === 'INTERNAL_ERROR' || (f.code === 'LIMIT_EXCEEDED' && f.path === undefined);
+  const evidencePathsClean = !gate.findings.some((f) => PROTECTION_CODES.has(f.code) || unchecked(f));
   const identities = gate.refs[0]?.identities;
 
   // 2. What the receipt records from the tree itself.
