@@ -12,6 +12,7 @@ import manifestSchema from '../../schemas/manifest.schema.json';
 import observationSchema from '../../schemas/observation.schema.json';
 import policySchema from '../../schemas/policy.schema.json';
 import { isCalendarDate } from './dates';
+import { byFile as precompiled } from './compiled-schemas';
 
 export const SCHEMAS = {
   'policy.schema.json': policySchema,
@@ -36,6 +37,16 @@ export interface SchemaProblem {
 const SCHEMA_BASE = 'https://receipt-gate.dev/schemas/';
 
 let ajv: Ajv2020 | null = null;
+
+/** The ajv options; scripts/compile-schemas.cjs compiles ahead of time with the same ones. */
+export const AJV_OPTIONS = {
+  allErrors: true, // list every problem, not only the first
+  verbose: true, // keep the failing subschema, for "expected …" phrases
+  strict: true,
+  strictTypes: false,
+  strictTuples: false,
+  logger: false,
+} as const;
 const compiled = new Map<string, ValidateFunction>();
 
 function validatorFor(schemaFile: string): ValidateFunction {
@@ -44,15 +55,13 @@ function validatorFor(schemaFile: string): ValidateFunction {
   if (!Object.prototype.hasOwnProperty.call(SCHEMAS, schemaFile)) {
     throw new Error(`no schema named ${schemaFile} in schemas/`);
   }
+  const ahead = precompiled?.[schemaFile];
+  if (ahead) {
+    compiled.set(schemaFile, ahead);
+    return ahead;
+  }
   if (!ajv) {
-    ajv = new Ajv2020({
-      allErrors: true, // list every problem, not only the first
-      verbose: true, // keep the failing subschema, for "expected …" phrases
-      strict: true,
-      strictTypes: false,
-      strictTuples: false,
-      logger: false,
-    });
+    ajv = new Ajv2020({ ...AJV_OPTIONS });
     ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
   }
