@@ -4,7 +4,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync, writeFileSync, truncateSync, statSync, mkdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
 import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
@@ -50,8 +50,18 @@ async function checkEveryObject(store: ObjectStore, repo: string): Promise<numbe
   return expected.size;
 }
 
-/** A repository with history worth delta-compressing: a file edited in many commits. */
+let template: string | null = null;
+
+/** A repository with history worth delta-compressing: a file edited in many commits. Built
+ * once, then copied for each test (tests change it: gc, pack-refs, checkouts). */
 function historyRepo(): string {
+  if (!template) template = buildHistoryRepo();
+  const copy = tempDir();
+  cpSync(template, copy, { recursive: true });
+  return copy;
+}
+
+function buildHistoryRepo(): string {
   const repo = initRepo();
   let text = '';
   for (let i = 0; i < 30; i++) {
