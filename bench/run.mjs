@@ -4,7 +4,8 @@
 // the git CLI. See BENCHMARKS.md for what the numbers mean.
 //
 //   node bench/run.mjs [--smoke] [--runs N] [--only SUBSTRING] [--out FILE.md] [--json FILE]
-//                      [--no-build] [--build-only] [--cache DIR]
+//                      [--no-build] [--build-only] [--cache DIR] [--bundle FILE]
+//   --bundle FILE: measure FILE (a candidate build of dist/cli.js) instead of dist/cli.js
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -19,11 +20,11 @@ import { renderMarkdown, summarise } from './lib/report.mjs';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
 const REFERENCE = join(ROOT, 'bench', 'reference-pre-receive.sh');
-const CLI = join(ROOT, 'dist', 'cli.js');
+let CLI = join(ROOT, 'dist', 'cli.js');
 const IDENTITY_VARS = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
 
 function parseArgs(argv) {
-  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null };
+  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null, bundle: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -37,6 +38,7 @@ function parseArgs(argv) {
     else if (a === '--json') opts.json = resolve(value());
     else if (a === '--cache') opts.cache = resolve(value());
     else if (a === '--no-build') opts.build = false;
+    else if (a === '--bundle') opts.bundle = resolve(value());
     else if (a === '--build-only') opts.buildOnly = true;
     else if (a === '-h' || a === '--help') usage(null);
     else usage(`unknown option '${a}'`);
@@ -47,10 +49,11 @@ function parseArgs(argv) {
 }
 
 function usage(problem) {
-  const text = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 8).join('\n').replace(/^\/\/ ?/gm, '');
+  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+  const text = lines.slice(0, lines.findIndex((l) => !l.startsWith('//'))).join('\n').replace(/^\/\/ ?/gm, '');
   if (problem) process.stderr.write(`bench: ${problem}\n`);
-  process.stderr.write(`${text}\n`);
-  process.exit(2);
+  (problem ? process.stderr : process.stdout).write(`${text}\n`);
+  process.exit(problem ? 2 : 0);
 }
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -117,6 +120,7 @@ function installHooks(gitdir) {
   const out = spawnSync(installer, ['--server', gitdir], { cwd: ROOT, encoding: 'utf8' });
   if (out.status !== 0) throw new Error(`./install.sh --server ${gitdir} failed: ${out.stderr || out.stdout}`);
   renameSync(join(hooks, 'pre-receive'), join(hooks, 'pre-receive.gate'));
+  if (CLI !== join(ROOT, 'dist', 'cli.js')) cpSync(CLI, join(hooks, 'receipt-gate.cjs'));
   cpSync(REFERENCE, join(hooks, 'pre-receive.reference'));
   writeFileSync(
     join(hooks, 'pre-receive'),
@@ -275,6 +279,11 @@ async function main() {
   mkdirSync(cacheDir, { recursive: true });
   const started = new Date();
 
+  if (opts.bundle) {
+    if (!existsSync(opts.bundle)) throw new Error(`--bundle ${opts.bundle}: no such file`);
+    CLI = opts.bundle;
+    opts.build = false;
+  }
   if (opts.build && !opts.buildOnly) {
     log('building dist/cli.js');
     const b = spawnSync('node', [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
@@ -328,6 +337,7 @@ async function main() {
     seed: SEED,
     today: BENCH_TODAY,
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
+    bundle: relative(ROOT, CLI),
     benchRepo: process.env.BENCH_REPO ?? null,
     machine: machine(),
     repos: repos.map((r) => ({ name: r.name, facts: r.facts, pushes: r.pushes, buildSeconds: r.buildSeconds ?? null })),

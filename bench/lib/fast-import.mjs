@@ -25,6 +25,7 @@ export class FastImport {
     this.pendingBytes = 0;
     this.nextMark = 1;
     this.when = 1764000000; // fixed commit dates: same objects on every machine
+    this.tick = () => 1; // seconds from one commit to the next
   }
 
   mark() {
@@ -80,7 +81,8 @@ export class FastImport {
    */
   async commit(ref, { from, merges = [], message, changes }) {
     const m = this.mark();
-    const t = this.when++;
+    const t = this.when;
+    this.when += this.tick();
     const who = `Bench <bench@example.com> ${t} +0000`;
     const msg = Buffer.from(message, 'utf8');
     let head = `commit ${ref}\nmark :${m}\nauthor ${who}\ncommitter ${who}\ndata ${msg.length}\n${message}\n`;

@@ -11,8 +11,8 @@ import { prng, randomBytes, textContent } from './prng.mjs';
 import { evidenceFiles, isProtectedForBench } from './evidence.mjs';
 
 export const SEED = 20261129;
-const GENERATOR_VERSION = 4; // of the pushes, worktree, clones and ref variants
-const SEED_VERSION = 3; // of the seed repositories
+const GENERATOR_VERSION = 5; // of the pushes, worktree, clones and ref variants
+const SEED_VERSION = 4; // of the seed repositories
 
 export function git(args, opts = {}) {
   return execFileSync('git', args, {
@@ -122,6 +122,10 @@ async function buildSeed(gitdir, spec) {
   const heavy = Boolean(spec.bulk || spec.bigBlob);
   const fi = new FastImport(gitdir, heavy ? { config: ['core.compression=1', 'pack.compression=1'] } : {});
   const rng = prng(SEED ^ hashName(spec.name));
+  // Commits 5 to 60 minutes apart (50,000 commits span about three years): date-ordered walks
+  // meet the history's real density, not a synthetic one commit per second.
+  const clock = prng(SEED ^ hashName(`clock:${spec.name}`));
+  fi.tick = () => 300 + clock.int(3300);
   const version = new Map(); // path -> version
   const files = [];
   const perDir = Math.ceil(spec.files / spec.dirs);
@@ -243,7 +247,9 @@ async function buildPushes(seedDir, pushDir, mainTip, spec) {
   const candidates = editableFiles(seedDir, mainTip);
   const fi = new FastImport(pushDir);
   // Pushed work is newer than the tip it builds on, as it is when people commit today.
-  fi.when = Number(git(['--git-dir', seedDir, 'log', '-1', '--format=%ct', mainTip])) + 3600;
+  fi.when = Number(git(['--git-dir', seedDir, 'log', '-1', '--format=%ct', mainTip])) + 600;
+  const clock = prng(SEED ^ hashName(`push-clock:${spec.name}`));
+  fi.tick = () => 60 + clock.int(540);
   const rng = prng(SEED ^ hashName(`push:${spec.name}`));
   let fresh = 0;
   const touch = async (n) => {
