@@ -175,6 +175,28 @@ test('touchedPaths and diffTrees agree with git diff-tree on random histories', 
           if (touched.some((t) => t.change === 'type' && (t.before?.kind === 'tree' || t.after?.kind === 'tree'))) checkedSwaps++;
         }
       }
+      // listFiles and entryAt against git ls-tree, on the last commit.
+      const last = commits[commits.length - 1]!;
+      const lastTree = (await store.readCommit(last)).tree;
+      for (const dir of ['', 'd', 'e', 'a']) {
+        const expected = gitZ(repo, ['ls-tree', '-r', '-z', last, '--', ...(dir ? [`${dir}/`] : [])])
+          .map((l) => {
+            const [meta, path] = l.split('\t');
+            const [mode, , oid] = meta!.split(' ');
+            return { line: `${mode} ${oid} ${path}`, path: path! };
+          })
+          .filter((e) => dir === '' || e.path.startsWith(`${dir}/`)) // `ls-tree -- a/` also lists a gitlink `a`
+          .map((e) => e.line)
+          .sort();
+        const got = (await store.listFiles(lastTree, dir)).map((f) => `${f.entry.mode} ${f.entry.oid} ${f.path}`).sort();
+        assert.equal(got, expected, `listFiles ${last} ${dir}`);
+      }
+      for (const p of [...PATHS, 'd/e', 'nope', 'a/b/c']) {
+        const line = gitZ(repo, ['ls-tree', '-z', last, '--', p])[0];
+        const entry = await store.entryAt(lastTree, p);
+        if (!line || !line.endsWith(`\t${p}`)) assert.is(entry, null, `entryAt ${p}`);
+        else assert.is(`${entry?.mode.padStart(6, '0')} ${entry?.oid}`, `${line.split(' ')[0]} ${line.split(' ')[2]!.split('\t')[0]}`, `entryAt ${p}`);
+      }
       for (const [i, j] of pairs) {
         const a = commits[i % commits.length]!;
         const b = commits[j % commits.length]!;
