@@ -118,11 +118,14 @@ export class ObjectStore {
       };
     } catch (err) {
       if (err instanceof GitReadError) throw err;
-      const e = err as { code?: string; message?: string };
+      const e = err as { code?: string; message?: string; data?: { message?: unknown } };
       if (e.code === 'NotFoundError') {
         throw new GitReadError(`Object ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
       }
-      throw new GitReadError(`Object ${oid} cannot be read: ${e.message ?? String(err)}.`, oid);
+      // isomorphic-git's InternalError wraps the cause (e.g. a failed SHA-1 check) in a paragraph
+      // addressed to its own developers; keep the cause only.
+      const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
+      throw new GitReadError(`Object ${oid} cannot be read (${cause.replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
     const type = result.type as ObjectType;
     if (expected && type !== expected) {

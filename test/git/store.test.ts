@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
 import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
 
@@ -282,6 +283,14 @@ test('read failures are GitReadErrors naming the oid', async () => {
   const fresh = await ObjectStore.discover(repo);
   await rejects(fresh.readBlob(other, 100), new RegExp(other));
   await rejects(fresh.objectInfo(other), new RegExp(other));
+  // Valid zlib, valid header, wrong content: only the SHA-1 check can tell.
+  const third = git(repo, ['rev-parse', 'HEAD:a.txt']).trim();
+  const thirdFile = join(repo, '.git/objects', third.slice(0, 2), third.slice(2));
+  chmodSync(thirdFile, 0o644);
+  writeFileSync(thirdFile, deflateSync(Buffer.from('blob 6\0HELLO\n')));
+  const again = await ObjectStore.discover(repo);
+  assert.equal(await again.objectInfo(third), { type: 'blob', size: 6 }, 'the header alone looks fine');
+  await rejects(again.readBlob(third, 100), new RegExp(`${third}.*SHA`));
 });
 
 test('corrupt and truncated packs are GitReadErrors naming the oid', async () => {
