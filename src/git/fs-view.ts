@@ -25,6 +25,14 @@ const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
 const OID_RE = /^[0-9a-f]{40}$/;
 
+/** REF_DELTA bases found in another pack (or loose) followed before giving up: such chains are
+ * short in real repositories; a loop means corrupt packs. */
+const MAX_CROSS_PACK_DEPTH = 64;
+
+function crossPackLoop(oid: string): GitReadError {
+  return new GitReadError(`Object ${oid} is a delta whose bases, across packs, form a chain too long or a loop; the packs are corrupt. Run \`git fsck\`.`, oid);
+}
+
 export interface ObjectDirectory {
   /** Absolute path of an `objects` directory. */
   path: string;
@@ -155,18 +163,20 @@ export class ObjectsView {
   }
 
   /** Type and size from the object's header, without inflating the object. Null: absent. */
-  header(oid: string): PackedHeader | null {
+  header(oid: string, depth = 0): PackedHeader | null {
+    if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     const loc = this.locate(oid);
     if (!loc) return null;
     if (loc.where === 'loose') return looseHeader(oid, loc.file);
-    return loc.pack.header(oid, loc.offset, (base) => this.header(base));
+    return loc.pack.header(oid, loc.offset, (base) => this.header(base, depth + 1));
   }
 
   /** The full object (type and content), read without isomorphic-git. */
-  readRaw(oid: string): { type: ObjectType; data: Buffer } {
+  readRaw(oid: string, depth = 0): { type: ObjectType; data: Buffer } {
+    if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     const loc = this.locate(oid);
     if (!loc) throw new GitReadError(`Object ${oid} is not in the repository.`, oid);
-    if (loc.where === 'pack') return loc.pack.read(oid, loc.offset, (base) => this.readRaw(base));
+    if (loc.where === 'pack') return loc.pack.read(oid, loc.offset, (base) => this.readRaw(base, depth + 1));
     const wrapped = inflateLoose(oid, loc.file);
     const nul = wrapped.indexOf(0);
     const head = parseLooseHeader(oid, wrapped.subarray(0, nul < 0 ? wrapped.length : nul), loc.file);
