@@ -77,18 +77,22 @@ function utf8SequenceLength(b: Uint8Array, i: number): number {
   return 0;
 }
 
+/** Code points HFS+ ignores in names, so `.g\u200cit` is `.git` on a Mac (git's protectHFS). */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
 /**
  * True when one path segment could not be checked out safely: empty, `.`, `..`, `.git` in any
- * case (also with the trailing dots and spaces Windows strips, and its 8.3 alias `git~1`), or
+ * case (also with the trailing dots and spaces Windows strips, with the code points HFS+
+ * ignores, as the NTFS stream `.git::$INDEX_ALLOCATION`, and as its 8.3 alias `git~1`), or
  * containing `/`, `\` or NUL. Judged on the raw bytes.
  */
 export function isUnsafeName(raw: Uint8Array): boolean {
   if (raw.length === 0) return true;
   for (const b of raw) if (b === 0x2f || b === 0x5c || b === 0) return true;
-  const s = Buffer.from(raw).toString('latin1');
+  const s = Buffer.from(raw).toString('utf8').replace(HFS_IGNORED, '');
   if (s === '.' || s === '..') return true;
   const lower = s.toLowerCase().replace(/[. ]+$/, '');
-  return lower === '.git' || lower === 'git~1';
+  return lower === '.git' || lower === 'git~1' || lower.startsWith('.git::');
 }
 
 /** True when any segment of a '/'-separated raw path (e.g. an index entry) is unsafe. */

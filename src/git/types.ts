@@ -35,8 +35,9 @@ export interface PathChange {
   before?: { mode: string; kind: EntryKind; oid: string };
   after?: { mode: string; kind: EntryKind; oid: string };
   /** True when a segment of the path could not be written safely by a checkout: `.git` in any
-   * case (also with the trailing dots and spaces Windows strips, and its 8.3 alias `git~1`),
-   * `.`, `..`, empty, or containing `\`, `/` or NUL (see isUnsafeName in src/git/tree.ts). */
+   * case (also with the trailing dots and spaces Windows strips, the code points HFS+ ignores,
+   * `.git::$INDEX_ALLOCATION`, and its 8.3 alias `git~1`), `.`, `..`, empty, or containing `\`,
+   * `/` or NUL (see isUnsafeName in src/git/tree.ts). */
   unsafe: boolean;
 }
 

@@ -34,8 +34,8 @@ test('decodePathBytes: valid UTF-8 as is, invalid bytes as \\xNN, never collapsi
 });
 
 test('isUnsafeName follows the checkout rules', () => {
-  for (const bad of ['.git', '.GIT', '.Git', '.git.', '.git ', '.git. .', 'GIT~1', 'git~1', '.', '..', '', 'a\\b', 'a\0b', 'a/b']) {
-    assert.ok(isUnsafeName(Buffer.from(bad, 'latin1')), JSON.stringify(bad));
+  for (const bad of ['.git', '.GIT', '.Git', '.git.', '.git ', '.git. .', 'GIT~1', 'git~1', '.', '..', '', 'a\\b', 'a\0b', 'a/b', '.g\u200cit', '\ufeff.GIT', '.git::$INDEX_ALLOCATION']) {
+    assert.ok(isUnsafeName(Buffer.from(bad, 'utf8')), JSON.stringify(bad));
   }
   for (const ok of ['.github', 'git', '.gitignore', '...', ' ', 'a.git', '.git~1', 'caf\u00e9']) {
     assert.not.ok(isUnsafeName(Buffer.from(ok, 'utf8')), JSON.stringify(ok));
