@@ -204,12 +204,13 @@ test('crafted tree entries (.git, ..) made with mktree are rejected for everyone
   // git mktree refuses '..' and '.git' names in recent versions; write the tree literally.
   const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
   const entries = git(r.work, ['ls-tree', head]).split('\n');
-  const lines = [...entries, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
+  const lines = [...entries, `040000 tree ${bad}\t.git`, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
   const treeOid = literalTree(lines);
   const commit = git(r.work, ['commit-tree', treeOid, '-p', 'HEAD', '-m', 'crafted']);
   const result = push(r.work, ['origin', `${commit}:refs/heads/feature/crafted`], ALICE);
   const m = assertRejected(result, 'PATH_UNSAFE');
-  assert.ok(m.findings.filter((f) => f.code === 'PATH_UNSAFE').length >= 2, result.stderr);
+  const unsafe = m.findings.filter((f) => f.code === 'PATH_UNSAFE').map((f) => f.path ?? '');
+  assert.ok(unsafe.some((p) => p.startsWith('.git/')) && unsafe.some((p) => p.startsWith('.GIT/')) && unsafe.some((p) => p.startsWith('../')), result.stderr);
 });
 
 /** A tree object written byte by byte (hash-object --literally), so git's own checks on names
@@ -373,6 +374,15 @@ test('a crashing or hanging Node.js rejects the push', () => {
   assert.is.not(crash.status, 0);
   assert.match(crash.remote.join('\n'), /could not run \(exit status 1/);
   assert.is(machine(crash).verdict, 'closed');
+  // A bundle that needs a module the server does not have: Node's own crash, then our sentence.
+  const bundle = join(r.bare, 'hooks', 'receipt-gate.cjs');
+  const real = readFileSync(bundle);
+  writeFileSync(bundle, "require('isomorphic-git');\n");
+  const missing = push(r.work, ['origin', 'main'], ALICE);
+  assert.is.not(missing.status, 0);
+  assert.match(missing.stderr, /Cannot find module 'isomorphic-git'/);
+  assert.is(machine(missing).verdict, 'closed');
+  writeFileSync(bundle, real);
   writeFileSync(fake, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
   const started = Date.now();
   const hang = push(r.work, ['origin', 'main'], { ...ALICE, RECEIPT_GATE_NODE: fake, RECEIPT_GATE_HARD_TIMEOUT: '1' });
