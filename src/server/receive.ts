@@ -98,7 +98,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
         ctx,
       );
     }
-    return failed(updates, internalError(err, { path: undefined }), ctx);
+    return failed(updates, internalError(err, {}), ctx);
   }
 }
 
