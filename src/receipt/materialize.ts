@@ -6,6 +6,7 @@
 import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, symlinkSync, writeSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import type { ObjectStore } from '../git/store';
+import { isUnsafeName } from '../git/tree';
 
 /** Largest single file the grader writes; a bigger blob is refused (fail closed). */
 export const MAX_MATERIALIZED_BLOB = 512 * 1024 * 1024;
@@ -27,15 +28,18 @@ export interface MaterializeResult {
   submodules: string[];
 }
 
-/** Why `path` cannot be written safely, or null: every segment must be a plain name (not
- * empty, `.`, `..` or `.git` in any case, and without `\` or NUL). */
+/** Why `path` cannot be written safely, or null. Every segment must be a name a checkout can
+ * write: not empty, `.`, `..`, nor `.git` under any of its aliases (case, trailing dots and
+ * spaces, HFS+-ignored code points, `git~1`, NTFS streams: isUnsafeName in src/git/tree.ts),
+ * and without `\` or NUL. A name that is not valid UTF-8 is refused too (the store shows its
+ * bytes as `\xNN`, and the grader writes names only as UTF-8). */
 export function unsafePathReason(path: string): string | null {
   if (path.startsWith('/')) return 'it is absolute';
   for (const seg of path.split('/')) {
-    if (seg === '' || seg === '.' || seg === '..') return `it has a '${seg}' segment`;
-    if (seg.toLowerCase() === '.git') return "it has a '.git' segment";
-    if (seg.includes('\\')) return 'it contains a backslash';
-    if (seg.includes('\0')) return 'it contains a NUL byte';
+    if (seg.includes('\\')) return `its segment '${seg}' contains a backslash (or bytes that are not UTF-8, shown as \\xNN)`;
+    if (isUnsafeName(Buffer.from(seg, 'utf8'))) {
+      return `its segment '${seg}' is not a name a checkout may write (empty, '.', '..', NUL, or '.git' under one of its aliases)`;
+    }
   }
   return null;
 }

@@ -142,13 +142,34 @@ test('a crafted tree with a .GIT segment is refused before anything is written t
     error = err;
   }
   assert.ok(error instanceof MaterializeError);
-  assert.match((error as Error).message, /'\.git' segment/);
+  assert.match((error as Error).message, /segment '\.GIT' is not a name a checkout may write/);
   assert.equal(readdirSync(dir), []);
+});
+
+test('a name that is not UTF-8 is refused, not written under another name', async () => {
+  const repo = tempDir();
+  git(repo, ['init', '-q', '-b', 'main']);
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], 'x\n').trim();
+  const root = git(repo, ['mktree'], Buffer.concat([Buffer.from(`100644 blob ${blob}\tcaf`), Buffer.from([0xe9]), Buffer.from('.txt\n')])).trim();
+  const commit = git(repo, ['commit-tree', root, '-m', 'latin-1 name']).trim();
+  const store = await ObjectStore.discover(repo, {});
+  let error: unknown = null;
+  try {
+    await materializeCommit(store, commit, tempDir('rg-latin1-'));
+  } catch (err) {
+    error = err;
+  }
+  assert.ok(error instanceof MaterializeError);
+  assert.match((error as Error).message, /caf\\xe9\.txt.*not UTF-8/);
 });
 
 test('path and target rules', () => {
   assert.is(unsafePathReason('src/a.js'), null);
-  for (const p of ['.git/config', 'a/.Git/x', 'a/../b', './a', 'a//b', 'a\\b', '/abs']) assert.ok(unsafePathReason(p), p);
+  for (const p of ['.git/config', 'a/.Git/x', 'a/../b', './a', 'a//b', 'a\\b', '/abs', '.git./x', 'GIT~1/x', '.g\u200cit/x', '.git::$INDEX_ALLOCATION/x', 'a\0b']) {
+    assert.ok(unsafePathReason(p), p);
+  }
+  assert.is(unsafePathReason('.gitignore'), null);
+  assert.is(unsafePathReason('dir/.github/x'), null);
   assert.is(symlinkTargetInside('a/b', '../c'), 'c');
   assert.is(symlinkTargetInside('a/b', '../../c'), null);
   assert.is(symlinkTargetInside('a', '/etc'), null);
