@@ -229,6 +229,9 @@ export class ObjectsView {
       }
       return encoding ? buf.toString(encoding as BufferEncoding) : buf;
     };
+    // Only existence and the file/directory distinction matter to isomorphic-git: a virtual
+    // loose object is reported with the stat of a real file (HEAD), the object and pack
+    // directories with the stat of the git directory.
     const stat = async (path: string) => {
       const rel = this.objectPath(path);
       if (rel === '' || rel === 'pack') return statSync(this.gitdir);
@@ -239,6 +242,7 @@ export class ObjectsView {
       }
       return statSync(path);
     };
+    // Packs and fan-out directories list as empty: every object is reached by its full name.
     const readdir = async (path: string) => {
       const rel = this.objectPath(path);
       if (rel === 'pack' || (rel !== null && rel !== '')) return [];
