@@ -419,6 +419,19 @@ test('usage errors exit 2: bad key, unknown ref, no policy at the base', async (
   assert.match(unguarded.stderr, /unguarded/);
 });
 
+test('the bundled CLI (dist/cli.js, built by npm test) grades, reads JUnit and verifies', () => {
+  const dist = join(ROOT, 'dist', 'cli.js');
+  const { repo } = exampleRepo();
+  patchBranch(repo, 'honest', '// Split an amount', '// Allocation of money. Split an amount');
+  const out = join(keys, 'bundled.json');
+  writeFileSync(join(keys, 'ok.xml'), '<testsuite><testcase classname="t" name="a"/></testsuite>');
+  const env = { ...process.env, NODE_PATH: join(ROOT, 'node_modules'), RECEIPT_GATE_NOW: '2026-11-29', PROPERTY_SEED: '', PROPERTY_TRIALS: '' };
+  execFileSync('node', [dist, 'receipt', '--ref', 'honest', '--base', 'main', ...GRADER, '--junit', join(keys, 'ok.xml'), '--sign-key', join(keys, 'ci.key'), '--out', out], { cwd: repo, env, stdio: 'pipe' });
+  const verified = execFileSync('node', [dist, 'verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')], { cwd: repo, env }).toString();
+  assert.match(verified, /^receipt verified for honest/);
+  assert.equal(predicateOf(readEnvelope(out)).junit_files, [join(keys, 'ok.xml')]);
+});
+
 test('the CI snippets run the same grader commands this test runs, and upload the receipt', () => {
   for (const file of ['github-actions.yml', 'gitlab-ci.yml']) {
     const text = readFileSync(join(ROOT, 'examples', 'allocation', 'ci', file), 'utf8');
