@@ -287,7 +287,8 @@ function isGitDir(dir: string): boolean {
   return existsSync(join(dir, 'HEAD')) && (existsSync(join(dir, 'objects')) || existsSync(join(dir, 'commondir')));
 }
 
-/** Refuses repositories isomorphic-git cannot read correctly (SHA-256 object format). */
+/** Refuses repositories that cannot be read correctly: the SHA-256 object format (isomorphic-git
+ * reads SHA-1 only) and ref storage other than files (reftable). */
 function refuseUnsupportedFormat(gitdir: string): void {
   let config = '';
   try {
@@ -304,9 +305,17 @@ function refuseUnsupportedFormat(gitdir: string): void {
       continue;
     }
     const kv = /^([A-Za-z0-9-]+)\s*=\s*"?([^"]*)"?$/.exec(line);
-    if (section === 'extensions' && kv && kv[1]!.toLowerCase() === 'objectformat' && kv[2]!.trim().toLowerCase() !== 'sha1') {
+    if (section !== 'extensions' || !kv) continue;
+    const key = kv[1]!.toLowerCase();
+    const value = kv[2]!.trim();
+    if (key === 'objectformat' && value.toLowerCase() !== 'sha1') {
       throw new GitReadError(
-        `The repository ${gitdir} uses the ${kv[2]!.trim()} object format (extensions.objectformat); receipt-gate reads SHA-1 repositories only and refuses to check this one.`,
+        `The repository ${gitdir} uses the ${value} object format (extensions.objectformat); receipt-gate reads SHA-1 repositories only and refuses to check this one.`,
+      );
+    }
+    if (key === 'refstorage' && value.toLowerCase() !== 'files') {
+      throw new GitReadError(
+        `The repository ${gitdir} stores its refs as ${value} (extensions.refstorage); receipt-gate reads the files ref format only and refuses to check this one.`,
       );
     }
   }

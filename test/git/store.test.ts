@@ -231,6 +231,13 @@ test('GIT_OBJECT_DIRECTORY / GIT_QUARANTINE_PATH make a quarantine, relative pat
   assert.is(await store.hasObject(both), true);
 });
 
+test('a reftable repository is refused up front', async () => {
+  const repo = initRepo();
+  git(repo, ['config', 'core.repositoryformatversion', '1']);
+  git(repo, ['config', 'extensions.refStorage', 'reftable']);
+  await rejects(ObjectStore.discover(repo), /stores its refs as reftable \(extensions.refstorage\)/);
+});
+
 test('a SHA-256 repository is refused up front with a clear message', async () => {
   const repo = tempDir();
   git(repo, ['init', '-q', '--object-format=sha256']);
