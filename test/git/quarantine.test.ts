@@ -70,7 +70,7 @@ test('pre-receive: loose and packed quarantines, merges, deletions', async () =>
   assert.is(rec.hasQuarantine, true);
   assert.is(rec.quarantineHasLoose, true);
   assert.is(rec.quarantineHasPack, false);
-  assert.ok(rec.gitDirEnv !== null, 'git runs the hook with GIT_DIR set (the store opens it as given)');
+  assert.is(rec.gitDirEnv, '.', 'git runs the hook with GIT_DIR=. (relative), and the store opens it as given');
   assertAgrees(rec.updates[0]!);
   assert.equal(rec.updates[0]!.newCommits, [root]);
   assert.is(rec.updates[0]!.payload, 'first\n');
