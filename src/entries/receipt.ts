@@ -1,5 +1,5 @@
 // `receipt-gate receipt --ref REF [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD]
-//   [--junit FILE]... [--out FILE] [--sign-key KEY] [--note] [--repo DIR] [--now DATE]`
+//   [--junit FILE]... [--out FILE] [--sign-key KEY|-] [--note] [--repo DIR] [--now DATE] [--timeout S] [--fixture-timeout S]`
 // The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
@@ -22,7 +22,7 @@ export const summary = 'run the grader on a clean tree and write the receipt';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
-  '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS]';
+  '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS] [--fixture-timeout SECONDS]';
 
 declare const RECEIPT_GATE_VERSION: string;
 const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
