@@ -87,8 +87,8 @@ const UNINTERESTING = 2;
 /**
  * Commits reachable from `tip` and from none of `exclude` (`git rev-list tip --not exclude…`),
  * newest first. Walks both sides by committer time and stops once every commit still queued is
- * reachable from `exclude` and older than every new commit found, so a short range on a long
- * history reads only the commits near the range. Exclude entries that are absent (or the zero
+ * reachable from `exclude` and older, by more than CLOCK_SKEW_SECONDS, than every new commit
+ * found, so a short range on a long history reads only the commits near the range. Exclude entries that are absent (or the zero
  * oid) are ignored: they can only make more commits count as new.
  */
 export async function newCommits(store: ObjectStore, tip: string, exclude: string[]): Promise<string[]> {
@@ -163,9 +163,9 @@ export async function newCommitsInQuarantine(store: ObjectStore, tip: string): P
   const out: CommitRecord[] = [];
   const seen = new Set<string>();
   const stack: string[] = [];
+  // A pushed annotated tag is peeled: the commit it names counts if the push brought it too.
   const start = await commitOrNull(store, tip);
   if (start) stack.push(start);
-  // An annotated tag brought by the push may point at a commit the push also brought.
   while (stack.length > 0) {
     const oid = stack.pop()!;
     if (seen.has(oid)) continue;
