@@ -29,6 +29,8 @@ export class BlobTooLargeError extends GitReadError {
 
 const OID_RE = /^[0-9a-f]{40}$/;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+/** Parsed commits kept for repeated walks (about 200 bytes each); the cache starts over when full. */
+const MAX_CACHED_COMMITS = 100_000;
 
 /** A commit with what the walks need beyond the public shape. */
 export interface CommitRecord extends Commit {
@@ -145,6 +147,7 @@ export class ObjectStore {
     if (hit) return hit;
     const { content } = await this.readContent(oid, 'commit');
     const record = parseCommit(oid, content);
+    if (this.commits.size >= MAX_CACHED_COMMITS) this.commits.clear();
     this.commits.set(oid, record);
     return record;
   }
@@ -190,7 +193,7 @@ export class ObjectStore {
     for (let depth = 0; depth < 32; depth++) {
       const { type, content } = await this.readContent(current);
       if (type === 'commit') {
-        if (!this.commits.has(current)) this.commits.set(current, parseCommit(current, content));
+        parseCommit(current, content); // a malformed commit fails here, not later
         return current;
       }
       if (type !== 'tag') throw new GitReadError(`Object ${oid} is a ${type}${current !== oid ? ` (through tag ${oid})` : ''}, not a commit.`, oid);
