@@ -8,6 +8,8 @@
 // (refs/remotes/<remote>/<baseBranch>, what the server will use), or HEAD's when the policy was
 // never pushed. Identity is `git config user.email` (advisory: the server decides).
 
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { resolveClientBase } from '../client/base';
 import { clientIdentity, gitConfig, locateWorktree } from '../client/git-cli';
@@ -21,8 +23,9 @@ import { parsePolicy } from '../evidence/policy';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
-import { diffFlatAgainstIndex, flattenTree, indexFilePath, readStagedIndex } from '../git/staged-index';
+import { diffFlatAgainstIndex, flattenTree, indexFilePath, readStagedIndex, type IndexEntry } from '../git/staged-index';
 import { ObjectStore } from '../git/store';
+import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
 import { refMatcher } from '../paths';
 import { shortRef } from '../render';
@@ -110,8 +113,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     const policy = base.policy;
 
-    const headFiles = head === null ? [] : await flattenTree(store, (await store.readCommit(head)).tree);
-    const changes = diffFlatAgainstIndex(headFiles, index.entries);
+    const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index.entries);
     findings.push(...protectedPathFindings(policy, identity, changes, { ref: branch }));
 
     let identities: Identities | undefined;
@@ -142,6 +144,34 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     store.close();
   }
+}
+
+/** The other parents of the merge being concluded (`git commit` after a conflicted merge):
+ * MERGE_HEAD's oids, or none. */
+async function mergeParents(gitdir: string): Promise<string[]> {
+  try {
+    const text = await readFile(join(gitdir, 'MERGE_HEAD'), 'utf8');
+    return text.split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{40}$/.test(l));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What the commit being made changes: HEAD's tree against the index (the empty tree for an
+ * unborn HEAD). For a merge, a path counts only when it differs from every parent, as a
+ * pushed merge commit is judged: merging the base branch into a work branch brings the
+ * owners' changes along without touching them.
+ */
+async function stagedChanges(store: ObjectStore, head: string | null, others: string[], entries: IndexEntry[]): Promise<PathChange[]> {
+  const against = async (commit: string | null) =>
+    diffFlatAgainstIndex(commit === null ? [] : await flattenTree(store, (await store.readCommit(commit)).tree), entries);
+  let changes = await against(head);
+  for (const parent of others) {
+    const differs = new Set((await against(await store.peelToCommit(parent))).map((c) => c.path));
+    changes = changes.filter((c) => differs.has(c.path));
+  }
+  return changes;
 }
 
 async function policyBlobAt(store: ObjectStore, commit: string): Promise<string | null> {

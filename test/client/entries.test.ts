@@ -221,4 +221,36 @@ test("pre-push judges by the remote's policy (baseBranch trunk), never by the pu
   }
 });
 
+test("concluding a merge of the base branch is not a touch of what the merge brings", () => {
+  const repo = hookedRepo('entries-merge', 'agent@example.com');
+  try {
+    repo.git('checkout', '-q', '-b', 'feature');
+    repo.write('src/app.js', 'feature\n');
+    repo.git('commit', '-qam', 'feature work');
+    repo.git('checkout', '-q', 'main');
+    repo.write('src/app.js', 'main\n');
+    repo.write('fixtures/orders.json', '{"id": "orders", "input": {"v": 2}, "sha256": "' + 'e'.repeat(64) + '"}\n');
+    repo.git('-c', 'core.hooksPath=/dev/null', '-c', 'user.email=alice@example.com', 'commit', '-qam', 'owner updates the fixture');
+    repo.git('checkout', '-q', 'feature');
+    assert.is.not(repo.gitRun(['merge', '-q', 'main']).status, 0, 'the merge conflicts in src/app.js');
+    repo.write('src/app.js', 'feature and main\n');
+    repo.git('add', 'src/app.js');
+    const merged = repo.gitRun(['commit', '-q', '--no-edit']);
+    assert.is(merged.status, 0, merged.out);
+    assert.is(repo.git('rev-list', '--count', '--merges', 'HEAD').trim(), '1');
+
+    // The same fixture change made in the merge itself is a touch.
+    repo.git('reset', '-q', '--hard', 'HEAD~1');
+    assert.is.not(repo.gitRun(['merge', '-q', 'main']).status, 0);
+    repo.write('src/app.js', 'feature and main\n');
+    repo.write('fixtures/orders.json', '{"sneaked": true}\n');
+    repo.git('add', '-A');
+    const sneaked = repo.gitRun(['commit', '-q', '--no-edit']);
+    assert.is.not(sneaked.status, 0, sneaked.out);
+    assert.match(sneaked.out, /PATH_PROTECTED.*fixtures\/orders\.json/);
+  } finally {
+    repo.remove();
+  }
+});
+
 test.run();
