@@ -27,11 +27,15 @@ export function mergeHook(existing: string | null, lines: string[], file: string
   const have = existing.split('\n').map((l) => l.trim());
   const missing = lines.filter((line) => !have.some((h) => runsSame(h, line)));
   if (missing.length === 0) return { text: null, notes: [] };
+  const notes = [`added ${missing.map((m) => `'${m}'`).join(' and ')} to ${file}`];
+  // Lines after an `exit` or `exec` would never run: go before the first one.
+  const lines = existing.split('\n');
+  const stop = lines.findIndex((l) => /^\s*(exit|exec)(\s|$)/.test(l));
+  if (stop >= 0) {
+    return { text: [...lines.slice(0, stop), ...missing, ...lines.slice(stop)].join('\n'), notes };
+  }
   const base = existing.length === 0 || existing.endsWith('\n') ? existing : `${existing}\n`;
-  return {
-    text: `${base}${missing.join('\n')}\n`,
-    notes: [`added ${missing.map((m) => `'${m}'`).join(' and ')} to ${file}`],
-  };
+  return { text: `${base}${missing.join('\n')}\n`, notes };
 }
 
 /** True when the hook line `have` already runs `want`'s command (with or without npx): the

@@ -112,6 +112,8 @@ test('hook merging recognises the commands however they are written', () => {
   assert.equal(mergeHook('npx lint-staged\nnpx receipt-gate pre-commit\n', ['lint-staged', PRE_COMMIT_COMMAND], 'f').text, null);
   assert.equal(mergeHook('# receipt-gate pre-commit\n', [PRE_COMMIT_COMMAND], 'f').text, '# receipt-gate pre-commit\nreceipt-gate pre-commit\n');
   assert.equal(mergeHook('receipt-gate pre-commit', [PRE_PUSH_COMMAND], 'f').text, `receipt-gate pre-commit\n${PRE_PUSH_COMMAND}\n`);
+  assert.equal(mergeHook('npm test\nexit 0\n', [PRE_COMMIT_COMMAND], 'f').text, 'npm test\nreceipt-gate pre-commit\nexit 0\n');
+  assert.equal(mergeHook('exec npx other\n', [PRE_COMMIT_COMMAND], 'f').text, 'receipt-gate pre-commit\nexec npx other\n');
   const pkg = mergePackageJson('{"scripts": {"prepare": "husky"}, "lint-staged": {"x": ["a", "receipt-gate check"]}, "devDependencies": {"husky": "1", "lint-staged": "1", "receipt-gate": "1"}}', {
     glob: 'g',
     name: 'n',
