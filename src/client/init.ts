@@ -29,10 +29,10 @@ export function mergeHook(existing: string | null, lines: string[], file: string
   if (missing.length === 0) return { text: null, notes: [] };
   const notes = [`added ${missing.map((m) => `'${m}'`).join(' and ')} to ${file}`];
   // Lines after an `exit` or `exec` would never run: go before the first one.
-  const lines = existing.split('\n');
-  const stop = lines.findIndex((l) => /^\s*(exit|exec)(\s|$)/.test(l));
+  const current = existing.split('\n');
+  const stop = current.findIndex((l) => /^\s*(exit|exec)(\s|$)/.test(l));
   if (stop >= 0) {
-    return { text: [...lines.slice(0, stop), ...missing, ...lines.slice(stop)].join('\n'), notes };
+    return { text: [...current.slice(0, stop), ...missing, ...current.slice(stop)].join('\n'), notes };
   }
   const base = existing.length === 0 || existing.endsWith('\n') ? existing : `${existing}\n`;
   return { text: `${base}${missing.join('\n')}\n`, notes };
