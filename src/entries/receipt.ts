@@ -15,7 +15,7 @@ import { findingLine, short, shortRef, sortFindings, verdictLine } from '../rend
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
-import { fullRefName, resolveBase, resolveCommit } from '../receipt/refs';
+import { fullRefName, resolveBase, resolveCommit } from '../refs';
 import { receiptSchemaProblems } from '../receipt/schema';
 
 export const summary = 'run the grader on a clean tree and write the receipt';

@@ -14,7 +14,7 @@ import { short } from '../render';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
 import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
-import { resolveBase, resolveCommit } from '../receipt/refs';
+import { resolveBase, resolveCommit } from '../refs';
 import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
 export const summary = 'verify a receipt before a merge';

@@ -3,9 +3,9 @@
 
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { evaluate, readPolicyAt, ZERO_OID } from '../engine';
+import { evaluate, ZERO_OID } from '../engine';
 import { ObjectStore } from '../git/store';
-import { GitReadError } from '../git/types';
+import { fullRefName, resolveBase, resolveCommit } from '../refs';
 import { UsageError, type CliIO } from '../io';
 import { renderHuman, short, shortRef, toJsonOutput } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
@@ -75,70 +75,4 @@ function unguarded(io: CliIO, json: boolean, head: string, base: string | null, 
   }
   io.stderr(`receipt-gate verify-ref: ${message}\n`);
   return EXIT.usage;
-}
-
-async function resolveCommit(store: ObjectStore, name: string, what: string): Promise<string> {
-  let oid: string | null;
-  try {
-    oid = await store.resolveRef(name);
-    if (oid !== null) oid = await store.peelToCommit(oid);
-  } catch (err) {
-    if (err instanceof GitReadError) throw new UsageError(`${what} '${name}': ${err.message}`);
-    throw err;
-  }
-  if (oid === null) throw new UsageError(`${what} '${name}' does not name a commit in ${store.gitdir}`);
-  return oid;
-}
-
-/** The full ref name of REF for the ref rules (HEAD resolves to the branch it names). */
-async function fullRefName(store: ObjectStore, name: string): Promise<string> {
-  if (name === 'HEAD') return (await store.headTarget()) ?? 'HEAD';
-  if (name.startsWith('refs/')) return name;
-  const refs = await store.listRefs();
-  for (const candidate of [`refs/heads/${name}`, `refs/tags/${name}`, `refs/remotes/${name}`]) {
-    if (refs.has(candidate)) return candidate;
-  }
-  return name;
-}
-
-interface Base {
-  name: string;
-  commit: string;
-  /** The local branch ref the base stands for, e.g. refs/heads/main. */
-  branchRef: string;
-}
-
-/** --base, or the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>. The branch
- * name comes from the policy, which comes from the base: start from the usual default
- * branches, then follow the policy's baseBranch if it names another. */
-async function resolveBase(store: ObjectStore, given: string | undefined): Promise<Base | null> {
-  if (given !== undefined) {
-    const commit = await resolveCommit(store, given, '--base');
-    const full = await fullRefName(store, given);
-    const branch = full.replace(/^refs\/remotes\/[^/]+\//, '').replace(/^refs\/heads\//, '');
-    return { name: given, commit, branchRef: `refs/heads/${branch}` };
-  }
-  const head = await store.headTarget();
-  const firstGuesses = ['main', 'master', head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null]
-    .filter((b): b is string => b !== null);
-  const refs = await store.listRefs();
-  const locate = (branch: string): Base | null => {
-    for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) {
-      const oid = refs.get(ref);
-      if (oid) return { name: ref, commit: oid, branchRef: `refs/heads/${branch}` };
-    }
-    return null;
-  };
-  for (const branch of firstGuesses) {
-    const guess = locate(branch);
-    if (!guess) continue;
-    guess.commit = await store.peelToCommit(guess.commit);
-    const { policy } = await readPolicyAt(store, guess.commit).catch(() => ({ policy: null }));
-    if (!policy || policy.baseBranch === branch) return guess;
-    const named = locate(policy.baseBranch);
-    if (!named) return guess;
-    named.commit = await store.peelToCommit(named.commit);
-    return named;
-  }
-  return null;
 }

@@ -1,11 +1,11 @@
-// Naming commits for `receipt` and `verify-receipt`, as `verify-ref` does: REF resolves like
-// `git rev-parse`, the base defaults to the policy's baseBranch, preferring
+// Naming commits on the command line (verify-ref, receipt, verify-receipt): REF resolves like
+// `git rev-parse`; the base defaults to the policy's baseBranch, preferring
 // refs/remotes/origin/<baseBranch>.
 
-import { readPolicyAt } from '../engine';
-import type { ObjectStore } from '../git/store';
-import { GitReadError } from '../git/types';
-import { UsageError } from '../io';
+import { readPolicyAt } from './engine';
+import type { ObjectStore } from './git/store';
+import { GitReadError } from './git/types';
+import { UsageError } from './io';
 
 export async function resolveCommit(store: ObjectStore, name: string, what: string): Promise<string> {
   let oid: string | null;
@@ -32,15 +32,25 @@ export async function fullRefName(store: ObjectStore, name: string): Promise<str
 }
 
 export interface Base {
+  /** As given or found, e.g. refs/remotes/origin/main. */
   name: string;
   commit: string;
+  /** The local branch the base stands for, e.g. refs/heads/main. */
+  branchRef: string;
+}
+
+function branchRefOf(full: string): string {
+  return `refs/heads/${full.replace(/^refs\/remotes\/[^/]+\//, '').replace(/^refs\/heads\//, '')}`;
 }
 
 /** --base, or the policy's baseBranch (preferring refs/remotes/origin/<baseBranch>). The branch
  * name comes from the policy, which comes from the base: start from the usual default
  * branches, then follow the policy's baseBranch if it names another. */
 export async function resolveBase(store: ObjectStore, given: string | undefined): Promise<Base | null> {
-  if (given !== undefined) return { name: given, commit: await resolveCommit(store, given, '--base') };
+  if (given !== undefined) {
+    const commit = await resolveCommit(store, given, '--base');
+    return { name: given, commit, branchRef: branchRefOf(await fullRefName(store, given)) };
+  }
   const head = await store.headTarget();
   const guesses = ['main', 'master', head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null].filter(
     (b): b is string => b !== null,
@@ -49,7 +59,7 @@ export async function resolveBase(store: ObjectStore, given: string | undefined)
   const locate = async (branch: string): Promise<Base | null> => {
     for (const ref of [`refs/remotes/origin/${branch}`, `refs/heads/${branch}`]) {
       const oid = refs.get(ref);
-      if (oid) return { name: ref, commit: await store.peelToCommit(oid) };
+      if (oid) return { name: ref, commit: await store.peelToCommit(oid), branchRef: `refs/heads/${branch}` };
     }
     return null;
   };
