@@ -11,7 +11,7 @@
 // (advisory: on the server, the pusher's login decides).
 
 import { parseCommandArgs } from '../args';
-import { commitOf, isRemoteBase, resolveClientBase } from '../client/base';
+import { commitOf, isRemoteBase, resolveClientBase, type ClientBase } from '../client/base';
 import { clientIdentity, locateWorktree } from '../client/git-cli';
 import { printResult, rejectedVerdict } from '../client/report';
 import { skippedByBypass } from '../client/skip';
@@ -98,25 +98,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       }
     }
 
-    // The base: the remote's base branch as this clone last saw it; when the push updates that
-    // branch, the remote tip git just read is fresher. Without either (a URL, not a remote
-    // name, or an empty remote), the local base branch stands in.
-    let base = await resolveClientBase(store, remote, ['HEAD']);
-    if (isRemoteBase(base)) {
-      const branchRef = `refs/heads/${base.policy?.baseBranch ?? 'main'}`;
-      const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
-      if (live && (await store.hasObject(live.remoteOid))) {
-        const fresh = await resolveClientBase(store, null, [live.remoteOid]);
-        if (fresh.name !== null) base = { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
-      }
-    } else {
-      const local = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
-      const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
-      const followed = named !== null && named !== local.name && (await commitOf(store, named)) !== null
-        ? await resolveClientBase(store, null, [named])
-        : null;
-      base = followed?.name ? followed : local;
-    }
+    const base = await pushBase(store, remote, lines);
 
     const result = await evaluate(
       {
@@ -146,4 +128,31 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     store.close();
   }
+}
+
+/**
+ * The base of a push: the commit whose policy is in force and whose tip bounds the new commits.
+ *
+ * 1. When the push updates the base branch and git has just read its tip from the server
+ *    (the line's remote oid, when this clone has that commit): that tip, the server's own base.
+ * 2. Else the remote-tracking base branch, refs/remotes/<remote>/<baseBranch>, as this clone
+ *    last fetched it.
+ * 3. Else (a URL rather than a remote name, a remote never fetched) the local base branch.
+ */
+async function pushBase(store: ObjectStore, remote: string, lines: PushLine[]): Promise<ClientBase> {
+  const known = await resolveClientBase(store, remote, ['HEAD']);
+  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
+  const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
+  if (live && (await store.hasObject(live.remoteOid))) {
+    const fresh = await resolveClientBase(store, null, [live.remoteOid]);
+    return fresh.name === null ? fresh : { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
+  }
+  if (isRemoteBase(known)) return known;
+  const local = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
+  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
+  if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
+    const followed = await resolveClientBase(store, null, [named]);
+    if (followed.name !== null) return followed;
+  }
+  return local;
 }

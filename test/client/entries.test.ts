@@ -253,4 +253,26 @@ test("concluding a merge of the base branch is not a touch of what the merge bri
   }
 });
 
+test('pre-push to a URL (no remote-tracking refs) takes the policy from the tip git read from the server', () => {
+  const repo = hookedRepo('entries-url', 'agent@example.com');
+  const bareDir = mkdtempSync(join(tmpdir(), 'rg-bare-'));
+  try {
+    const bare = join(bareDir, 'server.git');
+    repo.git('init', '-q', '--bare', '-b', 'main', bare);
+    repo.git('-c', 'core.hooksPath=/dev/null', 'push', '-q', bare, 'main');
+    repo.write('.receipt-gate.json', '{"version": 1, "owners": ["agent@example.com"]}\n');
+    repo.write('fixtures/orders.json', '{"loosened": true}\n');
+    repo.git('add', '-A');
+    repo.git('commit', '-q', '--no-verify', '-m', 'make myself an owner');
+    const push = repo.gitRun(['push', bare, 'main']);
+    assert.is.not(push.status, 0, push.out);
+    assert.match(push.out, /against main on /);
+    assert.match(push.out, /PATH_PROTECTED main \w+ fixtures\/orders\.json/);
+    assert.match(push.out, /PATH_PROTECTED main \w+ \.receipt-gate\.json/);
+  } finally {
+    repo.remove();
+    rmSync(bareDir, { recursive: true, force: true });
+  }
+});
+
 test.run();
