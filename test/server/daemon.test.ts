@@ -37,7 +37,7 @@ test.before(async () => {
 
 test.after(() => {
   daemon?.kill();
-  cleanup(template.root);
+  cleanup(template?.root);
 });
 
 test('git daemon: an honest branch is accepted', () => s.honestBranchAccepted(t));

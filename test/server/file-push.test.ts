@@ -18,11 +18,11 @@ let r: Remote;
 test.before(() => {
   template = makeTemplate();
 });
-test.after(() => cleanup(template.root));
+test.after(() => cleanup(template?.root));
 test.before.each(() => {
   r = guardedRemote(template, 'file');
 });
-test.after.each(() => cleanup(r.root));
+test.after.each(() => cleanup(r?.root));
 
 function branch(name: string): void {
   git(r.work, ['checkout', '-q', '-b', name, 'main']);

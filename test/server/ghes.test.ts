@@ -45,7 +45,7 @@ exec env -i PATH=/usr/local/bin:/bin RECEIPT_GATE_NOW='${TODAY}' \\
   );
 });
 
-test.after(() => cleanup(template.root));
+test.after(() => cleanup(template?.root));
 
 test('the environment holds node, its libraries, the shim and the bundle, and nothing else of the host', () => {
   for (const p of ['usr/local/bin/node', 'bin/sh', 'usr/local/share/receipt-gate/pre-receive', 'usr/local/share/receipt-gate/receipt-gate.cjs']) {

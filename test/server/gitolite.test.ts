@@ -103,7 +103,7 @@ test.before(async () => {
 
 test.after(() => {
   sshd?.kill();
-  cleanup(template.root);
+  cleanup(template?.root);
 });
 
 test('gitolite: an honest branch is accepted (GL_USER is the pusher)', () => s.honestBranchAccepted(t));

@@ -212,8 +212,8 @@ export function commitAll(work: string, message: string, env: Record<string, str
   return git(work, ['rev-parse', 'HEAD']);
 }
 
-export function cleanup(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+export function cleanup(dir: string | undefined): void {
+  if (dir) rmSync(dir, { recursive: true, force: true });
 }
 
 export function isFile(p: string): boolean {

@@ -58,7 +58,7 @@ $HTTP["url"] =~ "^/git/" {
 
 test.after(() => {
   server?.kill();
-  cleanup(template.root);
+  cleanup(template?.root);
 });
 
 test('smart HTTP: an honest branch is accepted (REMOTE_USER is the pusher)', () => s.honestBranchAccepted(t));

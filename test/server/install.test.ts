@@ -14,11 +14,11 @@ let r: Remote;
 test.before(() => {
   template = makeTemplate({ install: false });
 });
-test.after(() => cleanup(template.root));
+test.after(() => cleanup(template?.root));
 test.before.each(() => {
   r = guardedRemote(template, 'install');
 });
-test.after.each(() => cleanup(r.root));
+test.after.each(() => cleanup(r?.root));
 
 function install(...args: string[]): { status: number; out: string } {
   const res = spawnSync('bash', [INSTALL, ...args], { encoding: 'utf8', env: baseEnv({ RECEIPT_GATE_BUNDLE_SOURCE: CLI }) });

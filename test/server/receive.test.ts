@@ -12,7 +12,7 @@ let template: Remote;
 test.before(() => {
   template = makeTemplate({ install: false });
 });
-test.after(() => cleanup(template.root));
+test.after(() => cleanup(template?.root));
 
 function ctx(over: Partial<Parameters<typeof receivePush>[0]> = {}) {
   return { gitdir: template.bare, env: { REMOTE_USER: 'bob' }, today: () => TODAY, ...over };

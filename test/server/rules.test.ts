@@ -18,12 +18,12 @@ let r: Remote;
 test.before(() => {
   template = makeTemplate();
 });
-test.after(() => cleanup(template.root));
+test.after(() => cleanup(template?.root));
 test.before.each(() => {
   r = guardedRemote(template, 'rules');
   git(r.work, ['checkout', '-q', '-B', 'work', 'main']);
 });
-test.after.each(() => cleanup(r.root));
+test.after.each(() => cleanup(r?.root));
 
 function json(path: string, value: unknown): void {
   write(r.work, path, `${JSON.stringify(value)}\n`);

@@ -10,11 +10,11 @@ let r: Remote;
 test.before(() => {
   template = makeTemplate({ evidence: false });
 });
-test.after(() => cleanup(template.root));
+test.after(() => cleanup(template?.root));
 test.before.each(() => {
   r = guardedRemote(template, 'unguarded');
 });
-test.after.each(() => cleanup(r.root));
+test.after.each(() => cleanup(r?.root));
 
 test('an unguarded repository accepts a push with exactly one notice line', () => {
   git(r.work, ['checkout', '-q', '-B', 'feature/x', 'main']);
