@@ -34,7 +34,7 @@ test.before(() => {
 ROOT='${envRoot}'
 CHROOT=$(command -v chroot)
 inside() { printf '%s' "\${1#"$ROOT"}"; }
-exec env -i PATH=/usr/local/bin:/bin RECEIPT_GATE_NOW='${TODAY}' \\
+exec env -i PATH=/usr/local/bin:/bin RECEIPT_GATE_NOW='${TODAY}' RECEIPT_GATE_HARD_TIMEOUT=60 \\
   GITHUB_USER_LOGIN="$GITHUB_USER_LOGIN" GIT_DIR=. \\
   GIT_QUARANTINE_PATH="$(inside "$GIT_QUARANTINE_PATH")" \\
   GIT_OBJECT_DIRECTORY="$(inside "$GIT_OBJECT_DIRECTORY")" \\

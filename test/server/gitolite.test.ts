@@ -60,7 +60,7 @@ test.before(async () => {
   const node = dirname(process.execPath);
   const keys = ['alice', 'bob']
     .map((u) => {
-      const cmd = `env HOME=${home} PATH=${node}:/usr/bin:/bin RECEIPT_GATE_NOW=${TODAY} /usr/share/gitolite3/gitolite-shell ${u}`;
+      const cmd = `env HOME=${home} PATH=${node}:/usr/bin:/bin RECEIPT_GATE_NOW=${TODAY} RECEIPT_GATE_HARD_TIMEOUT=60 /usr/share/gitolite3/gitolite-shell ${u}`;
       return `command="${cmd}",no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty ${readFileSync(join(dir, `${u}.pub`), 'utf8').trim()}`;
     })
     .join('\n');

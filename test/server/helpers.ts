@@ -38,6 +38,7 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     GIT_COMMITTER_EMAIL: 'dev@example.com',
     GIT_TERMINAL_PROMPT: '0',
     RECEIPT_GATE_NOW: TODAY,
+    RECEIPT_GATE_HARD_TIMEOUT: '60',
   };
   return { ...env, ...extra };
 }
@@ -84,7 +85,9 @@ export const POLICY = {
   freeze: { path: 'freeze.json', reasons: ['timing', 'network', 'order', 'infra'], maxDays: 14 },
   observations: { dir: 'observations', freezes: 'freezes' },
   fixtures: { records: 'fixtures/*.json' },
-  limits: { timeoutMs: 4000, maxEvidenceBytes: 1048576 },
+  // Generous: test files run side by side on two cores. The deadline itself is tested with an
+  // injected clock (receive.test.ts) and the shim's hard limit with a hanging node.
+  limits: { timeoutMs: 30000, maxEvidenceBytes: 1048576 },
 };
 
 export const EPOCH_ID = 'orders-2026-09-25-a';

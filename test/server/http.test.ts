@@ -39,6 +39,7 @@ $HTTP["url"] =~ "^/git/" {
     "GIT_PROJECT_ROOT" => "${base}/repos",
     "GIT_HTTP_EXPORT_ALL" => "",
     "RECEIPT_GATE_NOW" => "${TODAY}",
+    "RECEIPT_GATE_HARD_TIMEOUT" => "60",
     "PATH" => "${process.env.PATH}"
   )
 }
