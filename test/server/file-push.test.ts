@@ -4,7 +4,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   cleanup, commitAll, git, guardedRemote, isFile, machine, makeTemplate, push, refOid, write, POLICY, type Remote,
@@ -298,8 +298,13 @@ test('a large push (over transfer.unpackLimit: a pack in quarantine) is judged l
     write(r.work, `src/gen/m${i}.py`, `value = ${i}\n`);
     commitAll(r.work, `module ${i}`);
   }
+  // The commits the push brings, as git counts them: reachable from the tip, not from the server.
+  const expected = git(r.work, ['rev-list', '--count', 'feature/big', '--not', ...git(r.bare, ['for-each-ref', '--format=%(objectname)']).split('\n')]);
   const ok = push(r.work, ['origin', 'feature/big'], BOB);
   assert.is(ok.status, 0, ok.stderr);
+  assert.is(expected, '30');
+  assert.match(ok.remote.join('\n'), new RegExp(`push accepted: eligible \\(1 ref, ${expected} new commits`));
+  assert.ok(isFile(join(r.bare, 'objects', 'pack', readdirSync(join(r.bare, 'objects', 'pack')).find((f) => f.endsWith('.pack')) ?? 'none')), 'the push arrived as a pack');
   branch('feature/big-cheat');
   for (let i = 0; i < 30; i++) {
     write(r.work, `src/gen2/m${i}.py`, `value = ${i}\n`);

@@ -1,0 +1,70 @@
+// The hook reads refs itself (no git binary in a GitHub Enterprise environment): checked
+// against `git rev-parse` on loose refs, packed refs, symbolic refs and an unborn HEAD. And
+// the stdin parser against lines git would write.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { join } from 'node:path';
+import { cleanup, commitAll, git, tempDir, write } from './helpers';
+import { headTarget, resolveRef } from '../../src/server/refs';
+import { parseRefUpdates } from '../../src/server/protocol';
+
+test('resolveRef agrees with git rev-parse on loose, packed and symbolic refs', async () => {
+  const root = tempDir('refs');
+  try {
+    const work = join(root, 'work');
+    git(root, ['init', '-q', '-b', 'main', work]);
+    for (let i = 0; i < 4; i++) {
+      write(work, `f${i}`, `${i}\n`);
+      commitAll(work, `c${i}`);
+      git(work, ['branch', `topic/${i}`]);
+      git(work, ['tag', `v${i}`]);
+      git(work, ['tag', '-a', '-m', `annotated ${i}`, `a${i}`]);
+    }
+    const bare = join(root, 'bare.git');
+    git(root, ['clone', '-q', '--bare', work, bare]);
+    git(bare, ['pack-refs', '--all']);
+    // A loose ref that shadows its packed line, and one more loose branch.
+    git(bare, ['update-ref', 'refs/heads/topic/1', git(bare, ['rev-parse', 'topic/0'])]);
+    git(bare, ['update-ref', 'refs/heads/loose', git(bare, ['rev-parse', 'main'])]);
+    git(bare, ['symbolic-ref', 'refs/heads/alias', 'refs/heads/topic/2']);
+    const refs = git(bare, ['for-each-ref', '--format=%(refname)']).split('\n');
+    assert.is(refs.length, 15, refs.join(' '));
+    for (const ref of refs) {
+      assert.is(await resolveRef(bare, ref), git(bare, ['rev-parse', '--verify', ref]), ref);
+    }
+    assert.is(await resolveRef(bare, 'refs/heads/alias'), git(bare, ['rev-parse', 'topic/2']));
+    assert.is(await resolveRef(bare, 'HEAD'), git(bare, ['rev-parse', 'HEAD']));
+    assert.is(await headTarget(bare), 'refs/heads/main');
+    assert.is(await resolveRef(bare, 'refs/heads/nope'), null);
+    git(bare, ['symbolic-ref', 'HEAD', 'refs/heads/unborn']);
+    assert.is(await resolveRef(bare, 'HEAD'), null, 'an unborn HEAD has no tip');
+    let refused = false;
+    await resolveRef(bare, 'refs/heads/../../config').catch(() => (refused = true));
+    assert.ok(refused, 'a ref name climbing out of refs/ is refused');
+  } finally {
+    cleanup(root);
+  }
+});
+
+test('property: every line git writes parses back; anything else is refused with its line number', () => {
+  const oid = fc.stringMatching(/^[0-9a-f]{40}$/);
+  const ref = fc.stringMatching(/^refs\/(heads|tags)\/[A-Za-z0-9._\/-]{1,30}$/);
+  fc.assert(
+    fc.property(fc.array(fc.tuple(oid, oid, ref), { minLength: 1, maxLength: 8 }), fc.nat(), (updates, pick) => {
+      const text = updates.map(([o, n, r]) => `${o} ${n} ${r}\n`).join('');
+      const parsed = parseRefUpdates(text);
+      if (!parsed.ok) return false;
+      if (JSON.stringify(parsed.updates) !== JSON.stringify(updates.map(([o, n, r]) => ({ old: o, new: n, ref: r })))) return false;
+      const lines = text.split('\n');
+      const broken = pick % updates.length;
+      lines[broken] = lines[broken]!.slice(1);
+      const bad = parseRefUpdates(lines.join('\n'));
+      return !bad.ok && bad.line === broken + 1;
+    }),
+    { seed: 20261129, numRuns: 200 },
+  );
+});
+
+test.run();
