@@ -149,7 +149,7 @@ function summaryLine(rest: Finding[], more: boolean): string {
   const code = rest[0]!.code;
   const paths = [...new Set(rest.map((f) => f.path ?? (f.ref ? shortRef(f.ref) : '')).filter(Boolean))];
   const head = `  ${more ? '... and ' : ''}${plural(rest.length, `${more ? 'more ' : ''}${code} finding`)}`;
-  const fix = oneLine(rest[0]!.fix);
+  const fix = more ? 'the same as above' : oneLine(rest[0]!.fix);
   return `${head}: ${listWithin(paths, SUMMARY_WIDTH)}; what to do: ${fix}`;
 }
 
