@@ -133,7 +133,7 @@ export function findingLines(findings: readonly Finding[], budget: number, perKi
     if (detailed < group.length && detailed * 3 + 1 > available) detailed = Math.floor((available - 1) / 3);
     for (const f of group.slice(0, detailed)) out.push(...detailLines(f));
     const rest = group.slice(detailed);
-    if (rest.length) out.push(summaryLine(rest, detailed > 0));
+    if (rest.length) out.push(summaryLine(rest, group.slice(0, detailed)));
   }
   return out;
 }
@@ -145,11 +145,14 @@ function detailLines(f: Finding): string[] {
   return [`  ${f.code} ${where}`, `    ${oneLine(f.message)}`, `    what to do: ${oneLine(f.fix)}`];
 }
 
-function summaryLine(rest: Finding[], more: boolean): string {
+function summaryLine(rest: Finding[], shown: Finding[]): string {
+  const more = shown.length > 0;
   const code = rest[0]!.code;
   const paths = [...new Set(rest.map((f) => f.path ?? (f.ref ? shortRef(f.ref) : '')).filter(Boolean))];
   const head = `  ${more ? '... and ' : ''}${plural(rest.length, `${more ? 'more ' : ''}${code} finding`)}`;
-  const fix = more ? 'the same as above' : oneLine(rest[0]!.fix);
+  const fixes = [...new Set(rest.map((f) => oneLine(f.fix)))];
+  const sameAsShown = more && fixes.every((x) => shown.some((f) => oneLine(f.fix) === x));
+  const fix = sameAsShown ? 'the same as above' : fixes.join(' / ');
   return `${head}: ${listWithin(paths, SUMMARY_WIDTH)}; what to do: ${fix}`;
 }
 
