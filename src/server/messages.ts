@@ -152,7 +152,11 @@ function summaryLine(rest: Finding[], shown: Finding[]): string {
   const head = `  ${more ? '... and ' : ''}${plural(rest.length, `${more ? 'more ' : ''}${code} finding`)}`;
   const fixes = [...new Set(rest.map((f) => oneLine(f.fix)))];
   const sameAsShown = more && fixes.every((x) => shown.some((f) => oneLine(f.fix) === x));
-  const fix = sameAsShown ? 'the same as above' : fixes.join(' / ');
+  const fix = sameAsShown
+    ? 'the same as above'
+    : fixes.length <= 2
+      ? fixes.join(' / ')
+      : `${fixes[0]} (and ${fixes.length - 1} other fixes)`;
   return `${head}: ${listWithin(paths, SUMMARY_WIDTH)}; what to do: ${fix}`;
 }
 
