@@ -63,6 +63,16 @@ test('many findings of one kind: a few in full, then one summary line naming the
   assert.is(machine.blocked_paths.length, 40, 'the machine line lists every blocked path');
 });
 
+test('a summary line repeats a fix only when it differs from the ones shown', () => {
+  const same = Array.from({ length: 6 }, (_, i) => pathFinding(`fixtures/s${i}.json`));
+  const other = { ...pathFinding('zz/c.json'), fix: 'zz/** may only be changed by: alice' };
+  const withSame = decidePush(result(same)).lines.find((l) => l.includes('more PATH_PROTECTED'));
+  assert.match(withSame!, /what to do: the same as above$/);
+  const mixed = decidePush(result([...same, other])).lines.find((l) => l.includes('more PATH_PROTECTED'));
+  assert.match(mixed!, /what to do: fixtures\/\*\* may only be changed by: alice, release-bot \/ zz\/\*\* may only be changed by: alice$/);
+  assert.match(mixed!, /zz\/c\.json/);
+});
+
 test('hold on a work branch is accepted with a notice; on a protected ref it is rejected', () => {
   const held = [{ ...pathFinding('freezes/f1.json', 'FREEZE_HELD', 'hold') }];
   const work = decidePush(result(held));
