@@ -14,7 +14,13 @@ export function short(oid: string | undefined): string {
 /** One line per finding: severity, rule, ref, commit, path, what is wrong, and the fix. */
 export function findingLine(f: Finding): string {
   const where = [f.ref ? shortRef(f.ref) : null, short(f.commit), f.path ?? null].filter((x) => x !== null).join(' ');
-  return `${MARK[f.severity]} ${f.code} ${where}: ${f.message}. Fix: ${f.fix}`;
+  return `${MARK[f.severity]} ${f.code} ${where}: ${sentence(f.message)} Fix: ${sentence(f.fix)}`;
+}
+
+/** Text ending in exactly one full stop (messages may or may not bring their own). */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 export function shortRef(ref: string): string {
