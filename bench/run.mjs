@@ -3,7 +3,7 @@
 // outside its process, interleaved with a reference hook that does the same path check with
 // the git CLI. See BENCHMARKS.md for what the numbers mean.
 //
-//   node bench/run.mjs [--smoke] [--runs N] [--only SUBSTRING] [--out FILE.md] [--json FILE]
+//   node bench/run.mjs [--smoke] [--runs N] [--only SUBSTRING,...] [--out FILE.md] [--json FILE]
 //                      [--no-build] [--build-only] [--cache DIR] [--bundle FILE]
 //   --bundle FILE: measure FILE (a candidate build of dist/cli.js) instead of dist/cli.js
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
@@ -213,7 +213,11 @@ async function prepareUserRepo(cacheDir, userRepo, spec) {
   await fi.commit(`refs/heads/${branch}`, { from: head, message: 'receipt-gate bench: policy and evidence\n', changes });
   await fi.close();
   const mainTip = git(['--git-dir', seedDir, 'rev-parse', `refs/heads/${branch}`]);
-  return finishRepo(dir, seedDir, mainTip, spec, log);
+  const meta = await finishRepo(dir, seedDir, mainTip, spec, log);
+  // The seed borrows the user's objects: count them where they are.
+  const own = repoFacts(src);
+  meta.facts = { ...meta.facts, objects: own.objects + meta.facts.objects, packBytes: own.packBytes + meta.facts.packBytes };
+  return meta;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +311,10 @@ async function main() {
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
   let scenarios = repos.flatMap((r) => scenariosFor(r, workDir, opts.smoke));
-  if (opts.only) scenarios = scenarios.filter((s) => s.id.includes(opts.only));
+  if (opts.only) {
+    const wanted = opts.only.split(',');
+    scenarios = scenarios.filter((s) => wanted.some((w) => s.id.includes(w)));
+  }
   const measureFile = join(workDir, 'measure.jsonl');
 
   const results = [];

@@ -36,10 +36,12 @@ export function summarise(s, runs) {
   const gate = stats(runs.gate);
   const reference = stats(runs.reference);
   const target = targetFor(s);
-  const met =
-    gate.allAccepted &&
-    (target.wallMs === null || gate.medianMs <= target.wallMs) &&
-    (target.rssMb === null || gate.rssMaxMb <= target.rssMb);
+  const hasTarget = target.wallMs !== null || target.rssMb !== null;
+  const met = hasTarget
+    ? gate.allAccepted &&
+      (target.wallMs === null || gate.medianMs <= target.wallMs) &&
+      (target.rssMb === null || gate.rssMaxMb <= target.rssMb)
+    : null;
   return {
     id: s.id,
     kind: s.kind,
@@ -101,7 +103,7 @@ export function renderMarkdown(report) {
   out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');
   for (const r of report.scenarios) {
     out.push(
-      `| ${scenarioText(r)} | ${r.repo} | ${range(r.gate)} | ${mb(r.gate.rssMedianMb)} (${mb(r.gate.rssMaxMb)}) | ${range(r.reference)} | ${mb(r.reference.rssMedianMb)} | ${r.ratio.toFixed(2)} | ${targetText(r.target)} | ${r.met ? 'yes' : 'no'} | ${verdictText(r.gate)} |`,
+      `| ${scenarioText(r)} | ${r.repo} | ${range(r.gate)} | ${mb(r.gate.rssMedianMb)} (${mb(r.gate.rssMaxMb)}) | ${range(r.reference)} | ${mb(r.reference.rssMedianMb)} | ${r.ratio.toFixed(2)} | ${targetText(r.target)} | ${r.met === null ? '—' : r.met ? 'yes' : 'no'} | ${verdictText(r.gate)} |`,
     );
   }
   const curve = (kind, title, col) => {
