@@ -3,7 +3,7 @@
 // A thin adapter: the logic is in src/server/.
 
 import { today } from '../clock';
-import { type CliIO } from '../io';
+import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../server/messages';
@@ -23,8 +23,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const nowAt = args.indexOf('--now');
-  const stdin = await io.readStdin();
   const now = nowAt >= 0 ? args[nowAt + 1] : undefined;
+  if (nowAt >= 0 && now === undefined) throw new UsageError('--now needs a date, YYYY-MM-DD');
+  const stdin = await io.readStdin();
   const outcome = await receivePush({ gitdir: gitdirOf(io.cwd, io.env), env: io.env, today: () => today(io, now) }, stdin);
   io.stderr(remoteText(outcome, io.env));
   if (!outcome.accepted && io.env.RECEIPT_GATE_SHIM === '1') {
