@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # receipt-gate installer.
-#   ./install.sh                      install dependencies and build dist/ (a fresh clone needs only this)
-#   ./install.sh --server REPO.git…   install the pre-receive hook into bare repositories (docs/server.md)
+#   ./install.sh                         install dependencies and build dist/ (a fresh clone needs only this)
+#   ./install.sh --server REPO.git…      install the pre-receive hook into bare repositories (docs/server.md)
+#   ./install.sh --uninstall REPO.git…   remove it, restoring any pre-receive that was there before
+#   ./install.sh --ghes-env OUT.tar.gz   build a GitHub Enterprise Server pre-receive environment
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -28,7 +30,7 @@ case "${1:-}" in
       [ -f dist/cli.js ] || build
       exec scripts/install-server.sh "$@"
     fi
-    echo "install.sh: unknown option '$1' (usage: ./install.sh [--server REPO.git ...])" >&2
+    echo "install.sh: unknown option '$1' (usage: ./install.sh [--server REPO.git ... | --uninstall REPO.git ... | --ghes-env OUT.tar.gz])" >&2
     exit 2
     ;;
 esac
