@@ -172,9 +172,9 @@ export class ObjectsView {
   }
 
   /** The full object (type and content), read without isomorphic-git. */
-  readRaw(oid: string, depth = 0): { type: ObjectType; data: Buffer } {
+  readRaw(oid: string, depth = 0, located?: ObjectLocation): { type: ObjectType; data: Buffer } {
     if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
-    const loc = this.locate(oid);
+    const loc = located ?? this.locate(oid);
     if (!loc) throw new GitReadError(`Object ${oid} is not in the repository.`, oid);
     if (loc.where === 'pack') return loc.pack.read(oid, loc.offset, (base) => this.readRaw(base, depth + 1));
     const wrapped = inflateLoose(oid, loc.file);

@@ -1,13 +1,13 @@
 // The object store: the one way receipt-gate reads git objects and refs.
 //
-// Every object is read through isomorphic-git (`readObject`, format 'content', one shared
-// cache) over the fs view of fs-view.ts, which serves the quarantine, alternates and packs.
+// Every object is read from the object directories of fs-view.ts (quarantine, alternates,
+// loose objects and packs, read in place) and checked against its oid (SHA-1) before use.
 // Commits, trees and tags are parsed here from their raw bytes. Every failure is a
 // GitReadError whose message names the object.
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import * as git from 'isomorphic-git';
+import { createHash } from 'node:crypto';
 import { ObjectsView, objectDirectories } from './fs-view';
 import { RefReader, isValidRefName } from './refs';
 import { parseTree } from './tree';
@@ -42,9 +42,6 @@ export class ObjectStore {
   readonly hasQuarantine: boolean;
   private readonly view: ObjectsView;
   private readonly refs: RefReader;
-  private readonly fs: ReturnType<ObjectsView['fs']>;
-  /** isomorphic-git's cache, shared by every call. */
-  private readonly cache: object = {};
   private readonly commits = new Map<string, CommitRecord>();
   private shallowSet: Set<string> | null = null;
 
@@ -56,7 +53,6 @@ export class ObjectStore {
     const dirs = objectDirectories(commondir, env);
     this.hasQuarantine = dirs.some((d) => d.quarantine);
     this.view = new ObjectsView(commondir, dirs);
-    this.fs = this.view.fs();
     this.refs = new RefReader(gitdir, commondir);
   }
 
@@ -109,31 +105,29 @@ export class ObjectStore {
     this.view.close();
   }
 
-  /** Reads an object's content through isomorphic-git, checking its type. */
+  /** Reads an object's content and checks it: its SHA-1 must be its oid (a corrupt or
+   * substituted object is refused), and its type the expected one. */
   private async readContent(oid: string, expected?: ObjectType): Promise<{ type: ObjectType; content: Uint8Array }> {
     if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
-    let result: { type: string; object: unknown };
+    const loc = this.view.locate(oid);
+    if (!loc) {
+      throw new GitReadError(`Object ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
+    }
+    let raw: { type: ObjectType; data: Buffer };
     try {
-      result = (await git.readObject({ fs: this.fs, gitdir: this.commondir, oid, format: 'content', cache: this.cache })) as {
-        type: string;
-        object: unknown;
-      };
+      raw = this.view.readRaw(oid, 0, loc);
     } catch (err) {
       if (err instanceof GitReadError) throw err;
-      const e = err as { code?: string; message?: string; data?: { message?: unknown } };
-      if (e.code === 'NotFoundError') {
-        throw new GitReadError(`Object ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
-      }
-      // isomorphic-git's InternalError wraps the cause (e.g. a failed SHA-1 check) in a paragraph
-      // addressed to its own developers; keep the cause only.
-      const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
-      throw new GitReadError(`Object ${oid} cannot be read (${cause.replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
+      throw new GitReadError(`Object ${oid} cannot be read (${String((err as Error).message ?? err).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
-    const type = result.type as ObjectType;
-    if (expected && type !== expected) {
-      throw new GitReadError(`Object ${oid} is a ${type}, not a ${expected}.`, oid);
+    const sha = createHash('sha1').update(`${raw.type} ${raw.data.length}\0`, 'latin1').update(raw.data).digest('hex');
+    if (sha !== oid) {
+      throw new GitReadError(`Object ${oid} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
-    return { type, content: result.object as Uint8Array };
+    if (expected && raw.type !== expected) {
+      throw new GitReadError(`Object ${oid} is a ${raw.type}, not a ${expected}.`, oid);
+    }
+    return { type: raw.type, content: raw.data };
   }
 
   async readCommit(oid: string): Promise<Commit> {

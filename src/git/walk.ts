@@ -201,7 +201,8 @@ async function paintDownToCommon(store: ObjectStore, a: string, b: string): Prom
   while (queue.size > 0 && (hasNonStale() || queue.peek()!.committerTime >= oldestResult - CLOCK_SKEW_SECONDS)) {
     const c = queue.pop()!;
     let f = flags.get(c.oid)! & (PARENT1 | PARENT2 | STALE);
-    if ((f & (PARENT1 | PARENT2)) === (PARENT1 | PARENT2)) {
+    // As git's paint_down_to_common: a stale commit reached from both sides is not a base.
+    if (f === (PARENT1 | PARENT2)) {
       if ((flags.get(c.oid)! & RESULT) === 0) {
         flags.set(c.oid, flags.get(c.oid)! | RESULT);
         results.push(c);
