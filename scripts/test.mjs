@@ -34,7 +34,7 @@ const files = find(join(root, 'test'))
   .filter((f) => filters.length === 0 || filters.some((w) => f.includes(w)));
 
 // Slow suites first, so the long ones do not start last.
-const slow = ['server/', 'client/', 'receipt/e2e', 'git/differential', 'evidence/pyjson', 'engine/verify-ref'];
+const slow = ['bench-smoke', 'server/', 'client/', 'receipt/e2e', 'git/differential', 'evidence/pyjson', 'engine/verify-ref'];
 files.sort((a, b) => slow.findIndex((s) => b.includes(s)) - slow.findIndex((s) => a.includes(s)) || a.localeCompare(b));
 
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
