@@ -30,15 +30,14 @@ export const summary = 'validate evidence files in the working tree (lint-staged
 const USAGE = 'receipt-gate check FILE... [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const cli = parseCommandArgs(
     args,
-    { now: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { now: { type: 'string' } },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!cli) return 0;
+  const { values, positionals } = cli;
   if (positionals.length === 0) throw new UsageError(`name at least one FILE\nusage: ${USAGE}`);
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);

@@ -24,21 +24,19 @@ export const summary = 'epoch pin --id ID: pin the generator digest';
 const USAGE = 'receipt-gate epoch pin --id ID [--generator PATH] [--input PATH]... [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       id: { type: 'string' },
       generator: { type: 'string' },
       input: { type: 'string', multiple: true },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'pin') throw new UsageError(`the subcommand is 'pin'\nusage: ${USAGE}`);
   const id = values.id;
   if (id === undefined || id === '') throw new UsageError(`--id ID is required (a new name for this epoch)\nusage: ${USAGE}`);

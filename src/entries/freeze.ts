@@ -43,7 +43,7 @@ interface FreezeFile {
 }
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       id: { type: 'string' },
@@ -51,14 +51,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       expires: { type: 'string' },
       owner: { type: 'string' },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   const sub = positionals[0];
   if (positionals.length !== 1 || (sub !== 'add' && sub !== 'list' && sub !== 'prune')) {
     throw new UsageError(`name one subcommand: add, list or prune\nusage: ${USAGE}`);

@@ -53,20 +53,18 @@ interface PendingFile {
 }
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       owner: { type: 'string', multiple: true },
       'base-branch': { type: 'string' },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values } = parsed;
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);
   const top = worktree.top;

@@ -14,15 +14,14 @@ export const summary = 'write an ed25519 key pair for signing receipts';
 const USAGE = 'receipt-gate keygen [--out PREFIX] [--force]   (writes PREFIX.key and PREFIX.pub; default PREFIX receipt-gate)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
-    { out: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    { out: { type: 'string' }, force: { type: 'boolean' } },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
   const prefix = values.out ?? 'receipt-gate';
   const keyPath = resolve(io.cwd, `${prefix}.key`);

@@ -21,20 +21,18 @@ const USAGE = 'receipt-gate manifest sample --seed N [--k K] [--now YYYY-MM-DD]'
 const INTEGER = /^-?\d+$/;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       seed: { type: 'string' },
       k: { type: 'string' },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'sample') throw new UsageError(`the subcommand is 'sample'\nusage: ${USAGE}`);
   if (values.seed === undefined || !INTEGER.test(values.seed)) {
     throw new UsageError(`--seed N is required, an integer of any size (got ${JSON.stringify(values.seed ?? null)})\nusage: ${USAGE}`);

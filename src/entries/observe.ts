@@ -30,7 +30,7 @@ const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness F
 const ID_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       id: { type: 'string' },
@@ -38,14 +38,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       witness: { type: 'string' },
       'rerun-passed': { type: 'boolean' },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
   const { id, status, witness } = values;
   if (id === undefined || !ID_RE.test(id)) {

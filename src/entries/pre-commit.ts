@@ -36,15 +36,14 @@ export const summary = 'the client pre-commit hook: checks the staged index';
 const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
-    { identity: { type: 'string' }, now: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { identity: { type: 'string' }, now: { type: 'string' } },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values } = parsed;
   if (skippedByBypass('pre-commit', io)) return EXIT.eligible;
   const date = today(io, values.now);
 

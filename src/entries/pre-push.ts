@@ -54,15 +54,14 @@ export function parsePushLines(text: string): PushLine[] {
 }
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
-    { identity: { type: 'string' }, now: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { identity: { type: 'string' }, now: { type: 'string' } },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (skippedByBypass('pre-push', io)) return EXIT.eligible;
   if (positionals.length < 1 || positionals.length > 2) {
     throw new UsageError(`expected REMOTE and URL as git passes them, got ${positionals.length} arguments\nusage: ${USAGE}`);

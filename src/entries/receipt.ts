@@ -28,7 +28,7 @@ declare const RECEIPT_GATE_VERSION: string;
 const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       ref: { type: 'string' },
@@ -43,14 +43,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       now: { type: 'string' },
       timeout: { type: 'string' },
       'fixture-timeout': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
   const date = today(io, values.now);
   const pinnedClock = values.now !== undefined || !!io.env.RECEIPT_GATE_NOW;

@@ -25,7 +25,7 @@ const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub 
 const MAX_RECEIPT_BYTES = 16 * 1024 * 1024;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       ref: { type: 'string' },
@@ -34,14 +34,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       'allow-unsigned': { type: 'boolean' },
       repo: { type: 'string' },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError(`expected one receipt FILE, got ${positionals.length}\nusage: ${USAGE}`);
   const file = positionals[0];
   const date = today(io, values.now);

@@ -15,7 +15,7 @@ export const summary = 'one-shot audit of REF (default HEAD) against the base';
 const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--json] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
+  const parsed = parseCommandArgs(
     args,
     {
       base: { type: 'string' },
@@ -23,14 +23,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       identity: { type: 'string' },
       json: { type: 'boolean' },
       now: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
     USAGE,
+    io,
   );
-  if (values.help) {
-    io.stdout(`usage: ${USAGE}\n`);
-    return 0;
-  }
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`one REF at most, got ${positionals.length}\nusage: ${USAGE}`);
   const date = today(io, values.now);
   const identity = values.identity === undefined || values.identity === '' ? null : values.identity;
