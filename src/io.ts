@@ -33,3 +33,28 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** An io that keeps what a command writes, for running entries in-process (tests, tools). */
+export function bufferedIO(opts: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string }): {
+  io: CliIO;
+  stdout(): string;
+  stderr(): string;
+} {
+  let out = '';
+  let err = '';
+  return {
+    io: {
+      stdout: (text) => {
+        out += text;
+      },
+      stderr: (text) => {
+        err += text;
+      },
+      readStdin: async () => opts.stdin ?? '',
+      env: opts.env,
+      cwd: opts.cwd,
+    },
+    stdout: () => out,
+    stderr: () => err,
+  };
+}

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { main } from '../../src/cli';
-import type { CliIO } from '../../src/io';
+import { bufferedIO } from '../../src/io';
 
 export const TODAY = '2026-11-29';
 
@@ -68,21 +68,9 @@ export class LocalRepo {
 
   /** Runs `receipt-gate ARGS` in-process. */
   async cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}, stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIO = {
-      stdout: (t) => {
-        stdout += t;
-      },
-      stderr: (t) => {
-        stderr += t;
-      },
-      readStdin: async () => stdin,
-      env: { ...this.env, ...extraEnv },
-      cwd: this.dir,
-    };
-    const code = await main(args, io);
-    return { code, stdout, stderr };
+    const buffered = bufferedIO({ env: { ...this.env, ...extraEnv }, cwd: this.dir, stdin });
+    const code = await main(args, buffered.io);
+    return { code, stdout: buffered.stdout(), stderr: buffered.stderr() };
   }
 
   remove(): void {

@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { main } from '../../src/cli';
-import type { CliIO } from '../../src/io';
+import { bufferedIO } from '../../src/io';
 
 export const ROOT = resolve(__dirname, '../..');
 export const EXAMPLE = join(ROOT, 'examples', 'allocation');
@@ -70,21 +70,13 @@ export interface Captured {
 /** Runs `receipt-gate ARGS` in-process with `cwd` and env (NODE_PATH lets the example's
  * property file find fast-check from this repository's install). */
 export async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, stdin = ''): Promise<Captured> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    readStdin: async () => stdin,
+  const buffered = bufferedIO({
     env: { ...process.env, ...GIT_ENV, NODE_PATH: join(ROOT, 'node_modules'), PROPERTY_SEED: '', PROPERTY_TRIALS: '', RECEIPT_GATE_NOW: TEST_TODAY, ...env },
     cwd,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
+    stdin,
+  });
+  const code = await main(args, buffered.io);
+  return { code, stdout: buffered.stdout(), stderr: buffered.stderr() };
 }
 
 /** The tests' clock: every run is judged on this date, whatever the system clock says. */

@@ -2,10 +2,10 @@
 // dirs, the hook installed by scripts/install-server.sh, pushes made with real `git push`.
 
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { EPOCH_ID, GENERATOR, POLICY as SPEC_POLICY, sha256 } from '../helpers/repo';
 
 export const ROOT = join(__dirname, '..', '..');
 /** The bundle the hook runs (RECEIPT_GATE_TEST_BUNDLE: test another build of it). */
@@ -61,37 +61,15 @@ export function write(dir: string, path: string, content: string | Buffer): void
   writeFileSync(full, content);
 }
 
-export function sha256(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 export function python(code: string, input?: string): string {
   return execFileSync('python3', ['-c', code], { input, encoding: 'utf8' }).trim();
 }
 
-export const POLICY = {
-  version: 1,
-  baseBranch: 'main',
-  protectedRefs: ['refs/heads/main', 'refs/heads/release/**'],
-  protected: [
-    'properties/**', 'fixtures/**', 'freeze.json', 'freezes/**', 'observations/**', 'checks/**',
-    'tools/patch_receipt.py', '.github/workflows/**', '.husky/**', '.gitattributes', '**/.gitattributes', '.gitmodules',
-  ],
-  exceptions: ['fixtures/**/*.md'],
-  owners: ['alice', 'release-bot'],
-  identityEnv: ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'],
-  epoch: { pin: 'fixtures/EPOCH' },
-  manifest: { path: 'checks/manifest.json', catalog: 'checks/properties.json' },
-  freeze: { path: 'freeze.json', reasons: ['timing', 'network', 'order', 'infra'], maxDays: 14 },
-  observations: { dir: 'observations', freezes: 'freezes' },
-  fixtures: { records: 'fixtures/*.json' },
-  // Generous: test files run side by side on two cores. The deadline itself is tested with an
-  // injected clock (receive.test.ts) and the shim's hard limit with a hanging node.
-  limits: { timeoutMs: 30000, maxEvidenceBytes: 1048576 },
-};
-
-export const EPOCH_ID = 'orders-2026-09-25-a';
-export const GENERATOR = 'import json\nprint(json.dumps({"orders": [1, 2, 3]}))\n';
+/** The SPEC example policy of the shared test helpers, with a generous deadline: test files run
+ * side by side on two cores. The deadline itself is tested with an injected clock
+ * (receive.test.ts) and the shim's hard limit with a hanging node. */
+export const POLICY = { ...SPEC_POLICY, limits: { timeoutMs: 30000, maxEvidenceBytes: 1048576 } };
+export { EPOCH_ID, GENERATOR, sha256 };
 
 /** The manifest digest as Python writes it: sha256 of json.dumps(sort_keys, compact). */
 export function manifestDigest(seed: number, properties: unknown[]): string {
