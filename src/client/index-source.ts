@@ -4,7 +4,7 @@
 import type { EvidenceEntry, EvidenceSource } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
 import type { IndexEntry } from '../git/staged-index';
-import { GitReadError } from '../git/types';
+import { entryAt } from '../evidence/tree-source';
 
 export class IndexSource implements EvidenceSource {
   private readonly byPath = new Map<string, IndexEntry>();
@@ -27,14 +27,7 @@ export class IndexSource implements EvidenceSource {
   async stat(path: string): Promise<EvidenceEntry> {
     const entry = this.byPath.get(path);
     if (!entry) return this.dirs.has(path) ? { kind: 'other', path, what: 'directory' } : { kind: 'missing', path };
-    if (entry.kind === 'symlink') return { kind: 'other', path, what: 'symlink' };
-    if (entry.kind === 'gitlink') return { kind: 'other', path, what: 'submodule' };
-    const info = await this.store.objectInfo(entry.oid);
-    if (!info || info.type !== 'blob') {
-      throw new GitReadError(`${path} in ${this.label} names blob ${entry.oid}, which the repository does not have`, entry.oid);
-    }
-    const { store } = this;
-    return { kind: 'file', path, size: info.size, read: () => store.readBlob(entry.oid, info.size) };
+    return entryAt(this.store, path, entry, this.label);
   }
 
   async list(dir: string): Promise<string[]> {

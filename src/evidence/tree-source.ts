@@ -3,8 +3,26 @@
 // refused before it is read.
 
 import type { ObjectStore } from '../git/store';
-import { GitReadError } from '../git/types';
+import { GitReadError, type EntryKind } from '../git/types';
 import type { EvidenceEntry, EvidenceSource } from './types';
+
+/** The evidence view of one tree or index entry: a regular file's size comes from the object
+ * header, and its bytes are read only when asked for. */
+export async function entryAt(
+  store: ObjectStore,
+  path: string,
+  entry: { kind: EntryKind; oid: string },
+  label: string,
+): Promise<EvidenceEntry> {
+  if (entry.kind === 'tree') return { kind: 'other', path, what: 'directory' };
+  if (entry.kind === 'symlink') return { kind: 'other', path, what: 'symlink' };
+  if (entry.kind === 'gitlink') return { kind: 'other', path, what: 'submodule' };
+  const info = await store.objectInfo(entry.oid);
+  if (!info || info.type !== 'blob') {
+    throw new GitReadError(`${path} in ${label} names blob ${entry.oid}, which the repository does not have`, entry.oid);
+  }
+  return { kind: 'file', path, size: info.size, read: () => store.readBlob(entry.oid, info.size) };
+}
 
 export class TreeSource implements EvidenceSource {
   constructor(
@@ -16,15 +34,7 @@ export class TreeSource implements EvidenceSource {
   async stat(path: string): Promise<EvidenceEntry> {
     const entry = await this.store.entryAt(this.treeOid, path);
     if (!entry) return { kind: 'missing', path };
-    if (entry.kind === 'tree') return { kind: 'other', path, what: 'directory' };
-    if (entry.kind === 'symlink') return { kind: 'other', path, what: 'symlink' };
-    if (entry.kind === 'gitlink') return { kind: 'other', path, what: 'submodule' };
-    const info = await this.store.objectInfo(entry.oid);
-    if (!info || info.type !== 'blob') {
-      throw new GitReadError(`${path} in ${this.label} names blob ${entry.oid}, which the repository does not have`, entry.oid);
-    }
-    const { store } = this;
-    return { kind: 'file', path, size: info.size, read: () => store.readBlob(entry.oid, info.size) };
+    return entryAt(this.store, path, entry, this.label);
   }
 
   async list(dir: string): Promise<string[]> {
