@@ -49,18 +49,40 @@ async function compareTrees(
   prefixUnsafe: boolean,
   out: PathChange[],
 ): Promise<void> {
+  const ra = a !== null ? await store.readRawTree(a) : null;
+  const rb = b !== null ? await store.readRawTree(b) : null;
   const before = new Map<string, TreeEntry>();
   const after = new Map<string, TreeEntry>();
-  if (a !== null) for (const e of await store.readTree(a)) before.set(Buffer.from(e.rawName).toString('latin1'), e);
-  if (b !== null) for (const e of await store.readTree(b)) after.set(Buffer.from(e.rawName).toString('latin1'), e);
+  if (ra && rb && ra.ordered && rb.ordered) {
+    // Both trees are in git's order with unique names: walk them side by side and skip every
+    // entry whose bytes are identical on both sides (same name, mode and oid: unchanged);
+    // only the rest is decoded and paired by name below.
+    let i = 0;
+    let j = 0;
+    while (i < ra.length && j < rb.length) {
+      if (ra.sameEntry(i, rb, j)) {
+        i++;
+        j++;
+        continue;
+      }
+      const order = ra.compareOrder(i, rb, j);
+      if (order <= 0) before.set(ra.nameKey(i), ra.entry(i++));
+      if (order >= 0) after.set(rb.nameKey(j), rb.entry(j++));
+    }
+    for (; i < ra.length; i++) before.set(ra.nameKey(i), ra.entry(i));
+    for (; j < rb.length; j++) after.set(rb.nameKey(j), rb.entry(j));
+  } else {
+    if (ra) for (let i = 0; i < ra.length; i++) before.set(ra.nameKey(i), ra.entry(i));
+    if (rb) for (let j = 0; j < rb.length; j++) after.set(rb.nameKey(j), rb.entry(j));
+  }
   const keys = new Set([...before.keys(), ...after.keys()]);
   for (const key of keys) {
     const ea = before.get(key);
     const eb = after.get(key);
     const entry = (ea ?? eb)!;
+    if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind) continue;
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
     const unsafe = prefixUnsafe || isUnsafeName(entry.rawName);
-    if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind) continue;
     if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') {
       await compareTrees(store, ea.oid, eb.oid, path, unsafe, out);
       continue;

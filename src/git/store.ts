@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { ObjectsView, objectDirectories } from './fs-view';
 import { RefReader, isValidRefName } from './refs';
-import { parseTree } from './tree';
+import { RawTree } from './raw-tree';
 import { GitReadError, type Commit, type ObjectType, type TreeEntry } from './types';
 
 export { GitReadError } from './types';
@@ -31,6 +31,8 @@ const OID_RE = /^[0-9a-f]{40}$/;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Parsed commits kept for repeated walks (about 200 bytes each); the cache starts over when full. */
 const MAX_CACHED_COMMITS = 100_000;
+/** Bytes of raw trees kept for repeated diffs (a commit's tree is its child's parent tree). */
+const MAX_CACHED_TREE_BYTES = 24 * 1024 * 1024;
 
 /** A commit with what the walks need beyond the public shape. */
 export interface CommitRecord extends Commit {
@@ -43,6 +45,8 @@ export class ObjectStore {
   private readonly view: ObjectsView;
   private readonly refs: RefReader;
   private readonly commits = new Map<string, CommitRecord>();
+  private readonly trees = new Map<string, RawTree>();
+  private treeBytes = 0;
   private shallowSet: Set<string> | null = null;
 
   private constructor(
@@ -147,9 +151,27 @@ export class ObjectStore {
   }
 
   async readTree(oid: string): Promise<TreeEntry[]> {
-    if (oid === EMPTY_TREE) return [];
-    const { content } = await this.readContent(oid, 'tree');
-    return parseTree(oid, content);
+    return (await this.readRawTree(oid)).entries();
+  }
+
+  /** The tree as raw entries, for comparisons that decode only what differs (cached by oid,
+   * least recently used out first). */
+  async readRawTree(oid: string): Promise<RawTree> {
+    const hit = this.trees.get(oid);
+    if (hit) {
+      this.trees.delete(oid);
+      this.trees.set(oid, hit);
+      return hit;
+    }
+    const tree = oid === EMPTY_TREE ? RawTree.parse(oid, new Uint8Array(0)) : RawTree.parse(oid, (await this.readContent(oid, 'tree')).content);
+    this.trees.set(oid, tree);
+    this.treeBytes += tree.buf.length + 64;
+    for (const [key, old] of this.trees) {
+      if (this.treeBytes <= MAX_CACHED_TREE_BYTES) break;
+      this.trees.delete(key);
+      this.treeBytes -= old.buf.length + 64;
+    }
+    return tree;
   }
 
   /** Reads a blob, refusing (BlobTooLargeError) before reading when it is over `maxBytes`. */

@@ -1,0 +1,153 @@
+// Tree objects kept as their raw bytes, for comparing large trees quickly.
+//
+// A diff of two trees that share most entries (a wide directory where one file changed) only
+// needs the entries that differ. A RawTree records where each entry starts, ends and where its
+// name lies; two entries whose bytes (mode, name and oid) are identical are the same entry and
+// are skipped without decoding the name or the oid. Only the entries that differ become
+// TreeEntry objects (see parseTree for the rules, which the checks here repeat exactly).
+
+import { decodePathBytes, kindOfMode } from './tree';
+import { GitReadError, type TreeEntry } from './types';
+
+export class RawTree {
+  /** True when the entry names are strictly in git's tree order, so no name occurs twice. A
+   * crafted tree that is not is still read, through the general (name-paired) comparison. */
+  readonly ordered: boolean;
+
+  private constructor(
+    readonly oid: string,
+    readonly buf: Buffer,
+    /** Per entry: the offset of its mode, of the space before its name, of the NUL after it. */
+    private readonly starts: Int32Array,
+    private readonly spaces: Int32Array,
+    private readonly nuls: Int32Array,
+    ordered: boolean,
+  ) {
+    this.ordered = ordered;
+  }
+
+  get length(): number {
+    return this.starts.length;
+  }
+
+  /** Parses the entry boundaries of a tree's content, with parseTree's checks and messages. */
+  static parse(treeOid: string, content: Uint8Array): RawTree {
+    const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const starts: number[] = [];
+    const spaces: number[] = [];
+    const nuls: number[] = [];
+    let i = 0;
+    while (i < buf.length) {
+      const space = buf.indexOf(0x20, i);
+      if (space < 0) throw malformed(treeOid, i, 'an entry has no mode');
+      const nul = buf.indexOf(0, space + 1);
+      if (nul < 0) throw malformed(treeOid, i, 'an entry name is not terminated');
+      if (nul + 21 > buf.length) throw malformed(treeOid, i, 'an entry is truncated');
+      if (!knownMode(buf, i, space)) {
+        const mode = buf.toString('latin1', i, space);
+        throw new GitReadError(
+          `Tree ${treeOid} has an entry "${decodePathBytes(new Uint8Array(buf.subarray(space + 1, nul)))}" with mode ${JSON.stringify(mode)}, which git does not write; the tree is corrupt or crafted.`,
+          treeOid,
+        );
+      }
+      starts.push(i);
+      spaces.push(space);
+      nuls.push(nul);
+      i = nul + 21;
+    }
+    const tree = new RawTree(treeOid, buf, Int32Array.from(starts), Int32Array.from(spaces), Int32Array.from(nuls), true);
+    (tree as { ordered: boolean }).ordered = tree.checkOrdered();
+    return tree;
+  }
+
+  /** True when entry `i` is a directory (mode 40000 or 040000). */
+  isTree(i: number): boolean {
+    const s = this.starts[i]!;
+    const len = this.spaces[i]! - s;
+    return (len === 5 && this.buf[s] === 0x34) || (len === 6 && this.buf[s] === 0x30 && this.buf[s + 1] === 0x34);
+  }
+
+  /** True when entry `i` of this tree and entry `j` of `other` have identical bytes. */
+  sameEntry(i: number, other: RawTree, j: number): boolean {
+    const a0 = this.starts[i]!;
+    const a1 = this.nuls[i]! + 21;
+    const b0 = other.starts[j]!;
+    const b1 = other.nuls[j]! + 21;
+    return a1 - a0 === b1 - b0 && this.buf.compare(other.buf, b0, b1, a0, a1) === 0;
+  }
+
+  /** git's tree order (base_name_compare): names compared bytewise, a directory's name as if
+   * followed by '/'. Negative when entry `i` of this tree sorts before entry `j` of `other`. */
+  compareOrder(i: number, other: RawTree, j: number): number {
+    const an = this.spaces[i]! + 1;
+    const aLen = this.nuls[i]! - an;
+    const bn = other.spaces[j]! + 1;
+    const bLen = other.nuls[j]! - bn;
+    const common = Math.min(aLen, bLen);
+    const c = this.buf.compare(other.buf, bn, bn + common, an, an + common);
+    if (c !== 0) return c;
+    const ac = aLen > common ? this.buf[an + common]! : this.isTree(i) ? 0x2f : 0;
+    const bc = bLen > common ? other.buf[bn + common]! : other.isTree(j) ? 0x2f : 0;
+    return ac - bc;
+  }
+
+  /** The raw name bytes of entry `i` as a latin1 string (a lossless key for pairing). */
+  nameKey(i: number): string {
+    return this.buf.toString('latin1', this.spaces[i]! + 1, this.nuls[i]!);
+  }
+
+  /** Entry `i` decoded, exactly as parseTree returns it. */
+  entry(i: number): TreeEntry {
+    const s = this.starts[i]!;
+    const space = this.spaces[i]!;
+    const nul = this.nuls[i]!;
+    const mode = this.buf.toString('latin1', s, space);
+    const rawName = new Uint8Array(this.buf.subarray(space + 1, nul));
+    return {
+      mode: mode === '040000' ? '40000' : mode,
+      kind: kindOfMode(mode)!,
+      oid: this.buf.toString('hex', nul + 1, nul + 21),
+      name: decodePathBytes(rawName),
+      rawName,
+    };
+  }
+
+  /** Every entry decoded (parseTree's result). */
+  entries(): TreeEntry[] {
+    const out: TreeEntry[] = [];
+    for (let i = 0; i < this.length; i++) out.push(this.entry(i));
+    return out;
+  }
+
+  /** Strictly increasing in tree order, and no file and directory sharing a name (which the
+   * order allows: "a" sorts as "a\0", the directory "a" as "a/"). */
+  private checkOrdered(): boolean {
+    for (let i = 1; i < this.length; i++) {
+      if (this.compareOrder(i - 1, this, i) >= 0) return false;
+    }
+    for (let i = 0; i < this.length; i++) {
+      if (!this.isTree(i)) continue;
+      // A file with the same name sorts before it, separated only by names that extend it
+      // with a byte below '/'.
+      const n = this.spaces[i]! + 1;
+      const len = this.nuls[i]! - n;
+      for (let k = i - 1; k >= 0; k--) {
+        const kn = this.spaces[k]! + 1;
+        const kLen = this.nuls[k]! - kn;
+        if (kLen < len || this.buf.compare(this.buf, n, n + len, kn, kn + len) !== 0) break;
+        if (kLen === len) return false;
+      }
+    }
+    return true;
+  }
+}
+
+function knownMode(buf: Buffer, start: number, end: number): boolean {
+  const len = end - start;
+  if (len !== 5 && len !== 6) return false;
+  return kindOfMode(buf.toString('latin1', start, end)) !== null;
+}
+
+function malformed(treeOid: string, at: number, why: string): GitReadError {
+  return new GitReadError(`Tree ${treeOid} is malformed at byte ${at}: ${why}.`, treeOid);
+}

@@ -1,0 +1,163 @@
+// The raw-tree diff (identical entries skipped without decoding) against two independent
+// answers: the name-paired comparison of every decoded entry (the algorithm it replaced, kept
+// here as the reference) on random trees, crafted ones included (unsorted, duplicate names, a
+// file and a directory sharing a name), and `git diff-tree -r` on trees git itself writes.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { ObjectStore, diffTrees, isUnsafeName, parseTree } from '../../src/git/index';
+import { RawTree } from '../../src/git/raw-tree';
+import type { PathChange, TreeEntry } from '../../src/git/types';
+import { cleanup, git, initRepo, rawTree } from './helpers';
+
+test.after(cleanup);
+
+type Spec = { name: string; mode: string; sub?: Spec[] };
+
+/** Writes a loose object in git's format (zlib of `<type> <size>\0<content>`). */
+function writeLoose(repo: string, type: string, content: Buffer): string {
+  const framed = Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'latin1'), content]);
+  const oid = createHash('sha1').update(framed).digest('hex');
+  const dir = join(repo, '.git/objects', oid.slice(0, 2));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, oid.slice(2)), deflateSync(framed));
+  return oid;
+}
+
+const isDir = (mode: string) => mode === '40000' || mode === '040000';
+const gitOrderKey = (e: { name: string; mode: string }) => Buffer.from(e.name + (isDir(e.mode) ? '/' : '\0'), 'latin1');
+
+function writeTree(repo: string, specs: Spec[], blobs: string[], sorted: boolean): string {
+  const entries = specs.map((s, k) => ({
+    mode: s.mode,
+    name: Buffer.from(s.name, 'latin1'),
+    oid: isDir(s.mode) ? writeTree(repo, s.sub ?? [], blobs, sorted) : blobs[(s.name.length + k) % blobs.length]!,
+    key: gitOrderKey(s),
+  }));
+  if (sorted) entries.sort((x, y) => Buffer.compare(x.key, y.key));
+  return writeLoose(repo, 'tree', rawTree(entries));
+}
+
+/** The comparison the raw diff replaced: every entry decoded, paired by raw name. */
+async function referenceDiff(store: ObjectStore, a: string | null, b: string | null): Promise<PathChange[]> {
+  const out: PathChange[] = [];
+  const side = (e: TreeEntry) => ({ mode: e.mode, kind: e.kind, oid: e.oid });
+  const fileKind = (k: string) => k === 'file' || k === 'exec';
+  const walk = async (a: string | null, b: string | null, prefix: string, pu: boolean): Promise<void> => {
+    const before = new Map<string, TreeEntry>();
+    const after = new Map<string, TreeEntry>();
+    if (a !== null) for (const e of await store.readTree(a)) before.set(Buffer.from(e.rawName).toString('latin1'), e);
+    if (b !== null) for (const e of await store.readTree(b)) after.set(Buffer.from(e.rawName).toString('latin1'), e);
+    for (const key of new Set([...before.keys(), ...after.keys()])) {
+      const ea = before.get(key);
+      const eb = after.get(key);
+      const e = (ea ?? eb)!;
+      const path = prefix === '' ? e.name : `${prefix}/${e.name}`;
+      const unsafe = pu || isUnsafeName(e.rawName);
+      if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind) continue;
+      if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') await walk(ea.oid, eb.oid, path, unsafe);
+      else if (!eb) ea!.kind === 'tree' ? await walk(ea!.oid, null, path, unsafe) : out.push({ path, change: 'delete', before: side(ea!), unsafe });
+      else if (!ea) eb.kind === 'tree' ? await walk(null, eb.oid, path, unsafe) : out.push({ path, change: 'add', after: side(eb), unsafe });
+      else {
+        const change = ea.kind === eb.kind ? 'modify' : fileKind(ea.kind) && fileKind(eb.kind) ? 'mode' : 'type';
+        out.push({ path, change, before: side(ea), after: side(eb), unsafe });
+        if (ea.kind === 'tree') await walk(ea.oid, null, path, unsafe);
+        if (eb.kind === 'tree') await walk(null, eb.oid, path, unsafe);
+      }
+    }
+  };
+  if (a !== b) await walk(a, b, '', false);
+  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+// Names chosen so that git's order and plain byte order disagree ("a" vs "a.b" vs "a/").
+const NAMES = ['a', 'a.b', 'a!', 'a0', 'b', '.git', 'z\xff', 'a-'];
+const MODES = ['100644', '100664', '100755', '120000', '40000', '040000'];
+
+const specArb: fc.Arbitrary<Spec[]> = fc.letrec<{ list: Spec[]; entry: Spec }>((tie) => ({
+  list: fc.array(tie('entry'), { maxLength: 6 }),
+  entry: fc.record({
+    name: fc.constantFrom(...NAMES),
+    mode: fc.constantFrom(...MODES),
+    sub: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant([] as Spec[]), tie('list')),
+  }),
+})).list;
+
+test('RawTree entries equal parseTree; the raw diff equals the name-paired diff on random and crafted trees', async () => {
+  const repo = initRepo();
+  const blobs = ['one\n', 'two\n', 'three\n'].map((t) => writeLoose(repo, 'blob', Buffer.from(t)));
+  const store = await ObjectStore.discover(repo);
+  let ordered = 0;
+  await fc.assert(
+    fc.asyncProperty(specArb, specArb, fc.boolean(), fc.boolean(), async (sa, sb, sortA, sortB) => {
+      const a = writeTree(repo, sa, blobs, sortA);
+      const b = writeTree(repo, sb, blobs, sortB);
+      for (const oid of [a, b]) {
+        const raw = await store.readRawTree(oid);
+        assert.equal(raw.entries(), parseTree(oid, raw.buf));
+        if (raw.ordered) ordered++;
+      }
+      assert.equal(await diffTrees(store, a, b), await referenceDiff(store, a, b));
+      assert.equal(await diffTrees(store, b, a), await referenceDiff(store, b, a));
+    }),
+    { seed: 20261129, numRuns: 150 },
+  );
+  assert.ok(ordered > 50, `enough ordered trees exercise the side-by-side walk (${ordered})`);
+});
+
+test('RawTree.ordered is false for unsorted trees and for a file and directory sharing a name', () => {
+  const oid = 'ab'.repeat(20);
+  const tree = (entries: { mode: string; name: string }[]) => RawTree.parse('t', rawTree(entries.map((e) => ({ ...e, oid }))));
+  assert.ok(tree([{ mode: '100644', name: 'a' }, { mode: '40000', name: 'a-' }, { mode: '100644', name: 'a.b' }]).ordered);
+  assert.ok(tree([{ mode: '100644', name: 'a.b' }, { mode: '40000', name: 'a' }]).ordered, 'the directory a sorts as a/');
+  assert.not.ok(tree([{ mode: '40000', name: 'a' }, { mode: '100644', name: 'a.b' }]).ordered);
+  assert.not.ok(tree([{ mode: '100644', name: 'b' }, { mode: '100644', name: 'a' }]).ordered);
+  assert.not.ok(tree([{ mode: '100644', name: 'a' }, { mode: '100644', name: 'a' }]).ordered);
+  assert.not.ok(tree([{ mode: '100644', name: 'a' }, { mode: '100644', name: 'a!' }, { mode: '40000', name: 'a' }]).ordered);
+  assert.not.ok(tree([{ mode: '100644', name: 'a' }, { mode: '040000', name: 'a' }]).ordered);
+});
+
+test('the raw diff of trees git writes equals git diff-tree -r', async () => {
+  const repo = initRepo();
+  const store = await ObjectStore.discover(repo);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uniqueArray(fc.tuple(fc.constantFrom('d1', 'd1/x', 'd2', 'a', 'a.b', 'a-c'), fc.constantFrom('f', 'f.txt', 'g'), fc.constantFrom('1', '2', '3')), {
+        maxLength: 10,
+        selector: (t) => t[0] + '/' + t[1],
+      }),
+      fc.uniqueArray(fc.tuple(fc.constantFrom('d1', 'd1/x', 'd2', 'a', 'a.b', 'a-c'), fc.constantFrom('f', 'f.txt', 'g'), fc.constantFrom('1', '2', '3')), {
+        maxLength: 10,
+        selector: (t) => t[0] + '/' + t[1],
+      }),
+      async (fa, fb) => {
+        const treeOf = (files: [string, string, string][]) => {
+          const index = join(repo, '.git', 'index-' + Math.random().toString(36).slice(2));
+          const env = { GIT_INDEX_FILE: index };
+          for (const [dir, name, content] of files) {
+            const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: content + '\n' }).trim();
+            git(repo, ['update-index', '--add', '--cacheinfo', `100644,${blob},${dir}/${name}`], { env });
+          }
+          return git(repo, ['write-tree'], { env }).trim();
+        };
+        const a = treeOf(fa);
+        const b = treeOf(fb);
+        const expected = git(repo, ['diff-tree', '-r', '--name-status', a, b])
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => `${l[0]}\t${l.slice(2)}`);
+        const letter = { add: 'A', delete: 'D', modify: 'M', mode: 'M', type: 'T' } as const;
+        const actual = (await diffTrees(store, a, b)).map((c) => `${letter[c.change]}\t${c.path}`);
+        assert.equal(actual, expected);
+      },
+    ),
+    { seed: 20261129, numRuns: 25 },
+  );
+});
+
+test.run();
