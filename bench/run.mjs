@@ -307,9 +307,11 @@ async function main() {
     return;
   }
 
-  const workDir = join(cacheDir, 'work');
+  // Targets of this run only: two runs sharing a cache must not push into each other's copies.
+  const workDir = join(cacheDir, 'work', String(process.pid));
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
+  process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
   let scenarios = repos.flatMap((r) => scenariosFor(r, workDir, opts.smoke));
   if (opts.only) {
     const wanted = opts.only.split(',');
