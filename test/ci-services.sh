@@ -13,6 +13,9 @@ command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
 [ -x /usr/share/gitolite3/gitolite ] || command -v gitolite >/dev/null 2>&1 || need+=(gitolite3)
 [ -x /usr/lib/git-core/git-http-backend ] || need+=(git)
 command -v chroot >/dev/null 2>&1 || need+=(coreutils)
+# Differential tests run python3 (json, random, hashlib) and openssl (ed25519 signatures).
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -31,4 +34,4 @@ if [ "${#need[@]}" -gt 0 ]; then
     service ssh stop >/dev/null 2>&1 || true
   fi
 fi
-echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend present"
+echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl present"
