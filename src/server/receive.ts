@@ -13,7 +13,6 @@ import { ObjectStore } from '../git/store';
 import { verdictOf } from '../verdict';
 import { decidePush, type MessageOptions, type PushDecision } from './messages';
 import { parseRefUpdates } from './protocol';
-import { headTarget, resolveRef } from './refs';
 
 /** Below GitHub Enterprise's 5 s pre-receive budget, which all hooks of a push share. */
 export const DEFAULT_TIMEOUT_MS = 4000;
@@ -60,12 +59,11 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
     const date = ctx.today();
     const judged = await withTimeout(started + DEFAULT_TIMEOUT_MS, now, async () => {
       const store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
-      // The policy in force: the default branch tip as it was before this push.
-      const head = await headTarget(ctx.gitdir);
-      const policyCommit = head === null ? await resolveRef(ctx.gitdir, 'HEAD') : await resolveRef(ctx.gitdir, head);
+      // The policy in force: the default branch tip as it was before this push (git updates
+      // refs only after pre-receive accepts).
+      const policyCommit = await store.resolveRef('HEAD');
       const { policy } = await readPolicyAt(store, policyCommit);
-      const baseRef = policy ? `refs/heads/${policy.baseBranch}` : head;
-      const baseTip = baseRef === null ? policyCommit : await resolveRef(ctx.gitdir, baseRef);
+      const baseTip = policy ? await store.resolveRef(`refs/heads/${policy.baseBranch}`) : policyCommit;
       const timeoutMs = policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       return { store, policyCommit, policy, baseTip, deadline: started + timeoutMs };
     });
