@@ -8,7 +8,7 @@
 
 import { resolve } from 'node:path';
 import { evaluate, identityFromEnv, internalError, readPolicyAt, type GateResult, type RefUpdate } from '../engine';
-import { finding, type Finding } from '../findings';
+import { emptyIdentities, finding, type Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { verdictOf } from '../verdict';
 import { decidePush, type MessageOptions, type PushDecision } from './messages';
@@ -130,7 +130,7 @@ function failed(updates: RefUpdate[], f: Finding, ctx: PushContext): PushOutcome
       isProtectedRef: false,
       verdict: verdictOf(findings),
       findings,
-      identities: { epoch_id: null, generator_sha256: null, manifest_sha256: null, freeze_file_sha256: null, witnesses: {} },
+      identities: emptyIdentities(),
       newCommits: [],
     };
   });
