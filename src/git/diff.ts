@@ -16,6 +16,7 @@ const isFileKind = (k: EntryKind) => k === 'file' || k === 'exec';
 /** The tree an oid stands for: a tree as is, a commit's (or a tag's commit's) tree. */
 async function treeOf(store: ObjectStore, oid: string | null): Promise<string | null> {
   if (oid === null) return null;
+  if (store.isKnownTree(oid)) return oid;
   const info = await store.objectInfo(oid);
   if (info && info.type !== 'tree') return (await store.readCommit(await store.peelToCommit(oid))).tree;
   return oid; // a tree, or absent: readTree reports the missing tree by name

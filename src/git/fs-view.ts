@@ -21,7 +21,7 @@ import { BaseCache, PackFile, type PackedHeader } from './pack';
 import { GitReadError, type ObjectType } from './types';
 
 /** Bytes of rebuilt delta bases kept between reads. */
-const BASE_CACHE_BYTES = 32 * 1024 * 1024;
+const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 
 const OID_RE = /^[0-9a-f]{40}$/;
 

@@ -279,7 +279,9 @@ export class PackFile {
     const compressed = this.readAt(oid, entry.dataAt, bound);
     let out: Buffer;
     try {
-      out = inflateSync(compressed, { maxOutputLength: Math.max(entry.size, 1) });
+      // One output chunk of exactly the object's size: zlib's default 16 KiB chunks would
+      // leave every small object (kept in the caches) holding a 16 KiB allocation.
+      out = inflateSync(compressed, { maxOutputLength: Math.max(entry.size, 1), chunkSize: Math.max(entry.size, 64) });
     } catch (err) {
       throw this.corrupt(oid, offset, `its data does not inflate (${(err as Error).message})`);
     }

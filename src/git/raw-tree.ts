@@ -73,7 +73,12 @@ export class RawTree {
     const a1 = this.nuls[i]! + 21;
     const b0 = other.starts[j]!;
     const b1 = other.nuls[j]! + 21;
-    return a1 - a0 === b1 - b0 && this.buf.compare(other.buf, b0, b1, a0, a1) === 0;
+    if (a1 - a0 !== b1 - b0) return false;
+    // From the end: the oid differs first when anything does.
+    const a = this.buf;
+    const b = other.buf;
+    for (let k = a1 - a0 - 1; k >= 0; k--) if (a[a0 + k] !== b[b0 + k]) return false;
+    return true;
   }
 
   /** git's tree order (base_name_compare): names compared bytewise, a directory's name as if
@@ -84,8 +89,12 @@ export class RawTree {
     const bn = other.spaces[j]! + 1;
     const bLen = other.nuls[j]! - bn;
     const common = Math.min(aLen, bLen);
-    const c = this.buf.compare(other.buf, bn, bn + common, an, an + common);
-    if (c !== 0) return c;
+    const a = this.buf;
+    const b = other.buf;
+    for (let k = 0; k < common; k++) {
+      const d = a[an + k]! - b[bn + k]!;
+      if (d !== 0) return d;
+    }
     const ac = aLen > common ? this.buf[an + common]! : this.isTree(i) ? 0x2f : 0;
     const bc = bLen > common ? other.buf[bn + common]! : other.isTree(j) ? 0x2f : 0;
     return ac - bc;
@@ -119,6 +128,11 @@ export class RawTree {
     return out;
   }
 
+  private samePrefix(x: number, y: number, len: number): boolean {
+    for (let k = 0; k < len; k++) if (this.buf[x + k] !== this.buf[y + k]) return false;
+    return true;
+  }
+
   /** Strictly increasing in tree order, and no file and directory sharing a name (which the
    * order allows: "a" sorts as "a\0", the directory "a" as "a/"). */
   private checkOrdered(): boolean {
@@ -134,7 +148,7 @@ export class RawTree {
       for (let k = i - 1; k >= 0; k--) {
         const kn = this.spaces[k]! + 1;
         const kLen = this.nuls[k]! - kn;
-        if (kLen < len || this.buf.compare(this.buf, n, n + len, kn, kn + len) !== 0) break;
+        if (kLen < len || !this.samePrefix(n, kn, len)) break;
         if (kLen === len) return false;
       }
     }
@@ -142,10 +156,17 @@ export class RawTree {
   }
 }
 
+const MODES = ['100644', '100664', '100755', '120000', '160000', '40000', '040000'].map((m) => Buffer.from(m, 'latin1'));
+
+/** True when the mode bytes are one kindOfMode knows (compared without making a string). */
 function knownMode(buf: Buffer, start: number, end: number): boolean {
   const len = end - start;
-  if (len !== 5 && len !== 6) return false;
-  return kindOfMode(buf.toString('latin1', start, end)) !== null;
+  next: for (const mode of MODES) {
+    if (mode.length !== len) continue;
+    for (let k = 0; k < len; k++) if (buf[start + k] !== mode[k]) continue next;
+    return true;
+  }
+  return false;
 }
 
 function malformed(treeOid: string, at: number, why: string): GitReadError {

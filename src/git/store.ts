@@ -32,7 +32,7 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Parsed commits kept for repeated walks (about 200 bytes each); the cache starts over when full. */
 const MAX_CACHED_COMMITS = 100_000;
 /** Bytes of raw trees kept for repeated diffs (a commit's tree is its child's parent tree). */
-const MAX_CACHED_TREE_BYTES = 24 * 1024 * 1024;
+const MAX_CACHED_TREE_BYTES = 8 * 1024 * 1024;
 
 /** A commit with what the walks need beyond the public shape. */
 export interface CommitRecord extends Commit {
@@ -47,6 +47,7 @@ export class ObjectStore {
   private readonly commits = new Map<string, CommitRecord>();
   private readonly trees = new Map<string, RawTree>();
   private treeBytes = 0;
+  private readonly knownTrees = new Set<string>();
   private shallowSet: Set<string> | null = null;
 
   private constructor(
@@ -154,6 +155,11 @@ export class ObjectStore {
     return (await this.readRawTree(oid)).entries();
   }
 
+  /** True when `oid` was read as a tree by this store (no need to ask its type again). */
+  isKnownTree(oid: string): boolean {
+    return oid === EMPTY_TREE || this.knownTrees.has(oid);
+  }
+
   /** The tree as raw entries, for comparisons that decode only what differs (cached by oid,
    * least recently used out first). */
   async readRawTree(oid: string): Promise<RawTree> {
@@ -165,6 +171,8 @@ export class ObjectStore {
     }
     const tree = oid === EMPTY_TREE ? RawTree.parse(oid, new Uint8Array(0)) : RawTree.parse(oid, (await this.readContent(oid, 'tree')).content);
     this.trees.set(oid, tree);
+    if (this.knownTrees.size >= MAX_CACHED_COMMITS) this.knownTrees.clear();
+    this.knownTrees.add(oid);
     this.treeBytes += tree.buf.length + 64;
     for (const [key, old] of this.trees) {
       if (this.treeBytes <= MAX_CACHED_TREE_BYTES) break;
