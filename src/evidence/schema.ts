@@ -2,7 +2,8 @@
 // each file format; they are imported here so the bundle (dist/cli.js) carries them and the
 // server hook needs nothing from a working tree.
 
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import catalogSchema from '../../schemas/catalog.schema.json';
 import epochPinSchema from '../../schemas/epoch-pin.schema.json';
 import fixtureRecordSchema from '../../schemas/fixture-record.schema.json';
@@ -61,7 +62,10 @@ function validatorFor(schemaFile: string): ValidateFunction {
     return ahead;
   }
   if (!ajv) {
-    ajv = new Ajv2020({ ...AJV_OPTIONS });
+    // Loaded only here: the bundle carries every schema precompiled, so the hook never pays
+    // for ajv's compiler at start-up.
+    const { default: Ajv } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
+    ajv = new Ajv({ ...AJV_OPTIONS });
     ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
   }
