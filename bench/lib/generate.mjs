@@ -56,9 +56,51 @@ function seedKey(spec) {
   return JSON.stringify({ v: SEED_VERSION, seed: SEED, ...shape });
 }
 
+/** Runs `fn` holding a lock directory (two runs sharing a cache build a repository once). A
+ * lock whose holder is gone is taken over. */
+async function withLock(lockDir, log, fn) {
+  for (let waited = 0; ; waited++) {
+    try {
+      mkdirSync(lockDir);
+      writeFileSync(join(lockDir, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      let holder = NaN;
+      try {
+        holder = Number(readFileSync(join(lockDir, 'pid'), 'utf8'));
+      } catch {
+        /* being written */
+      }
+      let alive = true;
+      try {
+        if (Number.isInteger(holder) && holder > 0) process.kill(holder, 0);
+      } catch {
+        alive = false;
+      }
+      if (!alive) {
+        rmSync(lockDir, { recursive: true, force: true });
+        continue;
+      }
+      if (waited % 30 === 0) log(`waiting for ${lockDir} (held by process ${holder})`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
 /** Builds (or reuses) every artefact of one repository spec. Returns its metadata. */
 export async function ensureRepo(cacheDirIn, spec, log) {
   const cacheDir = resolve(cacheDirIn);
+  mkdirSync(cacheDir, { recursive: true });
+  return withLock(join(cacheDir, `${spec.name}.lock`), log, () => ensureRepoLocked(cacheDir, spec, log));
+}
+
+async function ensureRepoLocked(cacheDir, spec, log) {
   const dir = join(cacheDir, spec.name);
   const metaFile = join(dir, 'meta.json');
   const key = cacheKey(spec);
