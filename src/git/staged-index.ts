@@ -31,6 +31,21 @@ export interface StagedIndex {
   entries: IndexEntry[];
   /** Paths with unresolved merge conflicts (entries at stage 1, 2 or 3). */
   conflicts: string[];
+  /** The cache-tree extension (`TREE`): the tree oid git recorded for each directory whose
+   * entries have not changed since; null when the index has none or it cannot be used (an
+   * index with conflicts or intent-to-add entries is never shortcut). */
+  cacheTree: CacheTreeNode | null;
+}
+
+/** One directory of the cache-tree extension (gitformat-index(5), "Cache tree"). */
+export interface CacheTreeNode {
+  /** The directory's name (one path component, raw bytes as latin1; '' for the root). */
+  name: string;
+  /** Index entries below this directory; -1 when git invalidated the node. */
+  entryCount: number;
+  /** The tree oid of the directory as the index has it; null for an invalidated node. */
+  oid: string | null;
+  children: Map<string, CacheTreeNode>;
 }
 
 const SIGNATURE = 0x44495243; // "DIRC"
@@ -59,7 +74,7 @@ export async function readStagedIndex(file: string): Promise<StagedIndex> {
     if (!info.isFile()) throw new GitReadError(`the git index ${file} is not a regular file`);
     bytes = await readFile(file);
   } catch (err) {
-    if (isNotFound(err)) return { version: 0, entries: [], conflicts: [] };
+    if (isNotFound(err)) return { version: 0, entries: [], conflicts: [], cacheTree: null };
     if (err instanceof GitReadError) throw err;
     throw new GitReadError(`cannot read the git index ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -92,6 +107,7 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
 
   const entries: IndexEntry[] = [];
   const conflicts = new Set<string>();
+  let skippedEntries = false;
   let offset = 12;
   let previousPath: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < count; i++) {
@@ -139,9 +155,13 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
 
     if (stage !== 0) {
       conflicts.add(path);
+      skippedEntries = true;
       continue;
     }
-    if (extended & EXT_FLAG_INTENT_TO_ADD) continue;
+    if (extended & EXT_FLAG_INTENT_TO_ADD) {
+      skippedEntries = true;
+      continue;
+    }
     const typed = kindOfMode(mode);
     if (typed === null) {
       if ((mode & 0o170000) === 0o040000) {
@@ -154,10 +174,12 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
 
   // Extensions: optional ones (first byte 'A'..'Z') may be skipped; others change what the
   // entries mean and must be understood.
+  let cacheTree: CacheTreeNode | null = null;
   while (offset + 8 <= body.length) {
     const signature = String.fromCharCode(...bytes.subarray(offset, offset + 4));
     const size = view.getUint32(offset + 4);
     if (offset + 8 + size > body.length) fail(`extension ${JSON.stringify(signature)} is truncated`);
+    if (signature === 'TREE' && !skippedEntries) cacheTree = parseCacheTree(bytes.subarray(offset + 8, offset + 8 + size));
     const first = bytes[offset]!;
     if (!(first >= 0x41 && first <= 0x5a)) {
       if (signature === 'link') {
@@ -172,7 +194,41 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
   }
   if (offset !== body.length) fail('it has trailing bytes after its extensions');
 
-  return { version, entries, conflicts: [...conflicts].sort() };
+  return { version, entries, conflicts: [...conflicts].sort(), cacheTree };
+}
+
+/** Parses the cache-tree extension's data: nodes in pre-order, each `<name>\0<entry count>
+ * <subtree count>\n` and, unless invalidated (count -1), the 20-byte tree oid. An extension
+ * that does not parse is not used (null): it only ever saves work, never decides anything. */
+function parseCacheTree(data: Uint8Array): CacheTreeNode | null {
+  let at = 0;
+  const node = (depth: number): CacheTreeNode | null => {
+    if (depth > 4096) return null;
+    const nul = data.indexOf(0, at);
+    if (nul < 0) return null;
+    const name = Buffer.from(data.buffer, data.byteOffset + at, nul - at).toString('latin1');
+    const eol = data.indexOf(0x0a, nul + 1);
+    if (eol < 0) return null;
+    const m = /^(-1|0|[1-9][0-9]*) (0|[1-9][0-9]*)$/.exec(Buffer.from(data.buffer, data.byteOffset + nul + 1, eol - nul - 1).toString('latin1'));
+    if (!m) return null;
+    at = eol + 1;
+    const entryCount = Number(m[1]);
+    let oid: string | null = null;
+    if (entryCount >= 0) {
+      if (at + OID_BYTES > data.length) return null;
+      oid = hex(data.subarray(at, at + OID_BYTES));
+      at += OID_BYTES;
+    }
+    const children = new Map<string, CacheTreeNode>();
+    for (let k = Number(m[2]); k > 0; k--) {
+      const child = node(depth + 1);
+      if (!child || children.has(child.name)) return null;
+      children.set(child.name, child);
+    }
+    return { name, entryCount, oid, children };
+  };
+  const root = node(0);
+  return root && root.name === '' && at === data.length ? root : null;
 }
 
 /** Regular files keep their executable bit only; the legacy 100664 reads as 100644, as git
@@ -236,9 +292,8 @@ export function diffFlatAgainstIndex(head: readonly FlatEntry[], index: readonly
     const k = key(after.rawPath);
     const was = before.get(k);
     before.delete(k);
-    const unsafe = isUnsafeRawPath(after.rawPath);
     if (!was) {
-      changes.push({ path: after.path, change: 'add', after: side(after), unsafe });
+      changes.push({ path: after.path, change: 'add', after: side(after), unsafe: isUnsafeRawPath(after.rawPath) });
       continue;
     }
     const change: ChangeKind | null =
@@ -249,7 +304,7 @@ export function diffFlatAgainstIndex(head: readonly FlatEntry[], index: readonly
           : was.mode !== after.mode
             ? 'mode'
             : null;
-    if (change) changes.push({ path: after.path, change, before: side(was), after: side(after), unsafe });
+    if (change) changes.push({ path: after.path, change, before: side(was), after: side(after), unsafe: isUnsafeRawPath(after.rawPath) });
   }
   for (const gone of before.values()) {
     changes.push({ path: gone.path, change: 'delete', before: side(gone), unsafe: isUnsafeRawPath(gone.rawPath) });
@@ -264,17 +319,106 @@ function typeGroup(kind: EntryKind): string {
 
 /** Every non-tree entry of a tree, with full decoded and raw paths (for diffFlatAgainstIndex). */
 export async function flattenTree(store: ObjectStore, treeOid: string): Promise<FlatEntry[]> {
+  return flattenTreeExcept(store, treeOid, () => false);
+}
+
+/** flattenTree without the directories `skip` names (their raw path, latin1, and the tree oid
+ * the flattened tree has there). */
+async function flattenTreeExcept(
+  store: ObjectStore,
+  treeOid: string,
+  skip: (rawDir: string, tree: string) => boolean,
+): Promise<FlatEntry[]> {
   const out: FlatEntry[] = [];
   const visit = async (tree: string, path: string, raw: Uint8Array): Promise<void> => {
     for (const entry of await store.readTree(tree)) {
       const rawPath = raw.length === 0 ? entry.rawName : concatPath(raw, entry.rawName);
       const full = path === '' ? entry.name : `${path}/${entry.name}`;
-      if (entry.kind === 'tree') await visit(entry.oid, full, rawPath);
-      else out.push({ path: full, rawPath, mode: entry.mode === '100664' ? '100644' : entry.mode, kind: entry.kind, oid: entry.oid });
+      if (entry.kind === 'tree') {
+        if (!skip(latin1(rawPath), entry.oid)) await visit(entry.oid, full, rawPath);
+      } else {
+        out.push({ path: full, rawPath, mode: entry.mode === '100664' ? '100644' : entry.mode, kind: entry.kind, oid: entry.oid });
+      }
     }
   };
   await visit(treeOid, '', new Uint8Array(0));
   return out;
+}
+
+/**
+ * What committing the index would change against the tree `treeOid` (null: the empty tree):
+ * exactly `diffFlatAgainstIndex(await flattenTree(store, treeOid), index.entries)`, but in time
+ * proportional to what is staged. The index's cache-tree extension records, for every
+ * directory git has not seen change since it last wrote trees, the oid of the tree that
+ * directory will have in the commit; a directory whose recorded oid equals the tree's is the
+ * same on both sides and is neither read nor compared (`git commit` itself writes those
+ * trees from the same records). Invalidated directories (entry count -1) and everything
+ * without a record are compared entry by entry.
+ */
+export async function indexChangesAgainstTree(store: ObjectStore, treeOid: string | null, index: StagedIndex): Promise<PathChange[]> {
+  const root = index.cacheTree;
+  const entries = index.entries;
+  if (treeOid === null || root === null || !sortedByRawPath(entries)) {
+    return diffFlatAgainstIndex(treeOid === null ? [] : await flattenTree(store, treeOid), entries);
+  }
+  if (root.oid === treeOid && root.entryCount === entries.length) return [];
+  /** Index ranges [start, end) of the directories found identical. */
+  const skipped: [number, number][] = [];
+  const nodeAt = (rawDir: string): CacheTreeNode | null => {
+    let node: CacheTreeNode | undefined = root;
+    for (const part of rawDir.split('/')) {
+      node = node.children.get(part);
+      if (!node) return null;
+    }
+    return node;
+  };
+  const head = await flattenTreeExcept(store, treeOid, (rawDir, tree) => {
+    const node = nodeAt(rawDir);
+    if (!node || node.oid !== tree) return false;
+    const range = rangeUnder(entries, rawDir);
+    if (range[1] - range[0] !== node.entryCount) return false; // a record that does not fit: compare
+    skipped.push(range);
+    return true;
+  });
+  skipped.sort((a, b) => a[0] - b[0]);
+  const staged: IndexEntry[] = [];
+  let from = 0;
+  for (const [start, end] of skipped) {
+    for (let i = from; i < start; i++) staged.push(entries[i]!);
+    from = Math.max(from, end);
+  }
+  for (let i = from; i < entries.length; i++) staged.push(entries[i]!);
+  return diffFlatAgainstIndex(head, staged);
+}
+
+function latin1(raw: Uint8Array): string {
+  return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
+}
+
+/** True when the entries are in strictly increasing raw-path order (as git writes them). */
+function sortedByRawPath(entries: readonly IndexEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++) {
+    if (Buffer.compare(entries[i - 1]!.rawPath, entries[i]!.rawPath) >= 0) return false;
+  }
+  return true;
+}
+
+/** The index range [start, end) of the entries below the directory `rawDir` (latin1 of its
+ * raw path); the entries must be sorted by raw path. */
+function rangeUnder(entries: readonly IndexEntry[], rawDir: string): [number, number] {
+  const lo = Buffer.from(rawDir + '/', 'latin1');
+  const hi = Buffer.from(rawDir + '0', 'latin1'); // '0' follows '/'
+  const lowerBound = (key: Buffer) => {
+    let a = 0;
+    let b = entries.length;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (Buffer.compare(entries[mid]!.rawPath, key) < 0) a = mid + 1;
+      else b = mid;
+    }
+    return a;
+  };
+  return [lowerBound(lo), lowerBound(hi)];
 }
 
 function concatPath(dir: Uint8Array, name: Uint8Array): Uint8Array {
