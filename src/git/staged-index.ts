@@ -108,13 +108,14 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
   const entries: IndexEntry[] = [];
   const conflicts = new Set<string>();
   let skippedEntries = false;
+  const asBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let offset = 12;
   let previousPath: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < count; i++) {
     const start = offset;
     if (offset + ENTRY_FIXED_BYTES > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
     const mode = view.getUint32(offset + 24);
-    const oid = hex(bytes.subarray(offset + 40, offset + 40 + OID_BYTES));
+    const oid = asBuffer.toString('hex', offset + 40, offset + 40 + OID_BYTES);
     const flags = view.getUint16(offset + 60);
     offset += ENTRY_FIXED_BYTES;
     let extended = 0;
