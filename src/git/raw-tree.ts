@@ -121,6 +121,35 @@ export class RawTree {
     };
   }
 
+  /** The first entry whose decoded name is exactly `name`, or null. Decodes only candidates:
+   * a name that is well-formed UTF-8 without a backslash can only be the decoding of its own
+   * UTF-8 bytes (see decodePathBytes), so the raw names are compared with those bytes (a
+   * raw name starting with a byte order mark excepted, which the decoder drops). */
+  find(name: string): TreeEntry | null {
+    const bytes = Buffer.from(name, 'utf8');
+    if (name.includes('\\') || bytes.toString('utf8') !== name) {
+      for (let i = 0; i < this.length; i++) {
+        const e = this.entry(i);
+        if (e.name === name) return e;
+      }
+      return null;
+    }
+    const buf = this.buf;
+    next: for (let i = 0; i < this.length; i++) {
+      const n = this.spaces[i]! + 1;
+      // TextDecoder drops a leading byte order mark, so such a name is compared decoded.
+      if (buf[n] === 0xef && buf[n + 1] === 0xbb && buf[n + 2] === 0xbf && this.nuls[i]! - n >= 3) {
+        const e = this.entry(i);
+        if (e.name === name) return e;
+        continue;
+      }
+      if (this.nuls[i]! - n !== bytes.length) continue;
+      for (let k = 0; k < bytes.length; k++) if (buf[n + k] !== bytes[k]) continue next;
+      return this.entry(i);
+    }
+    return null;
+  }
+
   /** Every entry decoded (parseTree's result). */
   entries(): TreeEntry[] {
     const out: TreeEntry[] = [];

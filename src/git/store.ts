@@ -276,8 +276,7 @@ export class ObjectStore {
     if (parts.length === 0) return null;
     let tree = treeOid;
     for (let i = 0; i < parts.length; i++) {
-      const entries = await this.readTree(tree);
-      const entry = entries.find((e) => e.name === parts[i]);
+      const entry = (await this.readRawTree(tree)).find(parts[i]!);
       if (!entry) return null;
       if (i === parts.length - 1) return entry;
       if (entry.kind !== 'tree') return null;

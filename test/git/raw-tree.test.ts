@@ -160,4 +160,29 @@ test('the raw diff of trees git writes equals git diff-tree -r', async () => {
   );
 });
 
+test('RawTree.find equals the first decoded entry with that name, odd names included', () => {
+  const oids = ['01', '02', '03', '04', '05', '06', '07', '08'].map((b) => b.repeat(20));
+  const names: Buffer[] = [
+    Buffer.from('a'),
+    Buffer.from('\ufeffa', 'utf8'), // decodes to "a": the decoder drops a byte order mark
+    Buffer.from([0x61, 0xff]),
+    Buffer.from('a\\xff'),
+    Buffer.from('caf\u00e9', 'utf8'),
+    Buffer.from('a'),
+    Buffer.from('\ufeff', 'utf8'),
+    Buffer.from('b'),
+  ];
+  fc.assert(
+    fc.property(fc.shuffledSubarray([0, 1, 2, 3, 4, 5, 6, 7]), (order) => {
+      const raw = rawTree(order.map((k) => ({ mode: '100644', name: names[k]!, oid: oids[k]! })));
+      const tree = RawTree.parse('t', raw);
+      const entries = parseTree('t', raw);
+      for (const query of ['a', 'a\\xff', 'caf\u00e9', 'b', '', 'c', '\ufeffa', 'a\ud800']) {
+        assert.equal(tree.find(query), entries.find((e) => e.name === query) ?? null, JSON.stringify(query));
+      }
+    }),
+    { seed: 20261129, numRuns: 200 },
+  );
+});
+
 test.run();
