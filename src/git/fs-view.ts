@@ -103,6 +103,8 @@ function erofs(path: string): NodeJS.ErrnoException {
 export class ObjectsView {
   private packsByDir = new Map<string, PackFile[]>();
   private readonly bases = new BaseCache(BASE_CACHE_BYTES);
+  /** Loose object names per fan-out directory (`<objects>/xx`); null: no such directory. */
+  private readonly looseNames = new Map<string, Set<string> | null>();
   private readonly objectsPrefix: string;
 
   constructor(
@@ -133,18 +135,38 @@ export class ObjectsView {
     return packs;
   }
 
+  /** True when the fan-out directory listing (read once per directory, as git's loose-object
+   * cache does) names the object. */
+  private listedLoose(dir: ObjectDirectory, oid: string): boolean {
+    const key = `${dir.path}/${oid.slice(0, 2)}`;
+    let names = this.looseNames.get(key);
+    if (names === undefined) {
+      try {
+        names = new Set(readdirSync(key));
+      } catch {
+        names = null;
+      }
+      this.looseNames.set(key, names);
+    }
+    return names !== null && names.has(oid.slice(2));
+  }
+
   /** Finds an object: loose objects first (in directory order), then packs. */
   locate(oid: string): ObjectLocation | null {
     if (!OID_RE.test(oid)) return null;
     for (const dir of this.dirs) {
-      const file = join(dir.path, oid.slice(0, 2), oid.slice(2));
-      if (existsSync(file)) return { where: 'loose', dir, file };
+      if (this.listedLoose(dir, oid)) return { where: 'loose', dir, file: join(dir.path, oid.slice(0, 2), oid.slice(2)) };
     }
     for (const dir of this.dirs) {
       for (const pack of this.packs(dir)) {
         const offset = pack.find(oid);
         if (offset !== null) return { where: 'pack', dir, pack, offset };
       }
+    }
+    // Written after its directory was listed.
+    for (const dir of this.dirs) {
+      const file = join(dir.path, oid.slice(0, 2), oid.slice(2));
+      if (existsSync(file)) return { where: 'loose', dir, file };
     }
     return null;
   }
