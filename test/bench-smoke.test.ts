@@ -192,4 +192,37 @@ test('the reference hook rejects a protected path and a generator that no longer
   assert.match(renamed.stderr, 'PATH_PROTECTED checks/manifest.json');
 });
 
+test('BENCH_REPO adds a repository of the user\'s, guarded on top of its own HEAD branch', () => {
+  // A small project on `master`, with no policy of its own.
+  const work = join(tmp, 'user-work');
+  git(['init', '-q', '--initial-branch=master', work]);
+  git(['-C', work, 'config', 'user.name', 'T']);
+  git(['-C', work, 'config', 'user.email', 't@example.com']);
+  for (let i = 0; i < 5; i++) {
+    writeFileSync(join(work, `file-${i}.txt`), `content ${i}\n`);
+    git(['-C', work, 'add', '.']);
+    git(['-C', work, 'commit', '-q', '-m', `commit ${i}`]);
+  }
+  const bare = join(tmp, 'user.git');
+  git(['clone', '-q', '--bare', work, bare]);
+  const before = git(['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname)']);
+  const out = join(tmp, 'user.json');
+  const res = spawnSync(
+    'node',
+    ['bench/run.mjs', '--smoke', '--no-build', '--cache', join(tmp, 'user-cache'), '--only', 'BENCH_REPO', '--runs', '1', '--json', out],
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, BENCH_REPO: bare } },
+  );
+  assert.is(res.status, 0, res.stderr);
+  const user: Report = JSON.parse(readFileSync(out, 'utf8'));
+  assert.equal(user.scenarios.map((r) => r.id), ['push-1@BENCH_REPO:user.git', 'push-20@BENCH_REPO:user.git', 'push-60@BENCH_REPO:user.git']);
+  for (const row of user.scenarios) {
+    assert.ok(row.reference.allAccepted, `${row.id}: ${row.reference.output}`);
+    assert.ok(row.gate.allAccepted, `${row.id}: ${row.gate.output}`);
+  }
+  // The five commits of the project plus the bench's evidence commit; the user's repository
+  // itself is left as it was.
+  assert.is(user.repos.find((r) => r.name === 'BENCH_REPO:user.git')?.facts.commits, 6);
+  assert.is(git(['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname)']), before);
+});
+
 test.run();
