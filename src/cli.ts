@@ -93,6 +93,9 @@ if (require.main === module) {
   main(process.argv.slice(2), processIO()).then(
     (code) => {
       process.exitCode = code;
+      // The answer is out: work abandoned at a deadline must not keep the process (and a
+      // waiting push or CI job) alive. Exit at once if nothing else is pending.
+      setTimeout(() => process.exit(code), 100).unref();
     },
     (err) => {
       process.stderr.write(`receipt-gate: INTERNAL_ERROR: ${String(err)}\n`);

@@ -258,7 +258,7 @@ export async function evaluate(opts: GateOptions, updates: RefUpdate[]): Promise
       update.ref === `refs/heads/${policy.baseBranch}` || refMatcher(policy.protectedRefs)(update.ref);
     try {
       refs.push(
-        await withDeadline(deadline, () => evaluateRef(opts, policy, update, isProtectedRef, evidenceCache)),
+        await withDeadline(deadline, () => evaluateRef(opts, policy, update, isProtectedRef, evidenceCache, deadline)),
       );
     } catch (err) {
       const f =
@@ -296,6 +296,7 @@ async function evaluateRef(
   update: RefUpdate,
   isProtectedRef: boolean,
   evidenceCache: Map<string, Promise<{ findings: Finding[]; identities: Identities }>>,
+  deadline: number,
 ): Promise<RefResult> {
   const { store, identity } = opts;
   const findings: Finding[] = [];
@@ -341,8 +342,12 @@ async function evaluateRef(
         );
   // Parents before children, so a path is reported with the commit that first touched it.
   for (const commit of await parentsFirst(store, commits)) {
+    // The timer in withDeadline only fires when the work yields; a long walk checks the clock.
+    if (Date.now() > deadline) throw new DeadlineExceeded();
     findings.push(...protectedPathFindings(policy, identity, await touchedPaths(store, commit), { ...at, commit }));
   }
+
+  if (Date.now() > deadline) throw new DeadlineExceeded();
 
   // The net change: old -> new for the base branch and protected refs, else merge-base -> new.
   const netFrom =
@@ -368,6 +373,8 @@ async function evaluateRef(
     const left = await readPolicyAt(store, newCommit);
     findings.push(...left.findings.map((f) => ({ ...f, ref: update.ref })));
   }
+
+  if (Date.now() > deadline) throw new DeadlineExceeded();
 
   // Evidence over the whole tree at new (once per tree, whatever refs point at it).
   const baseTree = opts.baseTip === null ? null : (await store.readCommit(opts.baseTip)).tree;

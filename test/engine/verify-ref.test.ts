@@ -10,6 +10,7 @@ import {
   git,
   guardedRepo,
   initRepo,
+  POLICY,
   removeFiles,
   runCli,
   sha256,
@@ -266,6 +267,23 @@ test('human output: one line per finding with rule, commit, path and fix, then t
     assert.match(l, /Fix: .*alice, release-bot/);
   }
   assert.match(lines[lines.length - 1]!, /^verdict: closed/);
+});
+
+test('a run past limits.timeoutMs is closed with LIMIT_EXCEEDED, even when the work never yields', () => {
+  const repo = guardedRepo({ '.receipt-gate.json': `${JSON.stringify({ ...POLICY, limits: { timeoutMs: 100, maxEvidenceBytes: 1048576 } })}\n` });
+  // 3,000 commits on a branch, written with fast-import: far more than 100 ms of reading.
+  const main = git(repo, ['rev-parse', 'main']).trim();
+  let stream = '';
+  for (let i = 0; i < 3000; i++) {
+    stream += `commit refs/heads/long\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
+    stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
+    stream += `M 100644 inline src/f${i % 50}.txt\ndata ${String(i).length + 1}\n${i}\n\n`;
+  }
+  git(repo, ['fast-import', '--quiet'], stream);
+  const run = verify(repo, 'long');
+  assert.is(run.status, 1, JSON.stringify(run.json));
+  assert.equal(codes(run), ['LIMIT_EXCEEDED']);
+  assert.match(run.json.findings[0].message, /100 ms/);
 });
 
 test('usage errors exit 2', () => {
