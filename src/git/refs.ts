@@ -28,6 +28,21 @@ export function isValidRefName(name: string): boolean {
   return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 
+/** True for `<40 lowercase hex> <name>` with a name of printable ASCII (no space): a line the
+ * pattern /^([0-9a-f]{40}) (\S.*)$/ accepts, recognised without running it. */
+function plainRefLine(text: string, start: number, end: number): boolean {
+  if (end - start < 42 || text.charCodeAt(start + 40) !== 0x20) return false;
+  for (let i = start; i < start + 40; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  for (let i = start + 41; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 interface PackedRefs {
   refs: Map<string, string>;
   /** Peeled value of annotated tags (`^` lines). */
@@ -60,13 +75,28 @@ export class RefReader {
       }
     }
     let last: string | null = null;
-    for (const line of text.split('\n')) {
-      if (line === '' || line.startsWith('#')) continue;
-      if (line.startsWith('^')) {
-        const oid = line.slice(1).trim();
+    // A file of 100,000 refs is parsed on every push that looks up one ref: lines are taken
+    // with indexOf and the common shape (40 hex digits, a space, a printable ASCII name) is
+    // checked by character codes; any other line goes through the full pattern.
+    for (let start = 0; start < text.length; ) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const lineStart = start;
+      start = end + 1;
+      if (end === lineStart) continue;
+      const first = text.charCodeAt(lineStart);
+      if (first === 0x23 /* # */) continue;
+      if (first === 0x5e /* ^ */) {
+        const oid = text.slice(lineStart + 1, end).trim();
         if (last && OID_RE.test(oid)) peeled.set(last, oid);
         continue;
       }
+      if (plainRefLine(text, lineStart, end)) {
+        last = text.slice(lineStart + 41, end);
+        refs.set(last, text.slice(lineStart, lineStart + 40));
+        continue;
+      }
+      const line = text.slice(lineStart, end);
       const m = /^([0-9a-f]{40}) (\S.*)$/.exec(line);
       if (!m) throw new GitReadError(`${file} has a malformed line ${JSON.stringify(line)}; run \`git pack-refs\` to rewrite it.`);
       refs.set(m[2]!, m[1]!);
