@@ -3,42 +3,34 @@
 
 import { processIO, UsageError, type CliIO } from './io';
 import { EXIT } from './verdict';
-import * as verifyRef from './entries/verify-ref';
-import * as preReceive from './entries/pre-receive';
-import * as prePush from './entries/pre-push';
-import * as preCommit from './entries/pre-commit';
-import * as check from './entries/check';
-import * as receipt from './entries/receipt';
-import * as verifyReceipt from './entries/verify-receipt';
-import * as keygen from './entries/keygen';
-import * as init from './entries/init';
-import * as epoch from './entries/epoch';
-import * as manifest from './entries/manifest';
-import * as freeze from './entries/freeze';
-import * as observe from './entries/observe';
 
 declare const RECEIPT_GATE_VERSION: string;
 export const VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
-export interface Entry {
-  summary: string;
+export interface EntryModule {
   run(args: string[], io: CliIO): Promise<number>;
 }
 
+export interface Entry {
+  summary: string;
+  /** Loaded on demand: a hook evaluates only the code of the command it runs. */
+  load(): Promise<EntryModule>;
+}
+
 export const COMMANDS: Record<string, Entry> = {
-  'verify-ref': verifyRef,
-  'pre-receive': preReceive,
-  'pre-push': prePush,
-  'pre-commit': preCommit,
-  check,
-  receipt,
-  'verify-receipt': verifyReceipt,
-  keygen,
-  init,
-  epoch,
-  manifest,
-  freeze,
-  observe,
+  'verify-ref': { summary: 'one-shot audit of REF (default HEAD) against the base', load: () => import('./entries/verify-ref') },
+  'pre-receive': { summary: 'the server hook: reads <old> <new> <ref> lines on stdin', load: () => import('./entries/pre-receive') },
+  'pre-push': { summary: 'the client pre-push hook: reads git pre-push lines on stdin', load: () => import('./entries/pre-push') },
+  'pre-commit': { summary: 'the client pre-commit hook: checks the staged index', load: () => import('./entries/pre-commit') },
+  'check': { summary: 'validate evidence files in the working tree (lint-staged)', load: () => import('./entries/check') },
+  'receipt': { summary: 'run the grader on a clean tree and write the receipt', load: () => import('./entries/receipt') },
+  'verify-receipt': { summary: 'verify a receipt before a merge', load: () => import('./entries/verify-receipt') },
+  'keygen': { summary: 'write an ed25519 key pair for signing receipts', load: () => import('./entries/keygen') },
+  'init': { summary: 'add the policy, starter evidence, husky hooks and lint-staged entries', load: () => import('./entries/init') },
+  'epoch': { summary: 'epoch pin --id ID: pin the generator digest', load: () => import('./entries/epoch') },
+  'manifest': { summary: 'manifest sample --seed N: draw the property manifest', load: () => import('./entries/manifest') },
+  'freeze': { summary: 'freeze add|list|prune: manage freeze.json', load: () => import('./entries/freeze') },
+  'observe': { summary: 'record an observation and its witness', load: () => import('./entries/observe') },
 };
 
 function usage(): string {
@@ -72,7 +64,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return EXIT.usage;
   }
   try {
-    return await entry.run(rest, io);
+    return await (await entry.load()).run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`receipt-gate ${command}: ${err.message}\n`);

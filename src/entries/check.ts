@@ -25,8 +25,6 @@ import { UsageError, type CliIO } from '../io';
 import { findingLine, sortFindings, verdictLine } from '../render';
 import { EXIT, verdictOf } from '../verdict';
 
-export const summary = 'validate evidence files in the working tree (lint-staged)';
-
 const USAGE = 'receipt-gate check FILE... [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {

@@ -19,8 +19,6 @@ import { indexFilePath, readStagedIndex } from '../git/staged-index';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 
-export const summary = 'epoch pin --id ID: pin the generator digest';
-
 const USAGE = 'receipt-gate epoch pin --id ID [--generator PATH] [--input PATH]... [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {

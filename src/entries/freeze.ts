@@ -19,8 +19,6 @@ import { validateAgainst } from '../evidence/schema';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 
-export const summary = 'freeze add|list|prune: manage freeze.json';
-
 const USAGE = [
   'receipt-gate freeze add --id TEST --reason REASON --expires YYYY-MM-DD [--owner NAME] [--now YYYY-MM-DD]',
   '       receipt-gate freeze list [--now YYYY-MM-DD]',

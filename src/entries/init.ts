@@ -29,8 +29,6 @@ import { EXIT } from '../verdict';
 declare const RECEIPT_GATE_VERSION: string;
 const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? `^${RECEIPT_GATE_VERSION}` : 'latest';
 
-export const summary = 'add the policy, starter evidence, husky hooks and lint-staged entries';
-
 const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--now YYYY-MM-DD]';
 
 const OTHER_LINT_STAGED_CONFIGS = [

@@ -9,8 +9,6 @@ import { parseCommandArgs } from '../args';
 import { UsageError, type CliIO } from '../io';
 import { generateKeyPair, keyIdOf } from '../receipt/dsse';
 
-export const summary = 'write an ed25519 key pair for signing receipts';
-
 const USAGE = 'receipt-gate keygen [--out PREFIX] [--force]   (writes PREFIX.key and PREFIX.pub; default PREFIX receipt-gate)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {

@@ -14,8 +14,6 @@ import { validateAgainst } from '../evidence/schema';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 
-export const summary = 'manifest sample --seed N: draw the property manifest';
-
 const USAGE = 'receipt-gate manifest sample --seed N [--k K] [--now YYYY-MM-DD]';
 
 const INTEGER = /^-?\d+$/;

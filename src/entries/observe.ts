@@ -22,8 +22,6 @@ import { UsageError, type CliIO } from '../io';
 import { findingLine, sortFindings } from '../render';
 import { EXIT } from '../verdict';
 
-export const summary = 'record an observation and its witness';
-
 const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed] [--now YYYY-MM-DD]';
 
 /** An observation id is a file name: letters, digits, '.', '_', '-', not starting with '.'. */

@@ -31,8 +31,6 @@ import { refMatcher } from '../paths';
 import { shortRef } from '../render';
 import { EXIT } from '../verdict';
 
-export const summary = 'the client pre-commit hook: checks the staged index';
-
 const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {

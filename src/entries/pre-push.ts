@@ -22,8 +22,6 @@ import { UsageError, type CliIO } from '../io';
 import { short, shortRef } from '../render';
 import { EXIT } from '../verdict';
 
-export const summary = 'the client pre-push hook: reads git pre-push lines on stdin';
-
 const USAGE = 'receipt-gate pre-push REMOTE [URL] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
 const OID_RE = /^[0-9a-f]{40}$/;

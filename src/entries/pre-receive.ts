@@ -8,8 +8,6 @@ import { EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../server/messages';
 
-export const summary = 'the server hook: reads <old> <new> <ref> lines on stdin';
-
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
 git's pre-receive hook, installed on a server by ./install.sh --server (docs/server.md).

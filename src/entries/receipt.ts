@@ -18,8 +18,6 @@ import { grade, TrialsError } from '../receipt/grade';
 import { fullRefName, resolveBase, resolveCommit } from '../refs';
 import { receiptSchemaProblems } from '../receipt/schema';
 
-export const summary = 'run the grader on a clean tree and write the receipt';
-
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
   '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS] [--fixture-timeout SECONDS]';

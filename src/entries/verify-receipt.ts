@@ -17,8 +17,6 @@ import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evid
 import { resolveBase, resolveCommit } from '../refs';
 import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
-export const summary = 'verify a receipt before a merge';
-
 const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
 
 /** Receipts are small; a larger file is refused before it is read. */

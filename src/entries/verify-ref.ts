@@ -10,8 +10,6 @@ import { UsageError, type CliIO } from '../io';
 import { renderHuman, short, shortRef, toJsonOutput } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
 
-export const summary = 'one-shot audit of REF (default HEAD) against the base';
-
 const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--json] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
