@@ -43,6 +43,37 @@ function plainRefLine(text: string, start: number, end: number): boolean {
   return true;
 }
 
+/** Calls `visit` for each ref line (name, oid) and peel line (oid, with `peel` true) of a
+ * packed-refs text; throws GitReadError naming `file` on a malformed line. A peel line whose
+ * value is not an oid is ignored, as before. */
+function forEachPackedLine(text: string, file: string, visit: (name: string, oid: string, peel: boolean) => void): void {
+  // A file of 100,000 refs is read on every push: lines are taken with indexOf and the common
+  // shape (40 hex digits, a space, a printable ASCII name) is checked by character codes; any
+  // other line goes through the full pattern.
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const lineStart = start;
+    start = end + 1;
+    if (end === lineStart) continue;
+    const first = text.charCodeAt(lineStart);
+    if (first === 0x23 /* # */) continue;
+    if (first === 0x5e /* ^ */) {
+      const oid = text.slice(lineStart + 1, end).trim();
+      if (OID_RE.test(oid)) visit('', oid, true);
+      continue;
+    }
+    if (plainRefLine(text, lineStart, end)) {
+      visit(text.slice(lineStart + 41, end), text.slice(lineStart, lineStart + 40), false);
+      continue;
+    }
+    const line = text.slice(lineStart, end);
+    const m = /^([0-9a-f]{40}) (\S.*)$/.exec(line);
+    if (!m) throw new GitReadError(`${file} has a malformed line ${JSON.stringify(line)}; run \`git pack-refs\` to rewrite it.`);
+    visit(m[2]!, m[1]!, false);
+  }
+}
+
 interface PackedRefs {
   refs: Map<string, string>;
   /** Peeled value of annotated tags (`^` lines). */
@@ -51,6 +82,7 @@ interface PackedRefs {
 
 export class RefReader {
   private packed: PackedRefs | null = null;
+  private text: string | null = null;
 
   /**
    * @param gitdir the repository's git directory (HEAD lives here)
@@ -61,10 +93,10 @@ export class RefReader {
     readonly commondir: string,
   ) {}
 
-  private packedRefs(): PackedRefs {
-    if (this.packed) return this.packed;
-    const refs = new Map<string, string>();
-    const peeled = new Map<string, string>();
+  /** The packed-refs text, every line checked once (a malformed line anywhere is an error,
+   * whatever is looked up). */
+  private packedText(): string {
+    if (this.text !== null) return this.text;
     let text = '';
     const file = join(this.commondir, 'packed-refs');
     try {
@@ -74,36 +106,45 @@ export class RefReader {
         throw new GitReadError(`Cannot read ${file}: ${(err as Error).message}.`);
       }
     }
+    forEachPackedLine(text, file, () => undefined);
+    this.text = text;
+    return text;
+  }
+
+  /** Every packed ref and peel line, as maps (for listing). */
+  private packedRefs(): PackedRefs {
+    if (this.packed) return this.packed;
+    const refs = new Map<string, string>();
+    const peeled = new Map<string, string>();
     let last: string | null = null;
-    // A file of 100,000 refs is parsed on every push that looks up one ref: lines are taken
-    // with indexOf and the common shape (40 hex digits, a space, a printable ASCII name) is
-    // checked by character codes; any other line goes through the full pattern.
-    for (let start = 0; start < text.length; ) {
-      let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      const lineStart = start;
-      start = end + 1;
-      if (end === lineStart) continue;
-      const first = text.charCodeAt(lineStart);
-      if (first === 0x23 /* # */) continue;
-      if (first === 0x5e /* ^ */) {
-        const oid = text.slice(lineStart + 1, end).trim();
-        if (last && OID_RE.test(oid)) peeled.set(last, oid);
-        continue;
+    forEachPackedLine(this.packedText(), 'packed-refs', (name, oid, peel) => {
+      if (peel) {
+        if (last) peeled.set(last, oid);
+        return;
       }
-      if (plainRefLine(text, lineStart, end)) {
-        last = text.slice(lineStart + 41, end);
-        refs.set(last, text.slice(lineStart, lineStart + 40));
-        continue;
-      }
-      const line = text.slice(lineStart, end);
-      const m = /^([0-9a-f]{40}) (\S.*)$/.exec(line);
-      if (!m) throw new GitReadError(`${file} has a malformed line ${JSON.stringify(line)}; run \`git pack-refs\` to rewrite it.`);
-      refs.set(m[2]!, m[1]!);
-      last = m[2]!;
-    }
+      refs.set(name, oid);
+      last = name;
+    });
     this.packed = { refs, peeled };
     return this.packed;
+  }
+
+  /** The oid packed-refs records for `name` (the last line naming it, as the maps keep it),
+   * found by searching the text rather than building the maps: a push looks up a few refs in
+   * a file that may list 100,000. */
+  private packedLookup(name: string): string | undefined {
+    if (this.packed) return this.packed.refs.get(name);
+    const text = this.packedText();
+    const needle = ' ' + name;
+    for (let at = text.lastIndexOf(needle); at >= 0; at = at === 0 ? -1 : text.lastIndexOf(needle, at - 1)) {
+      const end = at + needle.length;
+      if (end !== text.length && text.charCodeAt(end) !== 0x0a) continue;
+      const start = at - 40;
+      if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
+      const oid = text.slice(start, at);
+      if (OID_RE.test(oid)) return oid;
+    }
+    return undefined;
   }
 
   /** Directory holding `name`: HEAD and per-worktree refs in gitdir, the rest in commondir. */
@@ -129,7 +170,7 @@ export class RefReader {
       if (OID_RE.test(value)) return { oid: value };
       throw new GitReadError(`The ref ${name} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
     }
-    const packed = this.packedRefs().refs.get(name);
+    const packed = this.packedLookup(name);
     return packed ? { oid: packed } : null;
   }
 

@@ -1,0 +1,72 @@
+// Looking one ref up in packed-refs searches the text instead of building maps of every ref;
+// it must answer exactly as the maps do (the last line naming a ref wins, peel and comment
+// lines never match, a malformed line anywhere is an error) and as git itself does.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RefReader } from '../../src/git/refs';
+import { GitReadError } from '../../src/git/types';
+import { cleanup, commit, git, initRepo, tempDir } from './helpers';
+
+test.after(cleanup);
+
+const NAMES = ['refs/heads/a', 'refs/heads/x/refs/heads/a', 'refs/tags/v1', 'refs/heads/main', 'refs/heads/caf\u00e9', 'refs/heads/a b'];
+const OIDS = ['1', '2', '3', 'a', 'f'].map((c) => c.repeat(40));
+
+test('packed-refs lookups equal the full parse on random files', () => {
+  const dir = tempDir();
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.oneof(
+          fc.record({ kind: fc.constant('ref' as const), name: fc.constantFrom(...NAMES), oid: fc.constantFrom(...OIDS) }),
+          fc.record({ kind: fc.constant('peel' as const), name: fc.constant(''), oid: fc.constantFrom(...OIDS) }),
+          fc.record({ kind: fc.constant('comment' as const), name: fc.constantFrom(...NAMES), oid: fc.constantFrom(...OIDS) }),
+        ),
+        { maxLength: 12 },
+      ),
+      fc.boolean(),
+      (lines, trailingNewline) => {
+        const text = lines.map((l) => (l.kind === 'ref' ? `${l.oid} ${l.name}` : l.kind === 'peel' ? `^${l.oid}` : `# ${l.oid} ${l.name}`)).join('\n');
+        writeFileSync(join(dir, 'packed-refs'), text + (trailingNewline && text !== '' ? '\n' : ''));
+        const expected = new Map<string, string>();
+        for (const l of lines) if (l.kind === 'ref') expected.set(l.name, l.oid);
+        const reader = new RefReader(dir, dir);
+        for (const name of NAMES) {
+          const raw = reader.readRaw(name);
+          const want = expected.get(name);
+          if (name.includes(' ')) assert.is(raw, null, 'an invalid name is never looked up');
+          else assert.equal(raw, want ? { oid: want } : null, name);
+        }
+      },
+    ),
+    { seed: 20261129, numRuns: 300 },
+  );
+});
+
+test('a malformed line anywhere fails a lookup of any ref', () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'packed-refs'), `${'1'.repeat(40)} refs/heads/main\nnot a ref line\n`);
+  assert.throws(() => new RefReader(dir, dir).readRaw('refs/heads/main'), (e: unknown) => e instanceof GitReadError && /malformed line/.test((e as Error).message));
+  writeFileSync(join(dir, 'packed-refs'), `${'1'.repeat(40)} refs/heads/main\r\n`);
+  assert.throws(() => new RefReader(dir, dir).readRaw('refs/heads/main'), (e: unknown) => e instanceof GitReadError);
+});
+
+test('packed refs resolve as git rev-parse resolves them', () => {
+  const repo = initRepo();
+  commit(repo, { 'a.txt': 'a\n' });
+  for (const name of ['b', 'c/d', 'e']) git(repo, ['branch', name]);
+  git(repo, ['tag', '-a', '-m', 't', 'v1']);
+  commit(repo, { 'a.txt': 'b\n' });
+  git(repo, ['branch', 'f']);
+  git(repo, ['pack-refs', '--all']);
+  const reader = new RefReader(join(repo, '.git'), join(repo, '.git'));
+  for (const ref of ['refs/heads/b', 'refs/heads/c/d', 'refs/heads/e', 'refs/heads/f', 'refs/tags/v1', 'refs/heads/main']) {
+    assert.is(reader.resolveFull(ref), git(repo, ['rev-parse', ref]).trim(), ref);
+  }
+  assert.is(reader.resolveFull('refs/heads/nope'), null);
+});
+
+test.run();
