@@ -17,8 +17,8 @@ const isFileKind = (k: EntryKind) => k === 'file' || k === 'exec';
 async function treeOf(store: ObjectStore, oid: string | null): Promise<string | null> {
   if (oid === null) return null;
   if (store.isKnownTree(oid)) return oid;
-  const info = await store.objectInfo(oid);
-  if (info && info.type !== 'tree') return (await store.readCommit(await store.peelToCommit(oid))).tree;
+  const found = await store.treeOrType(oid);
+  if (typeof found === 'string') return (await store.readCommit(await store.peelToCommit(oid))).tree;
   return oid; // a tree, or absent: readTree reports the missing tree by name
 }
 

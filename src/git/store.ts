@@ -170,6 +170,25 @@ export class ObjectStore {
       return hit;
     }
     const tree = oid === EMPTY_TREE ? RawTree.parse(oid, new Uint8Array(0)) : RawTree.parse(oid, (await this.readContent(oid, 'tree')).content);
+    this.remember(tree);
+    return tree;
+  }
+
+  /** The tree when `oid` is a tree (read and cached as readRawTree does), its type when it is
+   * another object, null when it is absent: one read where asking the type first took two. */
+  async treeOrType(oid: string): Promise<RawTree | ObjectType | null> {
+    if (this.isKnownTree(oid)) return this.readRawTree(oid);
+    if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
+    if (!this.view.locate(oid)) return null;
+    const { type, content } = await this.readContent(oid);
+    if (type !== 'tree') return type;
+    const tree = RawTree.parse(oid, content);
+    this.remember(tree);
+    return tree;
+  }
+
+  private remember(tree: RawTree): void {
+    const oid = tree.oid;
     this.trees.set(oid, tree);
     if (this.knownTrees.size >= MAX_CACHED_COMMITS) this.knownTrees.clear();
     this.knownTrees.add(oid);
@@ -179,7 +198,6 @@ export class ObjectStore {
       this.trees.delete(key);
       this.treeBytes -= old.buf.length + 64;
     }
-    return tree;
   }
 
   /** Reads a blob, refusing (BlobTooLargeError) before reading when it is over `maxBytes`. */
