@@ -55,7 +55,6 @@ install_hook() {
     cp -- "$bundle" "$dir/receipt-gate.cjs.tmp.$$"
     chmod 0644 "$dir/receipt-gate.cjs.tmp.$$"
     mv -f -- "$dir/receipt-gate.cjs.tmp.$$" "$dir/receipt-gate.cjs"
-    rm -f -- "$dir"/.receipt-gate.cjs.*.v8cache
     changed=1
   fi
   if ! same_file "$shim" "$file"; then
@@ -77,8 +76,6 @@ uninstall_hook() {
     say "$file is not receipt-gate's hook; left as it is"
   fi
   rm -f -- "$dir/receipt-gate.cjs"
-  # The V8 code caches the bundle wrote beside itself on its first runs (see scripts/build.mjs).
-  rm -f -- "$dir"/.receipt-gate.cjs.*.v8cache
   if [ "$(basename -- "$file")" = pre-receive ] && { [ -e "$dir/$chained_name" ] || [ -L "$dir/$chained_name" ]; }; then
     if [ -e "$file" ] || [ -L "$file" ]; then
       say "$dir/$chained_name left in place: $file exists"
