@@ -85,9 +85,16 @@ if (require.main === module) {
   main(process.argv.slice(2), processIO()).then(
     (code) => {
       process.exitCode = code;
-      // The answer is out: work abandoned at a deadline must not keep the process (and a
-      // waiting push or CI job) alive. Exit at once if nothing else is pending.
-      setTimeout(() => process.exit(code), 100).unref();
+      // The answer is out: exit as soon as it is flushed. Work abandoned at a deadline, or any
+      // handle left open, must not keep the process (and the push or CI job waiting on it)
+      // alive; a hook that answered and then hangs would be killed and fail closed.
+      let pending = 2;
+      const flushed = () => {
+        if (--pending === 0) process.exit(code);
+      };
+      process.stdout.write('', flushed);
+      process.stderr.write('', flushed);
+      setTimeout(() => process.exit(code), 1000).unref();
     },
     (err) => {
       process.stderr.write(`receipt-gate: INTERNAL_ERROR: ${String(err)}\n`);

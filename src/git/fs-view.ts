@@ -87,8 +87,13 @@ export type ObjectLocation =
   | { where: 'loose'; dir: ObjectDirectory; file: string }
   | { where: 'pack'; dir: ObjectDirectory; pack: PackFile; offset: number };
 
+/** isomorphic-git probes paths that do not exist on every call and only looks at `code`:
+ * the error is made without capturing a stack trace, which would cost more than the read. */
 function enoent(path: string): NodeJS.ErrnoException {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   const err: NodeJS.ErrnoException = new Error(`ENOENT: no such file or directory, '${path}'`);
+  Error.stackTraceLimit = limit;
   err.code = 'ENOENT';
   return err;
 }

@@ -1,13 +1,16 @@
 // The object store: the one way receipt-gate reads git objects and refs.
 //
-// Every object is read from the object directories of fs-view.ts (quarantine, alternates,
-// loose objects and packs, read in place) and checked against its oid (SHA-1) before use.
-// Commits, trees and tags are parsed here from their raw bytes. Every failure is a
-// GitReadError whose message names the object.
+// Every object is read through isomorphic-git (`readObject`, one shared cache) and its SHA-1
+// checked against the oid, over the fs view of fs-view.ts: that view
+// serves the quarantine, the alternates and the packs (read in place, handed over as loose
+// objects), so isomorphic-git never loads a pack. Commits, trees and tags are parsed here
+// from their raw bytes, never by isomorphic-git's parsers. Every failure is a GitReadError
+// whose message names the object.
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
+import { readObject } from 'isomorphic-git';
 import { ObjectsView, objectDirectories } from './fs-view';
 import { RefReader, isValidRefName } from './refs';
 import { RawTree } from './raw-tree';
@@ -44,6 +47,9 @@ export class ObjectStore {
   readonly hasQuarantine: boolean;
   private readonly view: ObjectsView;
   private readonly refs: RefReader;
+  private readonly fs: ReturnType<ObjectsView['fs']>;
+  /** isomorphic-git's cache, shared by every call. */
+  private readonly cache: object = {};
   private readonly commits = new Map<string, CommitRecord>();
   private readonly trees = new Map<string, RawTree>();
   private treeBytes = 0;
@@ -58,6 +64,7 @@ export class ObjectStore {
     const dirs = objectDirectories(commondir, env);
     this.hasQuarantine = dirs.some((d) => d.quarantine);
     this.view = new ObjectsView(commondir, dirs);
+    this.fs = this.view.fs();
     this.refs = new RefReader(gitdir, commondir);
   }
 
@@ -110,29 +117,41 @@ export class ObjectStore {
     this.view.close();
   }
 
-  /** Reads an object's content and checks it: its SHA-1 must be its oid (a corrupt or
-   * substituted object is refused), and its type the expected one. */
+  /** Reads an object through isomorphic-git (which finds and inflates it), then checks it:
+   * its SHA-1 must be its oid (a corrupt or substituted object is refused) and its type the
+   * expected one. The SHA-1 is computed here with node:crypto, synchronously: isomorphic-git's
+   * own check goes through WebCrypto, one thread-pool round trip per object. */
   private async readContent(oid: string, expected?: ObjectType): Promise<{ type: ObjectType; content: Uint8Array }> {
     if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
-    const loc = this.view.locate(oid);
-    if (!loc) {
+    if (!this.view.locate(oid)) {
       throw new GitReadError(`Object ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
     }
-    let raw: { type: ObjectType; data: Buffer };
+    let wrapped: Buffer;
     try {
-      raw = this.view.readRaw(oid, 0, loc);
+      const result = await readObject({ fs: this.fs, gitdir: this.commondir, oid, format: 'wrapped', cache: this.cache });
+      wrapped = Buffer.from((result as { object: Uint8Array }).object);
     } catch (err) {
       if (err instanceof GitReadError) throw err;
-      throw new GitReadError(`Object ${oid} cannot be read (${String((err as Error).message ?? err).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
+      // isomorphic-git's InternalError wraps the cause in a paragraph addressed to its own
+      // developers; keep the cause only.
+      const e = err as { message?: string; data?: { message?: unknown } };
+      const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
+      throw new GitReadError(`Object ${oid} cannot be read (${cause.replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
-    const sha = createHash('sha1').update(`${raw.type} ${raw.data.length}\0`, 'latin1').update(raw.data).digest('hex');
+    const sha = createHash('sha1').update(wrapped).digest('hex');
     if (sha !== oid) {
       throw new GitReadError(`Object ${oid} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
-    if (expected && raw.type !== expected) {
-      throw new GitReadError(`Object ${oid} is a ${raw.type}, not a ${expected}.`, oid);
+    const nul = wrapped.indexOf(0);
+    const m = nul < 0 ? null : /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(wrapped.toString('latin1', 0, nul));
+    if (!m || Number(m[2]) !== wrapped.length - nul - 1) {
+      throw new GitReadError(`Object ${oid} has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
     }
-    return { type: raw.type, content: raw.data };
+    const type = m[1] as ObjectType;
+    if (expected && type !== expected) {
+      throw new GitReadError(`Object ${oid} is a ${type}, not a ${expected}.`, oid);
+    }
+    return { type, content: wrapped.subarray(nul + 1) };
   }
 
   async readCommit(oid: string): Promise<Commit> {
