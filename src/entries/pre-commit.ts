@@ -23,7 +23,7 @@ import { parsePolicy } from '../evidence/policy';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
-import { diffFlatAgainstIndex, flattenTree, indexFilePath, readStagedIndex, type IndexEntry } from '../git/staged-index';
+import { indexChangesAgainstTree, indexFilePath, readStagedIndex, type StagedIndex } from '../git/staged-index';
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
@@ -110,7 +110,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     const policy = base.policy;
 
-    const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index.entries);
+    const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index);
     findings.push(...protectedPathFindings(policy, identity, changes, { ref: branch }));
 
     let identities: Identities | undefined;
@@ -160,9 +160,9 @@ async function mergeParents(gitdir: string): Promise<string[]> {
  * pushed merge commit is judged: merging the base branch into a work branch brings the
  * owners' changes along without touching them.
  */
-async function stagedChanges(store: ObjectStore, head: string | null, others: string[], entries: IndexEntry[]): Promise<PathChange[]> {
+async function stagedChanges(store: ObjectStore, head: string | null, others: string[], index: StagedIndex): Promise<PathChange[]> {
   const against = async (commit: string | null) =>
-    diffFlatAgainstIndex(commit === null ? [] : await flattenTree(store, (await store.readCommit(commit)).tree), entries);
+    indexChangesAgainstTree(store, commit === null ? null : (await store.readCommit(commit)).tree, index);
   let changes = await against(head);
   for (const parent of others) {
     const differs = new Set((await against(await store.peelToCommit(parent))).map((c) => c.path));
