@@ -3,7 +3,7 @@
 // refs/remotes/origin/<baseBranch>.
 
 import { readPolicyAt } from './engine';
-import type { ObjectStore } from './git/store';
+import { ObjectStore } from './git/store';
 import { GitReadError } from './git/types';
 import { UsageError } from './io';
 
@@ -71,4 +71,15 @@ export async function resolveBase(store: ObjectStore, given: string | undefined)
     return (await locate(policy.baseBranch)) ?? guess;
   }
   return null;
+}
+
+/** Opens the repository a command names (`--repo`, else the working directory): a work tree,
+ * a .git directory or a bare repository. One that cannot be opened (none there, SHA-256,
+ * reftable) is a setup error: exit 2, nothing was checked. */
+export async function openRepository(dir: string, env: NodeJS.ProcessEnv): Promise<ObjectStore> {
+  try {
+    return await ObjectStore.discover(dir, env);
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
 }

@@ -15,6 +15,7 @@ import { jsonText, STARTER_FREEZE } from '../client/templates';
 import { isCalendarDate, today } from '../clock';
 import { dayNumber, plural } from '../evidence/dates';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
+import type { FreezeRow as CheckedFreezeRow } from '../evidence/freeze';
 import { validateAgainst } from '../evidence/schema';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
@@ -25,12 +26,8 @@ const USAGE = [
   '       receipt-gate freeze prune [--now YYYY-MM-DD]',
 ].join('\n');
 
-export interface FreezeRow {
-  id: string;
-  reason: string;
-  expires: string;
-  owner?: string;
-  added?: string;
+/** A row as written back: the rule module's fields and any others the file had. */
+export interface FreezeRow extends CheckedFreezeRow {
   [other: string]: unknown;
 }
 

@@ -9,13 +9,12 @@ import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import { readPolicyAt } from '../engine';
-import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, short, shortRef, sortFindings, verdictLine } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
-import { fullRefName, resolveBase, resolveCommit } from '../refs';
+import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
 import { receiptSchemaProblems } from '../receipt/schema';
 
 const USAGE =
@@ -70,12 +69,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
   }
 
-  let store: ObjectStore;
-  try {
-    store = await ObjectStore.discover(values.repo ?? io.cwd, io.env);
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
+  const store = await openRepository(values.repo ?? io.cwd, io.env);
   const refGiven = values.ref ?? 'HEAD';
   const commit = await resolveCommit(store, refGiven, '--ref');
   const refName = await fullRefName(store, refGiven);

@@ -8,13 +8,12 @@ import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import { readPolicyAt } from '../engine';
-import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { short } from '../render';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
 import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
-import { resolveBase, resolveCommit } from '../refs';
+import { openRepository, resolveBase, resolveCommit } from '../refs';
 import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
 const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
@@ -60,12 +59,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
   }
 
-  let store: ObjectStore;
-  try {
-    store = await ObjectStore.discover(values.repo ?? io.cwd, io.env);
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
+  const store = await openRepository(values.repo ?? io.cwd, io.env);
   const refGiven = values.ref ?? 'HEAD';
   const commit = await resolveCommit(store, refGiven, '--ref');
   const base = await resolveBase(store, values.base);

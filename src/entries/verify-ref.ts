@@ -4,8 +4,7 @@
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import { evaluate, ZERO_OID } from '../engine';
-import { ObjectStore } from '../git/store';
-import { fullRefName, resolveBase, resolveCommit } from '../refs';
+import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
 import { UsageError, type CliIO } from '../io';
 import { renderHuman, short, shortRef, toJsonOutput } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
@@ -31,12 +30,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const date = today(io, values.now);
   const identity = values.identity === undefined || values.identity === '' ? null : values.identity;
 
-  let store: ObjectStore;
-  try {
-    store = await ObjectStore.discover(values.repo ?? io.cwd, io.env);
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
+  const store = await openRepository(values.repo ?? io.cwd, io.env);
 
   const refName = positionals[0] ?? 'HEAD';
   const head = await resolveCommit(store, refName, 'REF');
