@@ -1,9 +1,10 @@
 // Real git repositories for the object-store tests, built with the git CLI in temp dirs.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { writeFiles } from '../helpers/repo';
+import { join } from 'node:path';
 
 export const BASE_ENV: NodeJS.ProcessEnv = {
   PATH: process.env.PATH,
@@ -54,14 +55,6 @@ export function initRepo(opts: { bare?: boolean; dir?: string } = {}): string {
   return dir;
 }
 
-export function writeFiles(repo: string, files: Record<string, string | Buffer>): void {
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(repo, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
-}
-
 /** Writes files, stages everything and commits; returns the commit oid. */
 export function commit(repo: string, files: Record<string, string | Buffer>, message = 'change'): string {
   writeFiles(repo, files);
@@ -93,3 +86,5 @@ export function rawTree(entries: { mode: string; name: Buffer | string; oid: str
     entries.flatMap((e) => [Buffer.from(`${e.mode} `), Buffer.isBuffer(e.name) ? e.name : Buffer.from(e.name), Buffer.from([0]), Buffer.from(e.oid, 'hex')]),
   );
 }
+
+export { writeFiles };

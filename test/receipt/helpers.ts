@@ -3,9 +3,10 @@
 // processes in a tree written from git objects).
 
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { writeFiles } from '../helpers/repo';
+import { join, resolve } from 'node:path';
 import { main } from '../../src/cli';
 import { bufferedIO } from '../../src/io';
 
@@ -35,14 +36,6 @@ export function git(cwd: string, args: string[], input?: string | Buffer): strin
     stdio: ['pipe', 'pipe', 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
   }).toString('utf8');
-}
-
-export function writeFiles(repo: string, files: Record<string, string>): void {
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(repo, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
 }
 
 export function commitAll(repo: string, message: string): string {
@@ -83,3 +76,5 @@ export async function cli(cwd: string, args: string[], env: NodeJS.ProcessEnv = 
 export const TEST_TODAY = '2026-11-29';
 
 export const GRADER = ['--properties-cmd', 'node properties/allocate.properties.js', '--fixture-cmd', 'node src/allocate-cli.js'];
+
+export { writeFiles };
