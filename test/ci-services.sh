@@ -16,6 +16,10 @@ command -v chroot >/dev/null 2>&1 || need+=(coreutils)
 # Differential tests run python3 (json, random, hashlib) and openssl (ed25519 signatures).
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Hook managers and an independent DSSE verifier for the adoption tests (test/client/managers*,
+# test/receipt/securesystemslib*): Debian's pre-commit framework and python3-securesystemslib.
+command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
+python3 -c 'import securesystemslib' >/dev/null 2>&1 || need+=(python3-securesystemslib)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -34,4 +38,4 @@ if [ "${#need[@]}" -gt 0 ]; then
     service ssh stop >/dev/null 2>&1 || true
   fi
 fi
-echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl present"
+echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl, pre-commit, securesystemslib present"
