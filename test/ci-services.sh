@@ -19,7 +19,7 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Hook managers and an independent DSSE verifier for the adoption tests (test/client/managers*,
 # test/receipt/securesystemslib*): Debian's pre-commit framework and python3-securesystemslib.
 command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
-python3 -c 'import securesystemslib' >/dev/null 2>&1 || need+=(python3-securesystemslib)
+/usr/bin/python3 -c 'import securesystemslib' >/dev/null 2>&1 || need+=(python3-securesystemslib)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
