@@ -101,8 +101,8 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
   // 2. Deletion.
   if (update.new === ZERO_OID) {
-    if (isProtectedRef && update.old !== ZERO_OID) {
-      const f = deletionFinding(ctx, pushed.ref, update.old);
+    if (isProtectedRef) {
+      const f = deletionFinding(ctx, pushed.ref, update.old === ZERO_OID ? pushed.old : update.old);
       if (f) findings.push(f);
     }
     return done();
