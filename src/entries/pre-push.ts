@@ -16,7 +16,7 @@ import { printResult, rejectedVerdict } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
 import { evaluate } from '../engine';
-import { commitOf, isRemoteBase, resolveBase, type Base } from '../run/base';
+import { resolveBase } from '../run/base';
 import { isOid, ZERO_OID, type RefUpdate } from '../types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
@@ -95,7 +95,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       }
     }
 
-    const base = await pushBase(store, remote, lines);
+    const base = await resolveBase(store, { kind: 'push', remote, remoteTips: lines.map((l) => ({ ref: l.remoteRef, oid: l.remoteOid })) });
 
     const result = await evaluate(
       { store, base, identity, today: date, scope: { kind: 'base', exclude: excluded } },
@@ -117,31 +117,4 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     store.close();
   }
-}
-
-/**
- * The base of a push: the commit whose policy is in force and whose tip bounds the new commits.
- *
- * 1. When the push updates the base branch and git has just read its tip from the server
- *    (the line's remote oid, when this clone has that commit): that tip, the server's own base.
- * 2. Else the remote-tracking base branch, refs/remotes/<remote>/<baseBranch>, as this clone
- *    last fetched it.
- * 3. Else (a URL rather than a remote name, a remote never fetched) the local base branch.
- */
-async function pushBase(store: ObjectStore, remote: string, lines: PushLine[]): Promise<Base> {
-  const known = await resolveBase(store, { kind: 'client', remote, fallbacks: ['HEAD'] });
-  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
-  const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
-  if (live && (await store.hasObject(live.remoteOid))) {
-    const fresh = await resolveBase(store, { kind: 'client', remote: null, fallbacks: [live.remoteOid] });
-    return fresh.name === null ? fresh : { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
-  }
-  if (isRemoteBase(known)) return known;
-  const local = await resolveBase(store, { kind: 'client', remote: null, fallbacks: ['refs/heads/main', 'refs/heads/master', 'HEAD'] });
-  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
-  if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
-    const followed = await resolveBase(store, { kind: 'client', remote: null, fallbacks: [named] });
-    if (followed.name !== null) return followed;
-  }
-  return local;
 }

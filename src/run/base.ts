@@ -15,6 +15,7 @@ import type { Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
 import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
+import { ZERO_OID } from '../types';
 import { readPolicyAt } from './policy-at';
 
 export interface Base {
@@ -40,7 +41,9 @@ export type BaseChoice =
   | { kind: 'server' }
   | { kind: 'named'; spec: string }
   | { kind: 'default' }
-  | { kind: 'client'; remote: string | null; fallbacks: string[] };
+  | { kind: 'client'; remote: string | null; fallbacks: string[] }
+  /** pre-push: the remote's name and the tips git just read from it for the pushed refs. */
+  | { kind: 'push'; remote: string; remoteTips: { ref: string; oid: string }[] };
 
 const UNGUARDED: Base = { name: null, policyCommit: null, tip: null, branchRef: null, policy: null, findings: [], policyOid: null };
 
@@ -54,6 +57,8 @@ export async function resolveBase(store: ObjectStore, choice: BaseChoice): Promi
       return defaultBase(store);
     case 'client':
       return clientBase(store, choice.remote, choice.fallbacks);
+    case 'push':
+      return pushBase(store, choice.remote, choice.remoteTips);
   }
 }
 
@@ -145,6 +150,33 @@ async function clientBase(store: ObjectStore, remote: string | null, fallbacks: 
     }
   }
   return local[0] ?? UNGUARDED;
+}
+
+/**
+ * The base of a push: the commit whose policy is in force and whose tip bounds the new commits.
+ *
+ * 1. When the push updates the base branch and git has just read its tip from the server
+ *    (the line's remote oid, when this clone has that commit): that tip, the server's own base.
+ * 2. Else the remote-tracking base branch, refs/remotes/<remote>/<baseBranch>, as this clone
+ *    last fetched it.
+ * 3. Else (a URL rather than a remote name, a remote never fetched) the local base branch.
+ */
+async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: string; oid: string }[]): Promise<Base> {
+  const known = await clientBase(store, remote, ['HEAD']);
+  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
+  const live = remoteTips.find((t) => t.ref === branchRef && t.oid !== ZERO_OID);
+  if (live && (await store.hasObject(live.oid))) {
+    const fresh = await clientBase(store, null, [live.oid]);
+    return fresh.name === null ? fresh : { ...fresh, name: `${branchRef.replace(/^refs\/heads\//, '')} on ${remote}`, branchRef };
+  }
+  if (isRemoteBase(known)) return known;
+  const local = await clientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
+  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
+  if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
+    const followed = await clientBase(store, null, [named]);
+    if (followed.name !== null) return followed;
+  }
+  return local;
 }
 
 /** True when the base is a remote-tracking ref (the server's view), not a local stand-in. */
