@@ -128,9 +128,26 @@ async function compareTrees(
       problems.set(notSorted.entry, [...(problems.get(notSorted.entry) ?? []), { id: notSorted.id, reason }]);
     }
   }
+  // Entries fsck names are compared even when the walk skipped them as identical, so the old
+  // side's entry of that name is looked up too (one index of a's names, built only here).
+  let namesOfA: Map<string, number> | null = null;
+  const oldEntry = (key: string): Slot | undefined => {
+    const hit = before.get(key);
+    if (hit || !ra) return hit;
+    if (!namesOfA) {
+      namesOfA = new Map();
+      for (let i = 0; i < ra.length; i++) if (ra.isFirstOfName(i) && !namesOfA.has(ra.nameKey(i))) namesOfA.set(ra.nameKey(i), i);
+    }
+    const i = namesOfA.get(key);
+    return i === undefined ? undefined : { e: ra.entry(i), i };
+  };
   if (rb && problems) {
     for (const j of problems.keys()) {
-      if (rb.isFirstOfName(j) && !after.has(rb.nameKey(j))) after.set(rb.nameKey(j), { e: rb.entry(j), i: j });
+      const key = rb.nameKey(j);
+      if (!rb.isFirstOfName(j) || after.has(key)) continue;
+      after.set(key, { e: rb.entry(j), i: j });
+      const was = oldEntry(key);
+      if (was) before.set(key, was);
     }
   }
 
@@ -189,7 +206,7 @@ async function compareTrees(
     for (const [j, reasons] of problems) {
       if (rb!.isFirstOfName(j)) continue;
       const eb = rb!.entry(j);
-      const ea = before.get(rb!.nameKey(j))?.e ?? firstNamed(ra, rb!.nameKey(j));
+      const ea = oldEntry(rb!.nameKey(j))?.e;
       const path = prefix === '' ? eb.name : `${prefix}/${eb.name}`;
       const unsafeReason = inherited ?? reasons.map((r) => r.reason).join('; ');
       const c: PathChange = ea
@@ -204,13 +221,6 @@ function changeKind(ea: TreeEntry, eb: TreeEntry): ChangeKind {
   if (ea.kind === eb.kind) return 'modify';
   if (isFileKind(ea.kind) && isFileKind(eb.kind)) return 'mode';
   return 'type';
-}
-
-/** The first entry of `t` with the raw name `key` (a scan: only for entries with problems). */
-function firstNamed(t: RawTree | null, key: string): TreeEntry | undefined {
-  if (!t) return undefined;
-  for (let i = 0; i < t.length; i++) if (t.isFirstOfName(i) && t.nameKey(i) === key) return t.entry(i);
-  return undefined;
 }
 
 /** The entries of `t` git fsck names (treeNotSorted aside: it is about the whole tree), each
