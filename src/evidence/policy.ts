@@ -4,6 +4,8 @@
 // the value of the SPEC's example policy.
 
 import { finding, type Finding } from '../findings';
+import { compileGlob, GlobError } from '../glob';
+import { foldKey } from '../paths';
 import { parsePyJson, PyJsonError, toPlain } from './pyjson';
 import { validateAgainst } from './schema';
 import { POLICY_PATH, type Policy } from './types';
@@ -56,7 +58,12 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
       ),
     };
   }
-  const policy = withDefaults(plain as PolicyFile);
+  const file = plain as PolicyFile;
+  const globProblems = unusableGlobs(file).map(
+    (p) => `${path} is not a valid policy: at ${p.pointer}: ${JSON.stringify(p.glob)} is not a usable glob: ${p.reason}.`,
+  );
+  if (globProblems.length > 0) return { ok: false, findings: globProblems.map(invalid) };
+  const policy = withDefaults(file);
   const clashes: string[] = [];
   if (policy.observations && folderOverlap(policy.observations.dir, policy.observations.freezes)) {
     clashes.push(
@@ -122,9 +129,32 @@ function withDefaults(file: PolicyFile): Policy {
   return policy;
 }
 
+/**
+ * Every glob of the policy that the gate refuses (see src/glob.ts): malformed (unbalanced
+ * braces, brackets or parentheses), unable to match any git path (a leading or trailing `/`, an
+ * empty segment), or of a form picomatch backtracks on catastrophically (nested extglobs,
+ * stars inside extglobs, `+(a|aa)`). Path globs are folded as paths are; ref globs are not.
+ */
+function unusableGlobs(file: PolicyFile): { pointer: string; glob: string; reason: string }[] {
+  const out: { pointer: string; glob: string; reason: string }[] = [];
+  const check = (pointer: string, glob: string, fold: boolean) => {
+    try {
+      compileGlob(glob, { fold });
+    } catch (err) {
+      if (!(err instanceof GlobError)) throw err;
+      out.push({ pointer, glob, reason: err.message });
+    }
+  };
+  (file.protectedRefs ?? []).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
+  (file.protected ?? []).forEach((g, i) => check(`/protected/${i}`, g, true));
+  (file.exceptions ?? []).forEach((g, i) => check(`/exceptions/${i}`, g, true));
+  if (file.fixtures?.records !== undefined) check('/fixtures/records', file.fixtures.records, true);
+  return out;
+}
+
 function folderOverlap(a: string, b: string): boolean {
-  const x = a.normalize('NFC').toLowerCase();
-  const y = b.normalize('NFC').toLowerCase();
+  const x = foldKey(a);
+  const y = foldKey(b);
   return x === y || x.startsWith(y + '/') || y.startsWith(x + '/');
 }
 

@@ -1,0 +1,128 @@
+// Which paths a non-owner may not touch, compiled once per run from the policy. A path is
+// protected when it is the policy file, the pin, the manifest or the freeze file (never
+// excepted), or when a `protected` glob or an evidence path of the policy matches it and no
+// `exceptions` glob does. All of it on the folded key of src/paths.ts, so an alias a checkout
+// would write onto a protected file (`Fixtures/x`, `ﬁxtures/x`, `FIXTUR~1/x`) is that file.
+//
+// Symlinks and submodules: an entry of kind `symlink` (or `gitlink`) whose path is protected,
+// or is a folder below which a protected glob could match, puts other bytes at the protected
+// path in every checkout (`tools -> src/tools` makes `tools/patch_receipt.py`). Such an entry is
+// a touch of the protected path, and exceptions never cover it.
+
+import type { Deadline } from './deadline';
+import { escapeGlob, evidencePaths } from './evidence/policy';
+import { POLICY_PATH, type Policy } from './evidence/types';
+import type { EntryKind, PathChange } from './git/types';
+import { compileGlob, type CompiledGlob } from './glob';
+import { foldKey, pathSegments, type PathSegment } from './paths';
+
+export interface ProtectionExplanation {
+  /** The path as asked. */
+  path: string;
+  /** Its folded key, the form globs are matched on. */
+  folded: string;
+  /** The glob (or evidence file) that protects it, null when it is free. */
+  by: string | null;
+  /** The exception glob that frees it, when one does (and `by` is then null). */
+  excepted: string | null;
+  /** How the path reaches a protected file other than by its own name, when it does: an 8.3
+   * short name, or a symlink or submodule over a protected folder. */
+  alias?: string;
+}
+
+export interface Protection {
+  /** The glob or file that protects `path` for an entry of `kind` (default a regular file),
+   * for messages; null when a non-owner may change it. */
+  protectedBy(path: string, kind?: EntryKind): string | null;
+  /** True when a non-owner may not change `path`. */
+  isProtected(path: string, kind?: EntryKind): boolean;
+  /** protectedBy for a change, judged on the entry on each side (deleting a symlink over a
+   * protected folder changes what a checkout has there as much as adding one). */
+  protectedByChange(change: PathChange): string | null;
+  /** Why `path` is or is not protected, for `explain`. */
+  explain(path: string, kind?: EntryKind): ProtectionExplanation;
+}
+
+interface Rule {
+  /** As written in the policy (or the evidence path), for messages. */
+  label: string;
+  glob: CompiledGlob;
+}
+
+/** Kinds whose entry makes a checkout put other content below its path. */
+function coversFolder(kind: EntryKind | undefined): boolean {
+  return kind === 'symlink' || kind === 'gitlink';
+}
+
+export interface ProtectionOptions {
+  /** Checked while matching (limits.timeoutMs); DeadlineExceeded propagates to the caller. */
+  deadline?: Deadline;
+}
+
+/**
+ * Compiles the policy's protection once. Throws GlobError for a glob the policy validation
+ * refuses (a policy from parsePolicy never has one).
+ */
+export function compileProtection(policy: Policy, options: ProtectionOptions = {}): Protection {
+  const deadline = options.deadline;
+  // The policy, pin, manifest and freeze file can never be excepted.
+  const pinned: Rule[] = [POLICY_PATH, policy.epoch?.pin, policy.manifest?.path, policy.freeze?.path]
+    .filter((p): p is string => typeof p === 'string')
+    .map((p) => ({ label: p, glob: compileGlob(escapeGlob(p), { fold: true }) }));
+  const globs: Rule[] = [...policy.protected, ...evidencePaths(policy)].map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
+  const exceptions: Rule[] = policy.exceptions.map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
+
+  // The pinned files are literal paths: one lookup of the folded key answers for all of them
+  // (short-name segments still go through the globs).
+  const literal = new Map<string, string>();
+  for (const rule of pinned) if (!literal.has(foldKey(rule.label))) literal.set(foldKey(rule.label), rule.label);
+
+  const judge = (path: string, kind?: EntryKind): ProtectionExplanation => {
+    deadline?.tick(64);
+    const segments = pathSegments(path);
+    const folded = segments.map((s) => s.key).join('/');
+    const short = segments.find((s) => s.short !== null)?.short ?? null;
+    const aliasOfShort = short ? `${short.segment} reads as an NTFS 8.3 short name, which may stand for a longer name` : undefined;
+    const result = (by: string | null, excepted: string | null, alias?: string): ProtectionExplanation => {
+      const out: ProtectionExplanation = { path, folded, by, excepted };
+      if (alias !== undefined && by !== null) out.alias = alias;
+      return out;
+    };
+
+    const pin = literal.get(folded) ?? pinned.find((r) => r.glob.matchSegments(segments))?.label;
+    if (pin !== undefined) return result(pin, null, aliasOfShort);
+
+    if (coversFolder(kind)) {
+      // Exceptions never cover a symlink or submodule; one over a protected folder is a touch.
+      for (const rule of [...pinned, ...globs]) {
+        if (rule.glob.matchSegments(segments)) return result(rule.label, null, aliasOfShort);
+        if (rule.glob.couldMatchBelow(segments)) {
+          return result(rule.label, null, `a ${kind} at ${path} decides what a checkout has below it, where ${rule.label} protects files`);
+        }
+      }
+      return result(null, null);
+    }
+
+    const by = globs.find((r) => r.glob.matchSegments(segments));
+    if (by === undefined) return result(null, null);
+    // A short-name segment may stand for names an exception does not cover: exceptions are
+    // not applied to such a path (the closed side).
+    if (short === null) {
+      const except = exceptions.find((r) => r.glob.matchSegments(segments));
+      if (except !== undefined) return result(null, except.label);
+    }
+    return result(by.label, null, aliasOfShort);
+  };
+
+  const protection: Protection = {
+    protectedBy: (path, kind) => judge(path, kind).by,
+    isProtected: (path, kind) => judge(path, kind).by !== null,
+    protectedByChange: (change) =>
+      protection.protectedBy(change.path, change.after?.kind ?? change.before?.kind) ??
+      (change.before && change.after && change.before.kind !== change.after.kind ? protection.protectedBy(change.path, change.before.kind) : null),
+    explain: judge,
+  };
+  return protection;
+}
+
+export type { PathSegment };
