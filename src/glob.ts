@@ -511,6 +511,9 @@ export interface CompiledGlob {
   couldMatchBelow(segments: readonly PathSegment[]): boolean;
   /** True when the glob has no wildcard (one literal path per alternative). */
   readonly literal: boolean;
+  /** The folded keys the first segment of a matching path must have, one per alternative, or
+   * null when some alternative starts with a wildcard (an index for many globs). */
+  readonly firstSegments: readonly string[] | null;
 }
 
 function splitSegments(glob: string, alt: Tok[], fold: boolean): GlobSegment[] {
@@ -544,6 +547,9 @@ export function compileGlob(glob: string, opts: { fold: boolean }): CompiledGlob
   return {
     source: glob,
     literal: alternatives.every((alt) => alt.every((s) => !s.globstar && s.m.literal !== null)),
+    firstSegments: alternatives.every((alt) => !alt[0]!.globstar && alt[0]!.m.literal !== null)
+      ? [...new Set(alternatives.map((alt) => (alt[0] as { m: SegmentMatcher }).m.literal!))]
+      : null,
     matchSegments: (segments) => programs.some((p) => (p.run(segments) & p.acceptBit) !== 0),
     couldMatchBelow: (segments) => programs.some((p) => (p.run(segments) & p.belowMask) !== 0),
   };

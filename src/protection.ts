@@ -4,10 +4,10 @@
 // `exceptions` glob does. All of it on the folded key of src/paths.ts, so an alias a checkout
 // would write onto a protected file (`Fixtures/x`, `ﬁxtures/x`, `FIXTUR~1/x`) is that file.
 //
-// Symlinks and submodules: an entry of kind `symlink` (or `gitlink`) whose path is protected,
-// or is a folder below which a protected glob could match, puts other bytes at the protected
-// path in every checkout (`tools -> src/tools` makes `tools/patch_receipt.py`). Such an entry is
-// a touch of the protected path, and exceptions never cover it.
+// Symlinks: an entry of kind `symlink` whose path is protected, or is a folder below which a
+// protected glob could match, puts other bytes at the protected path in every checkout
+// (`tools -> src/tools` makes `tools/patch_receipt.py`). Such an entry is a touch of the
+// protected path, and exceptions never cover it.
 
 import type { Deadline } from './deadline';
 import { escapeGlob, evidencePaths } from './evidence/policy';
@@ -49,9 +49,62 @@ interface Rule {
   glob: CompiledGlob;
 }
 
-/** Kinds whose entry makes a checkout put other content below its path. */
+/**
+ * Rules in policy order, indexed by the literal first segment most globs start with, so a path
+ * is tried against the few rules it could match instead of every glob. A path whose first
+ * segment is an 8.3 short name is tried against all of them.
+ */
+class RuleSet {
+  private readonly byFirst = new Map<string, number[]>();
+  private readonly anyFirst: number[] = [];
+
+  constructor(readonly rules: Rule[]) {
+    rules.forEach((rule, i) => {
+      const firsts = rule.glob.firstSegments;
+      if (firsts === null) {
+        this.anyFirst.push(i);
+        return;
+      }
+      for (const key of firsts) {
+        const list = this.byFirst.get(key) ?? [];
+        if (!list.includes(i)) list.push(i);
+        this.byFirst.set(key, list);
+      }
+    });
+  }
+
+  /** Indices of the rules a path with these segments could match or lie above, in order. */
+  private candidates(segments: readonly PathSegment[]): number[] {
+    const first = segments[0]!;
+    if (first.short !== null) return this.rules.map((_, i) => i);
+    const listed = this.byFirst.get(first.key);
+    if (listed === undefined) return this.anyFirst;
+    if (this.anyFirst.length === 0) return listed;
+    return [...listed, ...this.anyFirst].sort((a, b) => a - b);
+  }
+
+  /** The first rule that matches the path. */
+  matching(segments: readonly PathSegment[]): Rule | undefined {
+    for (const i of this.candidates(segments)) if (this.rules[i]!.glob.matchSegments(segments)) return this.rules[i];
+    return undefined;
+  }
+
+  /** The first rule that matches the path or could match below it, and which of the two. */
+  matchingOrBelow(segments: readonly PathSegment[]): { rule: Rule; below: boolean } | undefined {
+    for (const i of this.candidates(segments)) {
+      const rule = this.rules[i]!;
+      if (rule.glob.matchSegments(segments)) return { rule, below: false };
+      if (rule.glob.couldMatchBelow(segments)) return { rule, below: true };
+    }
+    return undefined;
+  }
+}
+
+/** Kinds whose entry makes a checkout put other content below its path. Submodules are left
+ * out: a gitlink is populated only through .gitmodules (protected in the SPEC's policy), and a
+ * submodule bump anywhere would otherwise be a touch under every glob that starts with a globstar. */
 function coversFolder(kind: EntryKind | undefined): boolean {
-  return kind === 'symlink' || kind === 'gitlink';
+  return kind === 'symlink';
 }
 
 export interface ProtectionOptions {
@@ -66,16 +119,19 @@ export interface ProtectionOptions {
 export function compileProtection(policy: Policy, options: ProtectionOptions = {}): Protection {
   const deadline = options.deadline;
   // The policy, pin, manifest and freeze file can never be excepted.
-  const pinned: Rule[] = [POLICY_PATH, policy.epoch?.pin, policy.manifest?.path, policy.freeze?.path]
+  const pinnedRules: Rule[] = [POLICY_PATH, policy.epoch?.pin, policy.manifest?.path, policy.freeze?.path]
     .filter((p): p is string => typeof p === 'string')
     .map((p) => ({ label: p, glob: compileGlob(escapeGlob(p), { fold: true }) }));
-  const globs: Rule[] = [...policy.protected, ...evidencePaths(policy)].map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
-  const exceptions: Rule[] = policy.exceptions.map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
+  const globRules: Rule[] = [...policy.protected, ...evidencePaths(policy)].map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
+  const pinned = new RuleSet(pinnedRules);
+  const globs = new RuleSet(globRules);
+  const everything = new RuleSet([...pinnedRules, ...globRules]);
+  const exceptions = new RuleSet(policy.exceptions.map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) })));
 
   // The pinned files are literal paths: one lookup of the folded key answers for all of them
   // (short-name segments still go through the globs).
   const literal = new Map<string, string>();
-  for (const rule of pinned) if (!literal.has(foldKey(rule.label))) literal.set(foldKey(rule.label), rule.label);
+  for (const rule of pinnedRules) if (!literal.has(foldKey(rule.label))) literal.set(foldKey(rule.label), rule.label);
 
   const judge = (path: string, kind?: EntryKind): ProtectionExplanation => {
     deadline?.tick(64);
@@ -89,26 +145,23 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
       return out;
     };
 
-    const pin = literal.get(folded) ?? pinned.find((r) => r.glob.matchSegments(segments))?.label;
+    const pin = literal.get(folded) ?? pinned.matching(segments)?.label;
     if (pin !== undefined) return result(pin, null, aliasOfShort);
 
     if (coversFolder(kind)) {
       // Exceptions never cover a symlink or submodule; one over a protected folder is a touch.
-      for (const rule of [...pinned, ...globs]) {
-        if (rule.glob.matchSegments(segments)) return result(rule.label, null, aliasOfShort);
-        if (rule.glob.couldMatchBelow(segments)) {
-          return result(rule.label, null, `a ${kind} at ${path} decides what a checkout has below it, where ${rule.label} protects files`);
-        }
-      }
-      return result(null, null);
+      const hit = everything.matchingOrBelow(segments);
+      if (hit === undefined) return result(null, null);
+      if (!hit.below) return result(hit.rule.label, null, aliasOfShort);
+      return result(hit.rule.label, null, `a ${kind} at ${path} decides what a checkout has below it, where ${hit.rule.label} protects files`);
     }
 
-    const by = globs.find((r) => r.glob.matchSegments(segments));
+    const by = globs.matching(segments);
     if (by === undefined) return result(null, null);
     // A short-name segment may stand for names an exception does not cover: exceptions are
     // not applied to such a path (the closed side).
     if (short === null) {
-      const except = exceptions.find((r) => r.glob.matchSegments(segments));
+      const except = exceptions.matching(segments);
       if (except !== undefined) return result(null, except.label);
     }
     return result(by.label, null, aliasOfShort);
