@@ -38,7 +38,7 @@ type ClassItem = { t: 'char'; cp: number } | { t: 'range'; lo: number; hi: numbe
 type Tok =
   | { t: 'lit'; ch: string }
   | { t: 'any' }
-  | { t: 'star'; n: number }
+  | { t: 'star'; n: number; braced: boolean }
   | { t: 'class'; negated: boolean; items: ClassItem[]; source: string }
   | { t: 'sep' }
   | { t: 'brace'; alts: Tok[][] }
@@ -123,7 +123,7 @@ class Parser {
               n++;
               this.i++;
             }
-            out.push({ t: 'star', n });
+            out.push({ t: 'star', n, braced: ctx === 'brace' });
           } else if (c === '?') {
             out.push({ t: 'any' });
             this.i++;
@@ -529,15 +529,26 @@ function splitSegments(glob: string, alt: Tok[], fold: boolean): GlobSegment[] {
     throw new GlobError(glob, 'it ends with /, which no git path does: write dir/** for everything in a folder');
   }
   if (parts.some((p) => p.length === 0)) throw new GlobError(glob, 'it has an empty segment (//), which no git path has');
+  // picomatch reads a trailing /** after a segment that ends in a bare * (`docs*/**`, not
+  // `{a,*}/**`) as one or more segments, where it elsewhere allows zero: read it the same way.
+  let trailing = parts.length;
+  while (trailing > 0 && isGlobstar(parts[trailing - 1]!)) trailing--;
+  const beforeTrailing = parts[trailing - 1]?.at(-1);
+  const oneOrMore = trailing > 0 && trailing < parts.length && beforeTrailing?.t === 'star' && !beforeTrailing.braced;
+  if (oneOrMore) parts.splice(trailing, 0, [{ t: 'star', n: 1, braced: false }]);
   if (parts.length > MAX_SEGMENTS) throw new GlobError(glob, `it has more than ${MAX_SEGMENTS} segments`);
   return parts.map((p): GlobSegment => {
     const lit = literalOf(p);
     if (lit === '.' || lit === '..') {
       throw new GlobError(glob, `it has a "${lit}" segment, which no git path has: write the path from the repository root`);
     }
-    if (p.length === 1 && p[0]!.t === 'star' && p[0]!.n >= 2) return { globstar: true };
+    if (isGlobstar(p)) return { globstar: true };
     return { globstar: false, m: compileSegment(p, fold) };
   });
+}
+
+function isGlobstar(segment: Tok[]): boolean {
+  return segment.length === 1 && segment[0]!.t === 'star' && segment[0]!.n >= 2;
 }
 
 /** Parses and checks `glob`, throwing GlobError with the reason when the policy may not use it. */
