@@ -125,7 +125,7 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
   const globRules: Rule[] = [...policy.protected, ...evidencePaths(policy)].map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
   const pinned = new RuleSet(pinnedRules);
   const globs = new RuleSet(globRules);
-  const everything = new RuleSet([...pinnedRules, ...globRules]);
+  const everything = new RuleSet([...globRules, ...pinnedRules]);
   const exceptions = new RuleSet(policy.exceptions.map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) })));
 
   // The pinned files are literal paths: one lookup of the folded key answers for all of them

@@ -49,20 +49,18 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
       findings: [invalid(`${path} is not a valid policy: JSON syntax error at line ${err.line}, column ${err.column}: ${reason}.`)],
     };
   }
+  // Schema problems and unusable globs are listed together, one finding per pointer.
   const problems = validateAgainst('policy.schema.json', plain);
-  if (problems.length > 0) {
-    return {
-      ok: false,
-      findings: problems.map((p) =>
-        invalid(`${path} is not a valid policy: at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}.`),
-      ),
-    };
-  }
-  const file = plain as PolicyFile;
-  const globProblems = unusableGlobs(file).map(
-    (p) => `${path} is not a valid policy: at ${p.pointer}: ${JSON.stringify(p.glob)} is not a usable glob: ${p.reason}.`,
+  const messages = problems.map(
+    (p) => `${path} is not a valid policy: at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}.`,
   );
-  if (globProblems.length > 0) return { ok: false, findings: globProblems.map(invalid) };
+  const reported = new Set(problems.map((p) => p.pointer));
+  for (const p of unusableGlobs(plain)) {
+    if (reported.has(p.pointer)) continue;
+    messages.push(`${path} is not a valid policy: at ${p.pointer}: ${JSON.stringify(p.glob)} is not a usable glob: ${p.reason}.`);
+  }
+  if (messages.length > 0) return { ok: false, findings: messages.map(invalid) };
+  const file = plain as PolicyFile;
   const policy = withDefaults(file);
   const clashes: string[] = [];
   if (policy.observations && folderOverlap(policy.observations.dir, policy.observations.freezes)) {
@@ -135,9 +133,13 @@ function withDefaults(file: PolicyFile): Policy {
  * empty segment), or of a form picomatch backtracks on catastrophically (nested extglobs,
  * stars inside extglobs, `+(a|aa)`). Path globs are folded as paths are; ref globs are not.
  */
-function unusableGlobs(file: PolicyFile): { pointer: string; glob: string; reason: string }[] {
+function unusableGlobs(plain: unknown): { pointer: string; glob: string; reason: string }[] {
   const out: { pointer: string; glob: string; reason: string }[] = [];
-  const check = (pointer: string, glob: string, fold: boolean) => {
+  // Read defensively: this also runs on a document that failed its schema.
+  const doc = (plain !== null && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const check = (pointer: string, glob: unknown, fold: boolean) => {
+    if (typeof glob !== 'string' || glob === '') return;
     try {
       compileGlob(glob, { fold });
     } catch (err) {
@@ -145,10 +147,11 @@ function unusableGlobs(file: PolicyFile): { pointer: string; glob: string; reaso
       out.push({ pointer, glob, reason: err.message });
     }
   };
-  (file.protectedRefs ?? []).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
-  (file.protected ?? []).forEach((g, i) => check(`/protected/${i}`, g, true));
-  (file.exceptions ?? []).forEach((g, i) => check(`/exceptions/${i}`, g, true));
-  if (file.fixtures?.records !== undefined) check('/fixtures/records', file.fixtures.records, true);
+  list(doc.protectedRefs).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
+  list(doc.protected).forEach((g, i) => check(`/protected/${i}`, g, true));
+  list(doc.exceptions).forEach((g, i) => check(`/exceptions/${i}`, g, true));
+  const fixtures = doc.fixtures;
+  if (fixtures !== null && typeof fixtures === 'object') check('/fixtures/records', (fixtures as Record<string, unknown>).records, true);
   return out;
 }
 

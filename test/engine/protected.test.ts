@@ -1,9 +1,11 @@
 // The protected-path rule as a pure function over path changes: globs, exceptions, the paths
-// that can never be excepted, case and Unicode folding, owners, unsafe entries.
+// that can never be excepted, case and Unicode folding, owners, unsafe entries. The matching
+// itself is src/protection.ts (more of it in test/paths/protection.test.ts).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { identityFromEnv, isOwner, protectedPathFindings, protectionRules } from '../../src/engine';
+import { identityFromEnv, isOwner, protectedPathFindings } from '../../src/engine';
+import { compileProtection as protectionRules } from '../../src/protection';
 import type { PathChange } from '../../src/git/types';
 import { parsePolicy } from '../../src/evidence/policy';
 import type { Policy } from '../../src/evidence/types';
