@@ -514,6 +514,8 @@ export interface CompiledGlob {
   /** The folded keys the first segment of a matching path must have, one per alternative, or
    * null when some alternative starts with a wildcard (an index for many globs). */
   readonly firstSegments: readonly string[] | null;
+  /** The same for the last segment. */
+  readonly lastSegments: readonly string[] | null;
 }
 
 function splitSegments(glob: string, alt: Tok[], fold: boolean): GlobSegment[] {
@@ -560,6 +562,9 @@ export function compileGlob(glob: string, opts: { fold: boolean }): CompiledGlob
     literal: alternatives.every((alt) => alt.every((s) => !s.globstar && s.m.literal !== null)),
     firstSegments: alternatives.every((alt) => !alt[0]!.globstar && alt[0]!.m.literal !== null)
       ? [...new Set(alternatives.map((alt) => (alt[0] as { m: SegmentMatcher }).m.literal!))]
+      : null,
+    lastSegments: alternatives.every((alt) => !alt.at(-1)!.globstar && (alt.at(-1) as { m: SegmentMatcher }).m.literal !== null)
+      ? [...new Set(alternatives.map((alt) => (alt.at(-1) as { m: SegmentMatcher }).m.literal!))]
       : null,
     matchSegments: (segments) => programs.some((p) => (p.run(segments) & p.acceptBit) !== 0),
     couldMatchBelow: (segments) => programs.some((p) => (p.run(segments) & p.belowMask) !== 0),

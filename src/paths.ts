@@ -65,11 +65,12 @@ export function foldSegment(segment: string): string {
   return end === s.length ? s : s.slice(0, end);
 }
 
-/** True when a path needs no more than ASCII lower-casing to be its own key. */
-function asciiPlain(path: string): boolean {
+/** True when no segment of a case-folded path needs Win32 trimming (no `:`, no segment ending
+ * in a dot or a space). */
+function needsNoTrim(path: string): boolean {
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
-    if (c > 0x7f || c === 0x3a /* : */) return false;
+    if (c === 0x3a /* : */) return false;
     if ((c === 0x2e || c === 0x20) && (i + 1 === path.length || path.charCodeAt(i + 1) === 0x2f)) return false;
   }
   return true;
@@ -80,8 +81,11 @@ function asciiPlain(path: string): boolean {
  * foldSegment. foldKey(foldKey(p)) === foldKey(p) for every string.
  */
 export function foldKey(path: string): string {
-  if (asciiPlain(path)) return path.toLowerCase();
-  return path.split('/').map(foldSegment).join('/');
+  // Folding and normalization never cross a '/' (no code point folds to or composes with it),
+  // so the whole path is folded at once and only the trimming goes segment by segment.
+  const folded = caseFold(path);
+  if (needsNoTrim(folded)) return folded;
+  return folded.split('/').map(foldSegment).join('/');
 }
 
 /** @deprecated the old name of foldKey. */
@@ -203,9 +207,18 @@ export interface PathSegment {
 
 /** Folds `path` once and splits it for matching against compiled globs. */
 export function pathSegments(path: string): PathSegment[] {
-  return foldKey(path)
-    .split('/')
-    .map((key) => ({ key, short: shortNameOf(key) }));
+  return segmentsOf(foldKey(path));
+}
+
+/** The segments of a key that foldKey already made. */
+export function segmentsOf(folded: string): PathSegment[] {
+  const parts = folded.split('/');
+  const out: PathSegment[] = new Array(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const key = parts[i]!;
+    out[i] = { key, short: key.indexOf('~') < 0 ? null : shortNameOf(key) };
+  }
+  return out;
 }
 
 /** Full ref names match case-sensitively, as git's refs do (no folding, no short names). */

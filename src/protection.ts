@@ -14,7 +14,7 @@ import { escapeGlob, evidencePaths } from './evidence/policy';
 import { POLICY_PATH, type Policy } from './evidence/types';
 import type { EntryKind, PathChange } from './git/types';
 import { compileGlob, type CompiledGlob } from './glob';
-import { foldKey, pathSegments, type PathSegment } from './paths';
+import { foldKey, segmentsOf, type PathSegment } from './paths';
 
 export interface ProtectionExplanation {
   /** The path as asked. */
@@ -49,16 +49,42 @@ interface Rule {
   glob: CompiledGlob;
 }
 
+/** A folded path, split into segments only when some rule needs them. */
+class FoldedPath {
+  private split: PathSegment[] | null = null;
+  readonly first: string;
+  readonly last: string;
+  /** True when the first or last segment has a `~` (it may be an 8.3 short name). */
+  readonly tilde: boolean;
+
+  constructor(readonly key: string) {
+    const a = key.indexOf('/');
+    const b = key.lastIndexOf('/');
+    this.first = a < 0 ? key : key.slice(0, a);
+    this.last = b < 0 ? key : key.slice(b + 1);
+    this.tilde = this.first.includes('~') || this.last.includes('~');
+  }
+
+  get segments(): PathSegment[] {
+    return (this.split ??= segmentsOf(this.key));
+  }
+}
+
 /**
- * Rules in policy order, indexed by the literal first segment most globs start with, so a path
- * is tried against the few rules it could match instead of every glob. A path whose first
- * segment is an 8.3 short name is tried against all of them.
+ * Rules in policy order, indexed by the literal first segment most globs start with (and
+ * filtered by a literal last segment), so a path is tried against the few rules it could
+ * match instead of every glob. A path whose first or last segment could be an 8.3 short name
+ * is tried against all of them.
  */
 class RuleSet {
   private readonly byFirst = new Map<string, number[]>();
   private readonly anyFirst: number[] = [];
+  private readonly lastKeys: (Set<string> | null)[];
+  private readonly all: number[];
 
   constructor(readonly rules: Rule[]) {
+    this.all = rules.map((_, i) => i);
+    this.lastKeys = rules.map((r) => (r.glob.lastSegments === null ? null : new Set(r.glob.lastSegments)));
     rules.forEach((rule, i) => {
       const firsts = rule.glob.firstSegments;
       if (firsts === null) {
@@ -73,28 +99,31 @@ class RuleSet {
     });
   }
 
-  /** Indices of the rules a path with these segments could match or lie above, in order. */
-  private candidates(segments: readonly PathSegment[]): number[] {
-    const first = segments[0]!;
-    if (first.short !== null) return this.rules.map((_, i) => i);
-    const listed = this.byFirst.get(first.key);
+  /** Indices of the rules the path could match or lie above, in policy order. */
+  private candidates(path: FoldedPath): number[] {
+    if (path.tilde) return this.all;
+    const listed = this.byFirst.get(path.first);
     if (listed === undefined) return this.anyFirst;
     if (this.anyFirst.length === 0) return listed;
     return [...listed, ...this.anyFirst].sort((a, b) => a - b);
   }
 
   /** The first rule that matches the path. */
-  matching(segments: readonly PathSegment[]): Rule | undefined {
-    for (const i of this.candidates(segments)) if (this.rules[i]!.glob.matchSegments(segments)) return this.rules[i];
+  matching(path: FoldedPath): Rule | undefined {
+    for (const i of this.candidates(path)) {
+      const last = this.lastKeys[i];
+      if (last !== null && !path.tilde && !last.has(path.last)) continue;
+      if (this.rules[i]!.glob.matchSegments(path.segments)) return this.rules[i];
+    }
     return undefined;
   }
 
   /** The first rule that matches the path or could match below it, and which of the two. */
-  matchingOrBelow(segments: readonly PathSegment[]): { rule: Rule; below: boolean } | undefined {
-    for (const i of this.candidates(segments)) {
+  matchingOrBelow(path: FoldedPath): { rule: Rule; below: boolean } | undefined {
+    for (const i of this.candidates(path)) {
       const rule = this.rules[i]!;
-      if (rule.glob.matchSegments(segments)) return { rule, below: false };
-      if (rule.glob.couldMatchBelow(segments)) return { rule, below: true };
+      if (rule.glob.matchSegments(path.segments)) return { rule, below: false };
+      if (rule.glob.couldMatchBelow(path.segments)) return { rule, below: true };
     }
     return undefined;
   }
@@ -133,47 +162,61 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
   const literal = new Map<string, string>();
   for (const rule of pinnedRules) if (!literal.has(foldKey(rule.label))) literal.set(foldKey(rule.label), rule.label);
 
-  const judge = (path: string, kind?: EntryKind): ProtectionExplanation => {
-    deadline?.tick(64);
-    const segments = pathSegments(path);
-    const folded = segments.map((s) => s.key).join('/');
-    const short = segments.find((s) => s.short !== null)?.short ?? null;
-    const aliasOfShort = short ? `${short.segment} reads as an NTFS 8.3 short name, which may stand for a longer name` : undefined;
-    const result = (by: string | null, excepted: string | null, alias?: string): ProtectionExplanation => {
-      const out: ProtectionExplanation = { path, folded, by, excepted };
-      if (alias !== undefined && by !== null) out.alias = alias;
-      return out;
-    };
+  /** The decision for one path: the rule that protects it, or the exception that frees it. */
+  interface Decision {
+    by: string | null;
+    excepted: string | null;
+    /** Why the path reaches the protected file other than by its own name, if it does. */
+    alias?: () => string;
+  }
+  const FREE: Decision = { by: null, excepted: null };
 
-    const pin = literal.get(folded) ?? pinned.matching(segments)?.label;
-    if (pin !== undefined) return result(pin, null, aliasOfShort);
+  const decide = (path: string, kind: EntryKind | undefined, folded: string): Decision => {
+    deadline?.tick(64);
+    const at = new FoldedPath(folded);
+    // Which segment, if any, is an 8.3 short name (only a path with a `~` can have one).
+    let short: PathSegment['short'] = null;
+    if (folded.includes('~')) for (const s of at.segments) if (s.short !== null) short = s.short;
+    const viaShort = short === null ? undefined : () => `${short!.segment} reads as an NTFS 8.3 short name, which may stand for a longer name`;
+
+    const pin = literal.get(folded) ?? pinned.matching(at)?.label;
+    if (pin !== undefined) return { by: pin, excepted: null, alias: viaShort };
 
     if (coversFolder(kind)) {
-      // Exceptions never cover a symlink or submodule; one over a protected folder is a touch.
-      const hit = everything.matchingOrBelow(segments);
-      if (hit === undefined) return result(null, null);
-      if (!hit.below) return result(hit.rule.label, null, aliasOfShort);
-      return result(hit.rule.label, null, `a ${kind} at ${path} decides what a checkout has below it, where ${hit.rule.label} protects files`);
+      // Exceptions never cover a symlink; one over a protected folder is a touch.
+      const hit = everything.matchingOrBelow(at);
+      if (hit === undefined) return FREE;
+      if (!hit.below) return { by: hit.rule.label, excepted: null, alias: viaShort };
+      const label = hit.rule.label;
+      return { by: label, excepted: null, alias: () => `a ${kind} at ${path} decides what a checkout has below it, where ${label} protects files` };
     }
 
-    const by = globs.matching(segments);
-    if (by === undefined) return result(null, null);
+    const by = globs.matching(at);
+    if (by === undefined) return FREE;
     // A short-name segment may stand for names an exception does not cover: exceptions are
     // not applied to such a path (the closed side).
     if (short === null) {
-      const except = exceptions.matching(segments);
-      if (except !== undefined) return result(null, except.label);
+      const except = exceptions.matching(at);
+      if (except !== undefined) return { by: null, excepted: except.label };
     }
-    return result(by.label, null, aliasOfShort);
+    return { by: by.label, excepted: null, alias: viaShort };
   };
 
+  const protectedBy = (path: string, kind?: EntryKind): string | null => decide(path, kind, foldKey(path)).by;
+
   const protection: Protection = {
-    protectedBy: (path, kind) => judge(path, kind).by,
-    isProtected: (path, kind) => judge(path, kind).by !== null,
+    protectedBy,
+    isProtected: (path, kind) => protectedBy(path, kind) !== null,
     protectedByChange: (change) =>
       protection.protectedBy(change.path, change.after?.kind ?? change.before?.kind) ??
       (change.before && change.after && change.before.kind !== change.after.kind ? protection.protectedBy(change.path, change.before.kind) : null),
-    explain: judge,
+    explain: (path, kind) => {
+      const folded = foldKey(path);
+      const d = decide(path, kind, folded);
+      const out: ProtectionExplanation = { path, folded, by: d.by, excepted: d.excepted };
+      if (d.by !== null && d.alias !== undefined) out.alias = d.alias();
+      return out;
+    },
   };
   return protection;
 }
