@@ -8,6 +8,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSyn
 import { join, relative } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
+import { UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
 import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
 
 /** `git cat-file --batch` for every object: oid -> { type, content }. */
@@ -235,7 +236,9 @@ test('a reftable repository is refused up front', async () => {
   const repo = initRepo();
   git(repo, ['config', 'core.repositoryformatversion', '1']);
   git(repo, ['config', 'extensions.refStorage', 'reftable']);
-  await rejects(ObjectStore.discover(repo), /stores its refs as reftable \(extensions.refstorage\)/);
+  const err = await rejects(ObjectStore.discover(repo), /stores its refs as reftable \(extensions.refStorage = reftable\)/);
+  assert.instance(err, UnsupportedRepositoryError);
+  assert.is(err.message, unsupportedRepositoryMessage(repo + '/.git', 'refStorage', 'reftable'));
 });
 
 test('a SHA-256 repository is refused up front with a clear message', async () => {
