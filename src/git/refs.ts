@@ -123,7 +123,8 @@ export interface RefEntry {
   name: string;
   /** The oid it resolves to (through symbolic refs); null for a dangling symbolic ref. */
   oid: string | null;
-  /** For a symbolic ref: the ref it names directly; null for an ordinary ref. */
+  /** For a symbolic ref: the ref its chain ends at, as `git for-each-ref` prints %(symref)
+   * (readRaw gives the ref it names directly); null for an ordinary ref. */
   symbolic: string | null;
 }
 
@@ -317,7 +318,10 @@ export class RefReader {
     const add = (real: string, raw: RawRef) => {
       const name = real.slice(this.namespace.length);
       if ('oid' in raw) out.push({ name, oid: raw.oid, symbolic: null });
-      else out.push({ name, oid: this.resolveFull(name), symbolic: this.relative(raw.symbolic) ?? raw.symbolic });
+      else {
+        const end = this.resolveSymbolic(name);
+        out.push({ name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? raw.symbolic) });
+      }
     };
     for (const real of loose) {
       const raw = this.readReal(real);

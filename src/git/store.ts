@@ -404,7 +404,7 @@ export class ObjectStore {
   }
 
   /** Every ref under refs/, sorted, with its oid (through symbolic refs; null when dangling)
-   * and, for a symbolic ref, the ref it names. */
+   * and, for a symbolic ref, the ref its chain ends at (as `git for-each-ref` %(symref)). */
   async listRefEntries(): Promise<RefEntry[]> {
     return this.refs.entries();
   }
