@@ -357,4 +357,59 @@ test('size before read: a large blob in a pack is measured, refused and never in
   assert.ok(Buffer.from(await store.readBlob(bigOid, big.length)).equals(big), 'and it reads when allowed');
 });
 
+test('errors about pushed objects never print the quarantine directory', async () => {
+  const repo = initRepo({ bare: true });
+  const work = initRepo();
+  const base = commit(work, { 'a.txt': 'base\n' });
+  git(work, ['push', '-q', repo, `${base}:refs/heads/main`]);
+  const quarantine = join(repo, 'objects', 'tmp_objdir-incoming-Qx7Abc');
+  mkdirSync(join(quarantine, 'pack'), { recursive: true });
+  // A loose object whose bytes are another object's (SHA-1 mismatch), one that does not inflate.
+  const good = commit(work, { 'b.txt': 'pushed\n' });
+  const goodBlob = git(work, ['rev-parse', `${good}:b.txt`]).trim();
+  const liar = 'ab'.repeat(20);
+  const garbage = 'cd'.repeat(20);
+  for (const [oid, bytes] of [
+    [liar, deflateSync(Buffer.from('blob 7\0pushed\n'))],
+    [garbage, Buffer.from('not zlib at all')],
+  ] as const) {
+    mkdirSync(join(quarantine, oid.slice(0, 2)), { recursive: true });
+    writeFileSync(join(quarantine, oid.slice(0, 2), oid.slice(2)), bytes);
+  }
+  // A pushed pack, truncated.
+  const packed = commit(work, { 'c.txt': 'x'.repeat(5000) + '\n' });
+  const packName = git(work, ['pack-objects', '-q', join(quarantine, 'pack', 'pack')], { input: `${packed}\n${git(work, ['rev-parse', `${packed}^{tree}`]).trim()}\n${git(work, ['rev-parse', `${packed}:c.txt`]).trim()}\n` }).trim();
+  const packFile = join(quarantine, 'pack', `pack-${packName}.pack`);
+  truncateSync(packFile, statSync(packFile).size - 200);
+  const env = { GIT_QUARANTINE_PATH: quarantine, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(repo, 'objects') };
+  const store = await ObjectStore.open({ gitdir: repo, env });
+  assert.ok(store.hasQuarantine);
+  const messages: string[] = [];
+  const attempts: (() => Promise<unknown>)[] = [
+    () => store.readBlob(liar, 1 << 20),
+    () => store.readBlob(garbage, 1 << 20),
+    () => store.objectInfo(garbage),
+    () => store.readBlob(git(work, ['rev-parse', `${packed}:c.txt`]).trim(), 1 << 20),
+    () => store.readCommit('ef'.repeat(20)),
+    () => store.readBlob(goodBlob, 1 << 20),
+  ];
+  for (const attempt of attempts) {
+    try {
+      await attempt();
+      assert.unreachable('each read fails');
+    } catch (err) {
+      assert.instance(err, GitReadError, String(err));
+      messages.push((err as Error).message);
+    }
+  }
+  for (const m of messages) {
+    assert.not.ok(m.includes(quarantine), m);
+    assert.not.ok(m.includes('tmp_objdir'), m);
+    assert.ok(m.includes(repo) || /[0-9a-f]{40}/.test(m), m);
+  }
+  if (process.env.SHOW_MESSAGES) console.log(messages);
+  assert.match(messages[0]!, /SHA-1 check failed/);
+  store.close();
+});
+
 test.run();
