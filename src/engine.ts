@@ -24,8 +24,6 @@ import { createRunContext, type RunContext, type RunSetup } from './run/context'
 import { readPolicyAt } from './run/policy-at';
 import { ZERO_OID, type RefUpdate } from './types';
 
-/** git follows at most this many symbolic refs (SYMREF_MAXDEPTH). */
-const MAX_SYMREF_DEPTH = 5;
 
 export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<GateResult> {
   const { base } = setup;
@@ -65,15 +63,10 @@ async function raceDeadline<T>(ctx: RunContext, work: () => Promise<T>): Promise
 }
 
 /** The ref an update writes: a symbolic ref is followed to the ref it names, as git's
- * receive-pack does when it updates it. */
-async function resolveSymbolic(store: ObjectStore, ref: string): Promise<string> {
-  let current = ref;
-  for (let depth = 0; depth < MAX_SYMREF_DEPTH; depth++) {
-    const target = await store.symbolicTarget(current);
-    if (target === null) return current;
-    current = target;
-  }
-  return current;
+ * receive-pack does when it updates it. `outside` when the chain leaves GIT_NAMESPACE. */
+async function resolveSymbolic(store: ObjectStore, ref: string): Promise<{ ref: string; outside: boolean }> {
+  const resolved = await store.resolveSymbolic(ref);
+  return resolved === null ? { ref, outside: false } : { ref: resolved.ref, outside: resolved.outsideNamespace === true };
 }
 
 async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> {
@@ -81,10 +74,10 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const findings: Finding[] = [];
 
   // 1. Symbolic refs: the update is of the ref it resolves to, judged by that name.
-  const ref = await resolveSymbolic(store, pushed.ref);
+  const { ref, outside } = await resolveSymbolic(store, pushed.ref);
   let old = pushed.old;
   if (ref !== pushed.ref) {
-    if (ctx.isProtectedRef(pushed.ref)) {
+    if (ctx.isProtectedRef(pushed.ref) || outside) {
       const f = symbolicFinding(ctx, pushed.ref, ref, pushed.new === ZERO_OID ? pushed.old : pushed.new);
       if (f) findings.push(f);
     }
