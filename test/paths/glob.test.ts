@@ -199,7 +199,7 @@ test('couldMatchBelow never misses: whenever some path below a prefix matches, i
       if (found) below++;
       if (found && !claimed) throw new Error(`${g} matches below ${p}, couldMatchBelow says no`);
       // A literal glob reaches below exactly the folders it spells.
-      if (compiled.literal && !g.includes("{") && claimed !== foldKey(g).startsWith(`${foldKey(p)}/`)) throw new Error(`${g}: literal glob, below ${p}: ${claimed}`);
+      if (compiled.literal && !g.includes('{') && claimed !== foldKey(g).startsWith(`${foldKey(p)}/`)) throw new Error(`${g}: literal glob, below ${p}: ${claimed}`);
       return true;
     }),
     { seed: SEED, numRuns: 1500 },
