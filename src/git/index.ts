@@ -3,5 +3,5 @@ export { ObjectStore, BlobTooLargeError, type CommitRecord } from './store';
 export { GitReadError, type Commit, type TreeEntry, type PathChange, type ObjectType, type EntryKind, type ChangeKind } from './types';
 export { decodePathBytes, isUnsafeName, isUnsafeRawPath, kindOfMode, parseTree } from './tree';
 export { isValidRefName } from './refs';
-export { newCommits, newCommitsInQuarantine, mergeBase, mergeBases, isAncestor, CLOCK_SKEW_SECONDS } from './walk';
+export { newCommits, newCommitsOnServer, mergeBase, mergeBases, isAncestor, ShallowBoundaryError, commitGraphNotices, commitGraphFiles } from './walk';
 export { diffTrees, touchedPaths } from './diff';
