@@ -15,7 +15,7 @@ const DT = [0, 0, 0, 60, 3600, -600, -4 * 86_400];
 
 export interface DagCommit {
   /** How far back each parent is (1 = the previous commit); none makes a root. */
-  back: number[];
+  back: readonly number[];
   dt: number;
   /** Whether a ref points at this commit. */
   ref: boolean;
@@ -24,7 +24,7 @@ export interface DagCommit {
 export const dagArb: fc.Arbitrary<DagCommit[]> = fc.array(
   fc.record({
     back: fc.oneof(
-      { weight: 1, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.constant<number[]>([]) },
       { weight: 10, arbitrary: fc.array(fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) }), { minLength: 1, maxLength: 3 }) },
     ),
     dt: fc.constantFrom(...DT),
