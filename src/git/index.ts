@@ -7,5 +7,5 @@ export { GitReadError, type Commit, type TreeEntry, type PathChange, type Object
 export { canonMode, decodePathBytes, isUnsafeName, isUnsafeRawPath, kindOfMode } from './tree';
 export { RawTree, parseTree, type TreeProblem } from './raw-tree';
 export { isValidRefName } from './refs';
-export { newCommits, newCommitsInQuarantine, mergeBase, mergeBases, isAncestor, CLOCK_SKEW_SECONDS } from './walk';
+export { newCommits, newCommitsOnServer, mergeBase, mergeBases, isAncestor, ShallowBoundaryError, commitGraphNotices, commitGraphFiles } from './walk';
 export { diffTrees, touchedPaths } from './diff';

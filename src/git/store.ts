@@ -501,6 +501,12 @@ export class ObjectStore {
     await visit(start, prefix);
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
+
+  /** The repository's own object directory, `<commondir>/objects` (not the quarantine, not an
+   * alternate): where git keeps the commit-graph the walks read (src/git/commit-graph.ts). */
+  objectsDirectory(): string {
+    return join(this.commondir, 'objects');
+  }
 }
 
 function isGitDir(dir: string): boolean {
