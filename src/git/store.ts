@@ -373,6 +373,14 @@ export class ObjectStore {
     return peeled.oid;
   }
 
+  /** The target of `name` when it is a symbolic ref (`ref: refs/heads/main`), else null (the
+   * ref it names directly; resolveSymbolic gives where the chain ends). */
+  async symbolicTarget(name: string): Promise<string | null> {
+    if (name !== 'HEAD' && !isValidRefName(name)) return null;
+    const raw = this.refs.readRaw(name);
+    return raw && 'symbolic' in raw ? raw.symbolic : null;
+  }
+
   /** Resolves a name the way `git rev-parse` does: a full oid (when present), `HEAD`, a full
    * ref, or a short name (`main`, `v1`, `origin/main`, `origin`). Null when nothing matches.
    * Annotated tags resolve to the tag object; use peelToCommit for the commit. For revision
