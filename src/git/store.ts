@@ -44,7 +44,7 @@ export class BlobTooLargeError extends GitReadError {
 const OID_RE = /^[0-9a-f]{40}$/;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Bytes of checked objects kept by oid (content plus a per-object allowance). */
-const OBJECT_CACHE_BYTES = 40 * 1024 * 1024;
+const OBJECT_CACHE_BYTES = 16 * 1024 * 1024;
 /** Blobs larger than this are never kept (witnesses, generators: read once, hashed, dropped). */
 const MAX_CACHED_BLOB_BYTES = 256 * 1024;
 /** What each kept object costs beyond its content (Map entry, object headers, parsed form). */
