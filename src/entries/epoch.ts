@@ -11,11 +11,11 @@ import { IndexSource } from '../client/index-source';
 import { jsonText } from '../client/templates';
 import { today } from '../clock';
 import { readPin, type EpochPin } from '../evidence/epoch';
-import { sha256Hex } from '../evidence/read';
 import { validateAgainst } from '../evidence/schema';
 import { TreeSource } from '../evidence/tree-source';
 import { MAX_BLOB_BYTES, type EvidenceSource } from '../evidence/types';
 import { indexFilePath, readStagedIndex } from '../git/staged-index';
+import { sha256Hex } from '../hash';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 

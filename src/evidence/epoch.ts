@@ -3,8 +3,9 @@
 // generator is a new epoch, re-pinned by an owner under a new id.
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { toPlain } from './pyjson';
-import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, sha256Hex, type FileRole } from './read';
+import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, type FileRole } from './read';
 import { MAX_BLOB_BYTES, type EvidenceContext, type EvidenceSource, type Policy } from './types';
 
 export interface EpochPin {

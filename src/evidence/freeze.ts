@@ -3,9 +3,10 @@
 // (FREEZE_ACTIVE, info) and do not change the verdict; an expired row closes it, whoever pushes.
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { dateOf, dayNumber, plural, todayNumber } from './dates';
 import { toPlain } from './pyjson';
-import { anOwner, readJsonEvidence, schemaCheck, sha256Hex, type FileRole } from './read';
+import { anOwner, readJsonEvidence, schemaCheck, type FileRole } from './read';
 import type { EvidenceContext } from './types';
 
 export interface FreezeRow {

@@ -3,9 +3,10 @@
 // catalog, the properties must be exactly CPython's random.Random(seed).sample(catalog, k).
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { dumpsCanonical, pyEquals, toPlain, type PyValue } from './pyjson';
 import { PyRandom, PySampleError } from './pyrandom';
-import { anOwner, readJsonEvidence, schemaFindings, sha256Hex, SHA256_RE, type FileRole } from './read';
+import { anOwner, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { show } from './schema';
 import type { EvidenceContext, Policy } from './types';
 

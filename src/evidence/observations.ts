@@ -4,10 +4,11 @@
 // matching, and an unexpired keyed freeze that cites it.
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { dateOf, dayNumber, plural, todayNumber } from './dates';
 import { DEFAULT_FREEZE } from './policy';
 import { toPlain } from './pyjson';
-import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, sha256Hex, type FileRole } from './read';
+import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, type FileRole } from './read';
 import { MAX_BLOB_BYTES, type EvidenceContext, type EvidenceSource, type Policy } from './types';
 
 export interface Observation {

@@ -2,15 +2,10 @@
 // checked before a byte is read, a symlink, directory or submodule where a file should be is the
 // file's own *_INVALID finding, and JSON is parsed as Python's json.loads parses it.
 
-import { createHash } from 'node:crypto';
 import { finding, type Finding, type FindingCode } from '../findings';
 import { parsePyJson, PyJsonError, type PyValue } from './pyjson';
 import { validateAgainst, type SchemaFile } from './schema';
 import { MAX_BLOB_BYTES, type EvidenceSource, type Policy } from './types';
-
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 export const SHA256_RE = /^[0-9a-f]{64}$/;
 

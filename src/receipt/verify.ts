@@ -14,6 +14,7 @@
 //   verdict    the receipt's verdict is eligible
 
 import type { KeyObject } from 'node:crypto';
+import { isOid } from '../types';
 import { isEnvelope, PAYLOAD_TYPE, PREDICATE_TYPE, STATEMENT_TYPE, decodeBase64, verifyEnvelope } from './dsse';
 import type { FixtureRecord } from './evidence-at';
 import { receiptSchemaProblems } from './schema';
@@ -101,7 +102,7 @@ function statementProblem(statement: unknown): string | null {
   const subject = s.subject;
   if (!Array.isArray(subject) || subject.length !== 1) return 'the statement must have exactly one subject (the commit)';
   const digest = (subject[0] as { digest?: unknown })?.digest as Record<string, unknown> | undefined;
-  if (!digest || typeof digest.gitCommit !== 'string' || !/^[0-9a-f]{40}$/.test(digest.gitCommit)) {
+  if (!digest || typeof digest.gitCommit !== 'string' || !isOid(digest.gitCommit)) {
     return 'the subject has no digest.gitCommit (40 hex)';
   }
   return null;
