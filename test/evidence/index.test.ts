@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { checkEvidence } from '../../src/evidence/index';
 import { manifestDigest } from '../../src/evidence/manifest';
 import { parsePyJson } from '../../src/evidence/pyjson';
-import { MemorySource, type MemoryEntry } from '../../src/evidence/sources';
+import { MemorySource, type MemoryEntry } from './memory-source';
 import type { EvidenceEntry, EvidenceSource } from '../../src/evidence/types';
 import { verdictOf } from '../../src/verdict';
 import { assertWellFormed, codes, context, json, python, sha256, specPolicy } from './evidence-helpers';
