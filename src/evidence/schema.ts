@@ -67,6 +67,7 @@ function validatorFor(schemaFile: string): ValidateFunction {
  * every evidence schema precompiled, so the hook never pays for ajv's compiler at start-up. */
 function runtimeAjv(): Ajv2020 {
   if (!ajv) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above
     const { default: Ajv } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
     ajv = new Ajv({ ...AJV_OPTIONS });
     ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
