@@ -28,26 +28,23 @@ const USAGE =
 declare const RECEIPT_GATE_VERSION: string;
 const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
+const OPTIONS = {
+  ref: { type: 'string' },
+  base: { type: 'string' },
+  'properties-cmd': { type: 'string' },
+  'fixture-cmd': { type: 'string' },
+  junit: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  'sign-key': { type: 'string' },
+  note: { type: 'boolean' },
+  repo: { type: 'string' },
+  now: { type: 'string' },
+  timeout: { type: 'string' },
+  'fixture-timeout': { type: 'string' },
+} as const;
+
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(
-    args,
-    {
-      ref: { type: 'string' },
-      base: { type: 'string' },
-      'properties-cmd': { type: 'string' },
-      'fixture-cmd': { type: 'string' },
-      junit: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      'sign-key': { type: 'string' },
-      note: { type: 'boolean' },
-      repo: { type: 'string' },
-      now: { type: 'string' },
-      timeout: { type: 'string' },
-      'fixture-timeout': { type: 'string' },
-    },
-    USAGE,
-    io,
-  );
+  const parsed = parseCommandArgs(args, OPTIONS, USAGE, io);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);

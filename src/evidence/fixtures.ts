@@ -6,8 +6,9 @@
 
 import picomatch from 'picomatch';
 import { finding, type Finding } from '../findings';
-import { dumpsCanonical, toPlain, type PyValue } from './pyjson';
-import { readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
+import { dumpsCanonical, toPlain } from './pyjson';
+import { member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
+import { byCodeUnit } from './sources';
 import { show } from './schema';
 import type { EvidenceSource, RuleContext } from './types';
 
@@ -51,7 +52,7 @@ export async function checkFixtures(ctx: RuleContext): Promise<FixturesCheck> {
     findings.push(...checked.findings);
     if (checked.record) records.push(checked.record);
   }
-  return { findings, records: records.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
+  return { findings, records: records.sort((a, b) => byCodeUnit(a.path, b.path)) };
 }
 
 async function checkRecord(ctx: RuleContext, path: string): Promise<{ findings: Finding[]; record: FixtureRecord | null }> {
@@ -97,6 +98,3 @@ function problemOf(findings: Finding[]): string {
   return findings[0]!.message.replace(/\.$/, '');
 }
 
-function member(v: PyValue, key: string): PyValue | undefined {
-  return v.t === 'dict' ? v.v.get(key) : undefined;
-}

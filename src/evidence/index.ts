@@ -10,6 +10,7 @@ import { checkFixtures } from './fixtures';
 import { checkFreezeFile } from './freeze';
 import { checkManifest } from './manifest';
 import { checkObservations } from './observations';
+import { byCodeUnit } from './sources';
 import type { EvidenceContext, EvidenceReport, EvidenceResults, RuleContext } from './types';
 
 /** Runs every rule. A rule that throws is a closing INTERNAL_ERROR naming it, except when the
@@ -69,7 +70,7 @@ export async function checkEvidence(context: EvidenceContext): Promise<EvidenceR
 }
 
 function recordWitnesses(identities: Identities, witnesses: Map<string, string>): void {
-  for (const [id, sha256] of [...witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [id, sha256] of [...witnesses].sort(([a], [b]) => byCodeUnit(a, b))) {
     // defineProperty: an observation may be named "__proto__".
     Object.defineProperty(identities.witnesses, id, { value: sha256, enumerable: true, writable: true, configurable: true });
   }

@@ -6,7 +6,7 @@ import { finding, type Finding } from '../findings';
 import { sha256Hex } from '../hash';
 import { dumpsCanonical, pyEquals, toPlain, type PyValue } from './pyjson';
 import { PyRandom, PySampleError } from './pyrandom';
-import { anOwner, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
+import { anOwner, member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { show } from './schema';
 import type { Deadline } from '../deadline';
 import type { Policy, RuleContext } from './types';
@@ -47,9 +47,6 @@ function catalogRole(policy: Policy, path: string): FileRole {
   };
 }
 
-function member(v: PyValue, key: string): PyValue | undefined {
-  return v.t === 'dict' ? v.v.get(key) : undefined;
-}
 
 export async function checkManifest(ctx: RuleContext): Promise<ManifestCheck> {
   const { policy } = ctx;

@@ -124,6 +124,11 @@ export async function readFileBytes(
   return { kind: 'ok', bytes };
 }
 
+/** A member of a parsed JSON object (the last one of a duplicated key, as Python keeps it). */
+export function member(v: PyValue, key: string): PyValue | undefined {
+  return v.t === 'dict' ? v.v.get(key) : undefined;
+}
+
 /** One finding per schema problem, each naming the file, the JSON pointer and what was expected. */
 export function schemaFindings(role: FileRole, path: string, schema: SchemaFile, plain: unknown, deadline: Deadline): Finding[] {
   return schemaCheck(role, path, schema, plain, deadline).findings;

@@ -85,14 +85,7 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
     const properties = await runProperties(opts, written === null ? treeDir : null, { propertySeed, trials, frozen }, at);
     findings.push(...properties.findings);
     if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
-      findings.push(
-        finding('OBSERVATION_FAILED', {
-          ...at,
-          path: opts.policy.manifest?.path,
-          message: `the properties ran on PROPERTY_SEED=${propertySeed} from the environment, not on the manifest's recorded seed ${manifestSeed}`,
-          fix: 'unset PROPERTY_SEED so the grader runs on the recorded seed',
-        }),
-      );
+      findings.push(seedMismatch(propertySeed, manifestSeed, opts.policy, at));
     }
 
     // 4. Fixtures: receipt-gate digests the fixture command's stdout itself.
@@ -141,6 +134,16 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
   } finally {
     if (!opts.keepTree) rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** PROPERTY_SEED from the environment overrode the manifest's recorded seed. */
+function seedMismatch(propertySeed: string, manifestSeed: string, policy: Policy, at: At): Finding {
+  return finding('OBSERVATION_FAILED', {
+    ...at,
+    path: policy.manifest?.path,
+    message: `the properties ran on PROPERTY_SEED=${propertySeed} from the environment, not on the manifest's recorded seed ${manifestSeed}`,
+    fix: 'unset PROPERTY_SEED so the grader runs on the recorded seed',
+  });
 }
 
 const NO_EVIDENCE: EvidenceResults = {
