@@ -3,23 +3,23 @@
 // The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
-import { execFileSync } from 'node:child_process';
 import type { KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { readPolicyAt } from '../engine';
 import type { Policy } from '../evidence/types';
+import { addNote } from '../git/notes';
 import type { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, short, shortRef, sortFindings, verdictLine } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
-import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
 import { receiptSchemaProblems } from '../receipt/schema';
 import type { Receipt } from '../receipt/types';
+import { fullRefName, resolveBase, resolveCommitSpec, type Base } from '../run/base';
+import { openRepository } from '../run/repository';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
@@ -72,7 +72,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       policy,
       refName,
       commit,
-      base: base.commit,
+      base,
       today: date,
       generatedAt,
       toolVersion: TOOL_VERSION,
@@ -98,10 +98,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const { text, keyid } = receiptText(receipt, refName, commit, signKey);
   writeFileSync(outPath, text);
 
-  const lines = summaryLines(receipt, { refName, commit, base, date });
+  const lines = summaryLines(receipt, { refName, commit, base: { name: base.name, tip: base.tip! }, date });
   lines.push(`receipt written to ${outName}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
   if (values.note) {
-    const noted = storeNote(store.gitdir, outPath, commit, io.env);
+    const noted = await storeNote(store, text, commit, io.env);
     if (!noted.ok) {
       io.stdout(`${lines.join('\n')}\n`);
       io.stderr(`receipt-gate receipt: could not store the git note: ${noted.error}\n`);
@@ -120,20 +120,20 @@ async function openTarget(
   refGiven: string,
   baseGiven: string | undefined,
   io: CliIO,
-): Promise<{ store: ObjectStore; refName: string; commit: string; base: { name: string; commit: string }; policy: Policy } | number> {
+): Promise<{ store: ObjectStore; refName: string; commit: string; base: Base; policy: Policy } | number> {
   const store = await openRepository(repo, io.env);
-  const commit = await resolveCommit(store, refGiven, '--ref');
+  const commit = await resolveCommitSpec(store, refGiven, '--ref');
   const refName = await fullRefName(store, refGiven);
-  const base = await resolveBase(store, baseGiven);
-  if (!base) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
-  const { policy, findings } = await readPolicyAt(store, base.commit);
+  const base = await resolveBase(store, baseGiven === undefined ? { kind: 'default' } : { kind: 'named', spec: baseGiven });
+  if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
+  const { policy, findings } = base;
   if (policy) return { store, refName, commit, base, policy };
   if (findings.length > 0) {
     for (const f of findings) io.stderr(`  ${findingLine(f)}\n`);
-    io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.commit)}) is invalid; nothing was graded\n`);
+    io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.tip)}) is invalid; nothing was graded\n`);
     return EXIT.closed;
   }
-  throw new UsageError(`${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
+  throw new UsageError(`${base.name} (${short(base.tip)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
 }
 
 /** `--sign-key -` reads the key from standard input, so it is neither on disk nor in the
@@ -159,9 +159,9 @@ function receiptText(receipt: Receipt, refName: string, commit: string, signKey:
 
 function summaryLines(
   receipt: Receipt,
-  at: { refName: string; commit: string; base: { name: string; commit: string }; date: string },
+  at: { refName: string; commit: string; base: { name: string | null; tip: string }; date: string },
 ): string[] {
-  const lines = [`receipt-gate receipt ${shortRef(at.refName)} (${short(at.commit)}) against ${at.base.name} (${short(at.base.commit)}) on ${at.date}`];
+  const lines = [`receipt-gate receipt ${shortRef(at.refName)} (${short(at.commit)}) against ${at.base.name} (${short(at.base.tip)}) on ${at.date}`];
   lines.push(
     `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
     `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
@@ -173,17 +173,13 @@ function summaryLines(
   return lines;
 }
 
-/** The one write receipt-gate makes to a repository, through git itself: the engine only reads. */
-function storeNote(gitdir: string, file: string, commit: string, env: NodeJS.ProcessEnv): { ok: true } | { ok: false; error: string } {
+/** The one write receipt-gate makes to a repository (isomorphic-git's addNote): the engine only reads. */
+async function storeNote(store: ObjectStore, text: string, commit: string, env: NodeJS.ProcessEnv): Promise<{ ok: true } | { ok: false; error: string }> {
   try {
-    execFileSync('git', ['--git-dir', gitdir, 'notes', '--ref', 'receipt-gate', 'add', '-f', '-F', file, commit], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    await addNote(store, { ref: 'receipt-gate', oid: commit, note: text, force: true, env });
     return { ok: true };
   } catch (err) {
-    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
-    return { ok: false, error: stderr || (err as Error).message };
+    return { ok: false, error: (err as Error).message };
   }
 }
 

@@ -7,12 +7,15 @@ import { mkdtempSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { Deadline, DeadlineExceeded } from '../deadline';
-import { evaluate, internalError, type GateResult } from '../engine';
+import { evaluate } from '../engine';
 import type { FixtureRecord } from '../evidence/fixtures';
 import { checkEvidenceAtCommit } from '../evidence/tree-source';
 import type { EvidenceResults, Policy } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
 import { BlobTooLargeError, type ObjectStore } from '../git/store';
+import type { GateResult } from '../results';
+import { internalError } from '../rules/errors';
+import type { Base } from '../run/base';
 import { sha256Hex } from '../hash';
 import { ZERO_OID } from '../types';
 import { verdictOf } from '../verdict';
@@ -32,7 +35,7 @@ export interface GradeOptions {
   refName: string;
   commit: string;
   /** The base commit and, when the base is the base branch, its full ref name. */
-  base: string;
+  base: Base;
   today: string;
   generatedAt: string;
   toolVersion: string;
@@ -105,7 +108,7 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
       schema: RECEIPT_SCHEMA,
       git_sha: opts.commit,
       ref: opts.refName,
-      base_sha: opts.base,
+      base_sha: opts.base.tip!,
       generated_at: opts.generatedAt,
       tool_version: opts.toolVersion,
       node_version: process.version,
@@ -165,7 +168,7 @@ async function judge(opts: GradeOptions): Promise<{
 }> {
   const { store, policy, commit, base } = opts;
   const gate = await evaluate(
-    { store, identity: null, today: opts.today, newCommitsFrom: 'base', policyCommit: base, baseTip: base },
+    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] } },
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
   );
   // Clean only when the paths were actually checked: an engine that failed or ran out of time
@@ -180,7 +183,7 @@ async function judge(opts: GradeOptions): Promise<{
   const at = { ref: opts.refName, commit };
   try {
     const report = await checkEvidenceAtCommit(store, policy, commit, {
-      base,
+      base: base.tip,
       today: opts.today,
       deadline: Deadline.after(policy.limits.timeoutMs),
     });
