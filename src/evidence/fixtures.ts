@@ -34,7 +34,7 @@ export interface FixturesCheck {
 
 /** Paths matching the records glob (picomatch, dot files included, case-insensitive on NFC
  * forms, as every policy glob), other than the epoch pin. */
-export async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
+async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
   const isMatch = picomatch(glob.normalize('NFC'), { dot: true, nocase: true });
   const base = picomatch.scan(glob).base;
   const candidates = await source.list(base);

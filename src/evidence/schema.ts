@@ -200,7 +200,7 @@ function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
   });
 }
 
-export function escapePointer(token: string): string {
+function escapePointer(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
