@@ -26,6 +26,7 @@ export function singleResult(opts: {
     findings: opts.findings,
     identities: opts.identities ?? emptyIdentities(),
     newCommits: [],
+    evidence: null,
   };
   return {
     unguarded: false,
