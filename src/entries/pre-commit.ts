@@ -14,7 +14,7 @@ import { parseCommandArgs } from '../args';
 import { resolveClientBase } from '../client/base';
 import { clientIdentity, gitConfig, locateWorktree } from '../client/git-cli';
 import { IndexSource } from '../client/index-source';
-import { printResult, rejectedVerdict, singleResult } from '../client/report';
+import { forStagedCommit, printResult, rejectedVerdict, singleResult } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
 import { internalError, protectedPathFindings } from '../engine';
@@ -111,7 +111,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const policy = base.policy;
 
     const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index);
-    findings.push(...protectedPathFindings(policy, identity, changes, { ref: branch }));
+    findings.push(...forStagedCommit(protectedPathFindings(policy, identity, changes, { ref: branch })));
 
     let identities: Identities | undefined;
     try {
