@@ -11,6 +11,7 @@ const HUSKY6_PRE_COMMIT = '#!/bin/sh\n. "$(dirname "$0")/_/husky.sh"\n\nnpx lint
 managerScenario({
   name: 'husky6',
   packages: ['husky@6.0.0', 'lint-staged@15.5.2'],
+  pushNotice: null,
   packageJson: true,
   files: { '.husky/pre-commit': HUSKY6_PRE_COMMIT },
   activate(sandbox, dir) {

@@ -8,6 +8,7 @@ import { managerScenario } from './managers-scenario';
 managerScenario({
   name: 'lefthook',
   packages: ['lefthook@2.2.1'],
+  pushNotice: null,
   packageJson: true,
   files: { 'lefthook.yml': '# the project\'s hooks\npre-commit:\n  commands:\n    lint:\n      run: echo lint {staged_files}\n' },
   activate(sandbox, dir) {

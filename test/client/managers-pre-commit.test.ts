@@ -14,6 +14,7 @@ const installation = installedWith('pre-commit', []);
 managerScenario({
   name: 'pre-commit',
   packages: [],
+  pushNotice: /no ref lines on standard input; judging refs\/heads\/main \([0-9a-f]{7}\) to refs\/heads\/main on origin, from the pre-commit framework's PRE_COMMIT_\* variables/,
   packageJson: false,
   files: {
     '.pre-commit-config.yaml':

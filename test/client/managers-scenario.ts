@@ -20,6 +20,9 @@ export interface ManagerSetup {
   activate(sandbox: Sandbox, dir: string): void;
   /** Extra environment for every git and receipt-gate run. */
   env?(sandbox: Sandbox): NodeJS.ProcessEnv;
+  /** How pre-push learns the push: null when git's stdin lines reach it, else the notice it
+   * prints for the input it reconstructed. */
+  pushNotice: RegExp | null;
   /** Checks of what init wrote, in the owner's clone. */
   wrote(sandbox: Sandbox, owner: string, initOutput: string): void;
 }
@@ -90,6 +93,8 @@ export function managerScenario(setup: ManagerSetup): void {
     const out = push.stderr + push.stdout;
     assert.is.not(push.status, 0, out);
     assert.match(out, /receipt-gate pre-push to origin/);
+    if (setup.pushNotice === null) assert.not.match(out, /no ref lines on standard input/, 'git\'s lines reached pre-push');
+    else assert.match(out, setup.pushNotice);
     assert.not.match(out, /remote: /, 'refused on the client: the server never saw it');
     assert.is(machineLineOf(out)?.verdict, 'closed', out);
     assert.equal(machineLineOf(out)?.blocked_paths, ['fixtures/orders.json']);
