@@ -98,7 +98,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
-      const pushed = updates.map((u) => `${shortRef(u.ref)} (${short(u.new === ZERO_OID ? undefined : u.new)})`).join(', ');
+      const pushed = updates.map((u) => `${shortRef(u.ref)} (${u.new === ZERO_OID ? 'deleted' : short(u.new)})`).join(', ');
       const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.commit ? ` (${short(base.commit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
       printResult(io, result, header);
     }
