@@ -5,7 +5,8 @@
 // runs .husky/pre-commit, which runs lint-staged and `receipt-gate pre-commit`.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -28,13 +29,15 @@ function packedTarball(): { root: string; tarball: string } {
   if (packed) return packed;
   const root = mkdtempSync(join(tmpdir(), 'rg-client-'));
   process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-  must(spawnSync('node', ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' }), 'npm run build');
   const packDir = join(root, 'pack');
   mkdirSync(packDir);
-  must(
-    spawnSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: REPO_ROOT, encoding: 'utf8' }),
-    'npm pack',
-  );
+  withBuildLock(() => {
+    buildIfStale();
+    must(
+      spawnSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: REPO_ROOT, encoding: 'utf8' }),
+      'npm pack',
+    );
+  });
   const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${packDir}`);
   packed = { root, tarball: join(packDir, tarball) };
@@ -71,6 +74,45 @@ export function installedWith(name: string, packages: string[]): { root: string;
 export function installedProject(): { root: string; project: string } {
   const devDeps = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
   return installedWith('husky9', [`husky@${devDeps.husky}`, `lint-staged@${devDeps['lint-staged']}`]);
+}
+
+/**
+ * Test files run side by side (scripts/test.mjs): one building dist/cli.js while another packs
+ * it would pack half a file. Build and pack hold a lock directory, one process at a time.
+ */
+export function withBuildLock<T>(fn: () => T): T {
+  const lock = join(tmpdir(), `receipt-gate-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // A lock left by a killed process is stale after ten minutes (a build takes seconds).
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // gone meanwhile
+      }
+      Atomics.wait(nap, 0, 0, 100);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Builds dist/cli.js when it is missing or older than a source file (`npm test` has built it). */
+export function buildIfStale(): void {
+  const cli = join(REPO_ROOT, 'dist', 'cli.js');
+  const stale = (dir: string, than: number): boolean =>
+    readdirSync(dir, { withFileTypes: true }).some((e) =>
+      e.isDirectory() ? stale(join(dir, e.name), than) : statSync(join(dir, e.name)).mtimeMs > than,
+    );
+  if (existsSync(cli) && !stale(join(REPO_ROOT, 'src'), statSync(cli).mtimeMs) && !stale(join(REPO_ROOT, 'schemas'), statSync(cli).mtimeMs)) return;
+  must(spawnSync('node', ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' }), 'npm run build');
 }
 
 function must(run: ReturnType<typeof spawnSync>, what: string): void {
