@@ -3,19 +3,19 @@
 // The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { readPolicyAt } from '../engine';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, short, shortRef, sortFindings, verdictLine } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
-import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
+import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
+import { openRepository } from '../run/repository';
 import { receiptSchemaProblems } from '../receipt/schema';
+import { addNote } from '../git/notes';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
@@ -71,18 +71,18 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   const refGiven = values.ref ?? 'HEAD';
-  const commit = await resolveCommit(store, refGiven, '--ref');
+  const commit = await resolveCommitSpec(store, refGiven, '--ref');
   const refName = await fullRefName(store, refGiven);
-  const base = await resolveBase(store, values.base);
-  if (!base) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
-  const { policy, findings: policyFindings } = await readPolicyAt(store, base.commit);
+  const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+  if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
+  const { policy, findings: policyFindings } = base;
   if (!policy) {
     if (policyFindings.length > 0) {
       for (const f of policyFindings) io.stderr(`  ${findingLine(f)}\n`);
-      io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.commit)}) is invalid; nothing was graded\n`);
+      io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.tip)}) is invalid; nothing was graded\n`);
       return EXIT.closed;
     }
-    throw new UsageError(`${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
+    throw new UsageError(`${base.name} (${short(base.tip)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
   }
 
   let result;
@@ -92,7 +92,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       policy,
       refName,
       commit,
-      base: base.commit,
+      base,
       today: date,
       generatedAt,
       toolVersion: TOOL_VERSION,
@@ -128,7 +128,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   writeFileSync(outPath, text);
 
-  const lines = [`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) against ${base.name} (${short(base.commit)}) on ${date}`];
+  const lines = [`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) against ${base.name} (${short(base.tip)}) on ${date}`];
   lines.push(
     `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
     `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
@@ -140,17 +140,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   lines.push(`receipt written to ${values.out ?? 'receipt.json'}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
 
   if (values.note) {
-    // The one write receipt-gate makes to a repository, through git itself: the engine only reads.
+    // The one write receipt-gate makes to a repository (isomorphic-git's addNote): the engine only reads.
     try {
-      execFileSync('git', ['--git-dir', store.gitdir, 'notes', '--ref', 'receipt-gate', 'add', '-f', '-F', outPath, commit], {
-        env: io.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      await addNote(store, { ref: 'receipt-gate', oid: commit, note: text, force: true, env: io.env });
       lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/receipt-gate)`);
     } catch (err) {
-      const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
       io.stdout(`${lines.join('\n')}\n`);
-      io.stderr(`receipt-gate receipt: could not store the git note: ${stderr || (err as Error).message}\n`);
+      io.stderr(`receipt-gate receipt: could not store the git note: ${(err as Error).message}\n`);
       return EXIT.closed;
     }
   }
