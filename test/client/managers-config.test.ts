@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { ConfigShapeError, mergeLefthook, mergePreCommitConfig, type LefthookCommand, type PreCommitHook } from '../../src/client/hook-config';
 import { addOwnersToPolicyText } from '../../src/client/init';
 import { detectHookManager, majorOf, type ProjectView } from '../../src/client/managers';
+import { ObjectStore } from '../../src/git/store';
 import { LocalRepo } from './local';
 
 const yaml = (text: string): unknown =>
@@ -132,7 +133,14 @@ test('init keeps CRLF files CRLF, refuses a SHA-256 repository before writing, a
     sha256.git('config', 'user.email', 'alice@example.com');
     const r = await sha256.cli(['init', '--owner', 'alice']);
     assert.is(r.code, 2);
-    assert.match(r.stderr, /uses the sha256 object format \(extensions\.objectformat\); receipt-gate reads SHA-1 repositories only and refuses to check this one\. Nothing was written\./);
+    // The same sentence the object store gives every command that opens the repository.
+    const refusal = await ObjectStore.discover(sha256.dir, sha256.env).then(
+      (store) => (store.close(), 'opened'),
+      (err: Error) => err.message,
+    );
+    assert.match(refusal, /sha256/i);
+    assert.ok(r.stderr.includes(refusal), r.stderr);
+    assert.match(r.stderr, /Nothing was written\./);
     assert.throws(() => statSync(join(sha256.dir, '.receipt-gate.json')));
   } finally {
     sha256.remove();
