@@ -17,8 +17,14 @@ managerScenario({
       pkg.husky = { hooks: { 'pre-commit': 'npx lint-staged' } };
       sandbox.write(dir, 'package.json', `${JSON.stringify(pkg, null, 2)}\n`);
     }
-    // What husky 4's install script does on `npm install` (INIT_CWD is the project).
-    const r = sandbox.run('node', [join(dir, 'node_modules', 'husky', 'husky.js'), 'install'], join(dir, 'node_modules', 'husky'), { INIT_CWD: dir });
+    // What husky 4's install script does on `npm install`: npm sets INIT_CWD (the project)
+    // and the user agent husky 4 records as the package manager its hooks run through (with
+    // none, its hooks print "Unknown package manager" and pass everything).
+    const r = sandbox.run('node', [join(dir, 'node_modules', 'husky', 'husky.js'), 'install'], join(dir, 'node_modules', 'husky'), {
+      INIT_CWD: dir,
+      npm_config_user_agent: `npm/10 node/${process.version} linux x64`,
+    });
+    assert.match(sandbox.read(dir, '.git/hooks/husky.local.sh'), /packageManager=npm/);
     assert.is(r.status, 0, r.stderr + r.stdout);
   },
   wrote(sandbox, owner, out) {
