@@ -21,7 +21,9 @@ export function matcher(globs: readonly string[]): PathMatcher {
     if (globs.length === 0) {
       m = () => false;
     } else {
-      const inner = picomatch(globs.map(foldPath), { dot: true, nocase: true });
+      // flags 's': a `*` must match every character a git name may hold, LF and CR included
+      // (without it `fixtures/**` misses `fixtures/a\nb.json`).
+      const inner = picomatch(globs.map(foldPath), { dot: true, nocase: true, flags: 'is' });
       m = (path: string) => inner(foldPath(path));
     }
     cache.set(key, m);
