@@ -185,7 +185,7 @@ function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: stri
   for (const { list, glob } of policyGlobs(policy)) {
     if (globProblem(glob) !== null) continue;
     if (!paths.some((p) => globMatches(glob, p))) {
-      out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (${paths.length} paths); check it for a typo`);
+      out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
     }
   }
   return out;
