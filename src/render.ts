@@ -1,7 +1,7 @@
 // Kept for the modules that import the renderer by its old name: everything here comes from
 // the report layer (src/report/), the one place results become text.
 
-import type { GateResult } from './engine';
+import type { GateResult } from './results';
 import { renderText, toJson, outcomeOf } from './report/index';
 
 export {

@@ -4,21 +4,24 @@
 // and who may change it. The policy is the one in force: the base's, as verify-ref reads it.
 
 import { parseCommandArgs } from '../args';
-import { isOwner, protectionRules, readPolicyAt } from '../engine';
 import { evidencePaths } from '../evidence/policy';
 import { POLICY_PATH, type Policy } from '../evidence/types';
 import { UsageError, type CliIO } from '../io';
-import { foldPath, matcher } from '../paths';
+import { foldKey, matcher } from '../paths';
+import { compileProtection } from '../protection';
 import { printable, quotePath } from '../quote';
 import { formatOption, ownersText, SetupError, short } from '../report/index';
-import { openRepository, resolveBase } from '../refs';
+import { resolveBase } from '../run/base';
+import { isOwner } from '../run/identity';
+import { openRepository } from '../run/repository';
 
 const USAGE = 'receipt-gate explain PATH... [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
 
 /** What protects one path, as the gate would judge a change to it. */
 export interface Protection {
   path: string;
-  /** The key globs are matched on (case-folded, NFC); differs from `path` for an alias. */
+  /** The key globs are matched on (folded as checkouts fold names); differs from `path` for
+   * an alias. */
   key: string;
   protected: boolean;
   /** Pinned evidence (policy, pin, manifest, freeze file): no exception can lift it. */
@@ -29,25 +32,34 @@ export interface Protection {
   exceptions: string[];
   /** The glob the gate names in a PATH_PROTECTED message, or null. */
   protectedBy: string | null;
+  /** How the path reaches a protected file other than by its own name (an 8.3 short name). */
+  alias: string | null;
 }
 
 /**
- * The one place explain asks the policy about a path: the engine's protection rules for the
- * verdict, each glob on its own for the reasons. (When alias-aware matching replaces
- * src/paths.ts, this is the call to switch.)
+ * The one place explain asks the policy about a path: the gate's own compiled protection for
+ * the verdict (so explain and the gate cannot disagree), each glob on its own for the reasons.
  */
 export function protectionOf(policy: Policy, path: string): Protection {
-  const rules = protectionRules(policy);
-  const key = foldPath(path);
+  const verdict = compileProtection(policy).explain(path);
+  const key = foldKey(path);
   const pinnedPaths = [POLICY_PATH, policy.epoch?.pin, policy.manifest?.path, policy.freeze?.path].filter((p): p is string => typeof p === 'string');
-  const pinned = pinnedPaths.find((p) => foldPath(p) === key) ?? null;
+  const pinned = pinnedPaths.find((p) => foldKey(p) === key) ?? null;
   const globs = [
     ...policy.protected.map((glob) => ({ list: 'protected' as const, glob })),
     ...evidencePaths(policy).map((glob) => ({ list: 'evidence' as const, glob })),
   ].filter((g) => matcher([g.glob])(path));
   const exceptions = policy.exceptions.filter((g) => matcher([g])(path));
-  const protectedBy = rules.protectedBy(path);
-  return { path, key, protected: protectedBy !== null, pinned, globs, exceptions, protectedBy };
+  return {
+    path,
+    key: verdict.folded,
+    protected: verdict.by !== null,
+    pinned,
+    globs,
+    exceptions,
+    protectedBy: verdict.by,
+    alias: verdict.alias ?? null,
+  };
 }
 
 export async function run(args: string[], io: CliIO): Promise<number> {
@@ -73,26 +85,21 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   try {
-    const base = await resolveBase(store, values.base);
-    if (!base) throw new SetupError('no base to read the policy from: pass --base REF', { unguarded: true });
-    const read = await readPolicyAt(store, base.commit);
-    if (!read.policy) {
-      if (read.findings.length > 0) {
-        throw new SetupError(`the policy at ${base.name} (${short(base.commit)}) is invalid: ${read.findings.map((f) => f.message).join('; ')}`, { base: base.commit });
-      }
-      throw new SetupError(`${base.name} (${short(base.commit)}) has no ${POLICY_PATH}: the repository is unguarded and nothing is protected`, {
-        unguarded: true,
-        base: base.commit,
+    const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+    if (base.policyCommit === null) throw new SetupError(`no base holds a ${POLICY_PATH}: the repository is unguarded and nothing is protected (pass --base REF to name one)`, { unguarded: true });
+    if (!base.policy) {
+      throw new SetupError(`the policy at ${base.name ?? 'the base'} (${short(base.policyCommit)}) is invalid: ${base.findings.map((f) => f.message).join('; ')}`, {
+        base: base.policyCommit,
       });
     }
-    const policy = read.policy;
+    const policy = base.policy;
     const owner = isOwner(policy, identity);
     const answers = paths.map((p) => protectionOf(policy, p));
     if (format === 'json') {
       io.stdout(
         `${JSON.stringify(
           {
-            base: base.commit,
+            base: base.policyCommit,
             base_name: base.name,
             owners: policy.owners,
             identity,
@@ -105,6 +112,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
               pinned: a.pinned,
               globs: a.globs,
               exceptions: a.exceptions,
+              alias: a.alias,
               may_change: a.protected ? owner : true,
             })),
           },
@@ -114,7 +122,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       );
       return 0;
     }
-    const lines = [`receipt-gate explain: the policy at ${printable(base.name)} (${short(base.commit)})`];
+    const lines = [`receipt-gate explain: the policy at ${printable(base.name ?? 'the base')} (${short(base.policyCommit)})`];
     for (const a of answers) lines.push(...explainLines(policy, a, identity, owner));
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
@@ -126,7 +134,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 function explainLines(policy: Policy, a: Protection, identity: string | null, owner: boolean): string[] {
   const name = quotePath(a.path);
   const lines = [`${name}: ${a.protected ? 'protected' : 'not protected'}`];
-  if (a.key !== a.path) lines.push(`  matched as ${quotePath(a.key)} (case-folded, NFC: checkouts on macOS and Windows write them as one file)`);
+  if (a.key !== a.path) lines.push(`  matched as ${quotePath(a.key)} (folded as checkouts on macOS and Windows fold names: they write both as one file)`);
+  if (a.alias !== null) lines.push(`  reaches a protected file through ${printable(a.alias)}`);
   if (a.pinned !== null) lines.push(`  pinned evidence (${quotePath(a.pinned)}): always protected, no exception lifts it`);
   for (const g of a.globs) {
     lines.push(`  ${g.list === 'protected' ? 'protected glob' : 'evidence the policy names'} ${printable(JSON.stringify(g.glob))} matches`);

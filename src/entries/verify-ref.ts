@@ -3,12 +3,14 @@
 
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { evaluate, ZERO_OID } from '../engine';
-import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
+import { evaluate } from '../engine';
 import { UsageError, type CliIO } from '../io';
-import { VERSION } from '../version';
 import { formatOption, outcomeOf, renderOutcome, SetupError, short, shortRef } from '../report/index';
+import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
+import { openRepository } from '../run/repository';
+import { ZERO_OID } from '../types';
 import { exitCodeOf } from '../verdict';
+import { VERSION } from '../version';
 
 const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
 
@@ -36,11 +38,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
 
   const refName = positionals[0] ?? 'HEAD';
-  const head = await resolveCommit(store, refName, 'REF');
+  const head = await resolveCommitSpec(store, refName, 'REF');
   const fullRef = await fullRefName(store, refName);
 
-  const base = await resolveBase(store, values.base);
-  if (!base) {
+  const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+  if (base.policyCommit === null) {
     throw new SetupError(
       `no base to read the policy from: pass --base REF (the default is the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>)`,
       { unguarded: true, base: null, head },
@@ -48,16 +50,16 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
 
   const result = await evaluate(
-    { store, identity, today: date, newCommitsFrom: 'base', policyCommit: base.commit, baseTip: base.commit },
-    [{ old: fullRef === base.branchRef ? base.commit : ZERO_OID, new: head, ref: fullRef }],
+    { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
+    [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: head, ref: fullRef }],
   );
   if (result.unguarded) {
     throw new SetupError(
-      `${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`,
-      { unguarded: true, base: base.commit, head },
+      `${base.name} (${short(base.policyCommit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`,
+      { unguarded: true, base: base.policyCommit, head },
     );
   }
-  const header = `receipt-gate verify-ref ${shortRef(fullRef)} (${short(head)}) against ${base.name} (${short(base.commit)}) as ${identity ?? 'nobody'} on ${date}`;
-  io.stdout(renderOutcome(format, outcomeOf('verify-ref', result, { base: base.commit, head, header }), VERSION));
+  const header = `receipt-gate verify-ref ${shortRef(fullRef)} (${short(head)}) against ${base.name} (${short(base.policyCommit)}) as ${identity ?? 'nobody'} on ${date}`;
+  io.stdout(renderOutcome(format, outcomeOf('verify-ref', result, { base: base.policyCommit, head, header }), VERSION));
   return exitCodeOf(result.verdict);
 }

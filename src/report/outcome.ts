@@ -2,7 +2,7 @@
 // the evidence identities and the commits it compared. Built once per run from the engine's
 // result (or, for `check`, from the findings on the files named).
 
-import type { GateResult } from '../engine';
+import type { GateResult } from '../results';
 import { emptyIdentities, type Finding, type Identities } from '../findings';
 import { verdictOf, type Verdict } from '../verdict';
 

@@ -11,7 +11,7 @@
 // Every path is quoted as git quotes it and every other text made printable, so no byte of a
 // pushed name can start a `remote:` line of its own.
 
-import type { GateResult, RefResult } from '../engine';
+import type { GateResult, RefResult } from '../results';
 import type { Finding, FindingCode } from '../findings';
 import { printable, quotePath } from '../quote';
 import { ZERO_OID } from '../types';
