@@ -83,6 +83,10 @@ const RULES: Record<string, RuleHelp> = {
     summary: 'An evidence file or blob is over its size limit, or the run passed limits.timeoutMs.',
     help: 'Push fewer commits at once, shrink the file, or an owner raises the limit in the policy.',
   },
+  REF_NO_COMMIT: {
+    summary: 'The ref names a tree or a blob: it brings no commit, so nothing is touched (not blocking).',
+    help: 'Nothing to do.',
+  },
   INTERNAL_ERROR: {
     summary: 'Something unexpected; the gate failed closed.',
     help: 'Fix the repository problem the message names, or report it with RECEIPT_GATE_DEBUG=1 output.',
