@@ -7,9 +7,9 @@
 // with the file, the JSON pointer and what was expected, digest and expiry errors. The policy
 // is the working tree's own (a staged policy is checked against its schema first).
 //
-// Named itself, the policy's globs are checked too: a malformed one (unbalanced brackets, a
-// leading or trailing `/` no git path can match, nested extglobs) is POLICY_INVALID; one that
-// matches no path at the base is a warning (a typo protects nothing).
+// Named itself, the policy's globs are checked too: a malformed one is POLICY_INVALID (the
+// policy's own validation); one that matches no path at the base is a warning (a typo
+// protects nothing).
 
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -24,7 +24,7 @@ import { DirectorySource } from '../evidence/sources';
 import type { Policy } from '../evidence/types';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
-import { finding, type Finding } from '../findings';
+import type { Finding } from '../findings';
 import { diffTrees } from '../git/diff';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
@@ -91,7 +91,6 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       const named = new Set(files);
       findings.push(...report.findings.filter((f) => f.path !== undefined && named.has(f.path)));
       if (named.has(POLICY_PATH)) {
-        findings.push(...malformedGlobs(parsed.policy));
         if (baseTree !== null) {
           const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
           warnings.push(...unmatchedGlobs(parsed.policy, paths, base.name ?? 'the base'));
@@ -131,59 +130,10 @@ function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: 
   ];
 }
 
-/** Why a glob cannot mean what its author meant, or null. */
-export function globProblem(glob: string): string | null {
-  if (glob === '') return 'it is empty';
-  if (glob.startsWith('/')) return 'it starts with "/", and git paths never do (write it relative to the repository root)';
-  if (glob.endsWith('/')) return 'it ends with "/", and git paths never do (write "dir/**" for everything below dir)';
-  const stack: string[] = [];
-  const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
-  let extglobDepth = 0;
-  const extglobAt: boolean[] = [];
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (stack[stack.length - 1] === '[' && c !== ']') continue;
-    if (c === '(' || c === '[' || c === '{') {
-      const isExtglob = c === '(' && i > 0 && '?*+@!'.includes(glob[i - 1]!);
-      if (isExtglob && extglobDepth > 0) return 'it nests an extglob inside another, which can take exponential time to match';
-      if (isExtglob) extglobDepth++;
-      extglobAt.push(isExtglob);
-      stack.push(c);
-    } else if (c === ')' || c === ']' || c === '}') {
-      if (stack[stack.length - 1] !== pairs[c]) return `its "${c}" closes nothing`;
-      stack.pop();
-      if (c === ')' && extglobAt.pop()) extglobDepth--;
-      else if (c !== ')') extglobAt.pop();
-    }
-  }
-  if (stack.length > 0) return `its "${stack[stack.length - 1]}" is never closed`;
-  return null;
-}
-
-/** POLICY_INVALID for each glob that cannot be meant as written. */
-function malformedGlobs(policy: Policy): Finding[] {
-  return policyGlobs(policy).flatMap(({ list, glob }) => {
-    const problem = globProblem(glob);
-    if (problem === null) return [];
-    return [
-      finding('POLICY_INVALID', {
-        path: POLICY_PATH,
-        message: `the ${list} glob ${JSON.stringify(glob)} is malformed: ${problem}`,
-        fix: `an owner corrects or removes the glob in ${POLICY_PATH}`,
-      }),
-    ];
-  });
-}
-
 /** Globs that match none of `paths` (the base's files): a typo protects nothing. */
 function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
   const out: string[] = [];
   for (const { list, glob } of policyGlobs(policy)) {
-    if (globProblem(glob) !== null) continue;
     if (!paths.some((p) => globMatches(glob, p))) {
       out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
     }

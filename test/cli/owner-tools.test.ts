@@ -161,23 +161,14 @@ test('check .receipt-gate.json: malformed globs close, globs that match nothing 
     assert.match(good.stderr, /warning: the protected glob "fixturez\/\*\*" matches no path at /);
     assert.not.match(good.stderr, /"fixtures\/\*\*" matches no path/);
 
-    for (const [glob, why] of [
-      ['data/*.{json,yaml', /"\{" is never closed/],
-      ['/fixtures/**', /starts with "\/"/],
-      ['fixtures/', /ends with "\/"/],
-      ['+(a|+(b|c))x', /nests an extglob/],
-    ] as const) {
+    for (const glob of ['data/*.{json,yaml', '/fixtures/**', 'fixtures/', '+(a|+(b|c))x']) {
       repo.write('.receipt-gate.json', fullPolicy({ epoch: undefined, manifest: undefined, observations: undefined, freeze: undefined, protected: ['fixtures/**', glob] }));
       const bad = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), '--format', 'json']);
-      if (bad.code === 1 && !JSON.parse(bad.stdout).findings.some((f: { message: string }) => why.test(f.message))) {
-        // The schema itself may refuse the glob first (a POLICY_INVALID all the same).
-        assert.ok(JSON.parse(bad.stdout).findings.some((f: { code: string }) => f.code === 'POLICY_INVALID'), bad.stdout);
-        continue;
-      }
       assert.is(bad.code, 1, `${glob}: ${bad.stdout}${bad.stderr}`);
-      const f = JSON.parse(bad.stdout).findings.find((x: { message: string }) => why.test(x.message));
+      const f = JSON.parse(bad.stdout).findings.find((x: { message: string }) => x.message.includes(JSON.stringify(glob)));
       assert.is(f?.code, 'POLICY_INVALID', bad.stdout);
       assert.is(f.path, '.receipt-gate.json');
+      assert.match(f.message, /\/protected\/1/);
     }
   } finally {
     repo.remove();
