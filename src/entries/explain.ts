@@ -10,9 +10,9 @@ import { UsageError, type CliIO } from '../io';
 import { foldKey, matcher } from '../paths';
 import { compileProtection } from '../protection';
 import { printable, quotePath } from '../quote';
-import { formatOption, ownersText, SetupError, short } from '../report/index';
+import { formatOption, SetupError, short } from '../report/index';
 import { resolveBase } from '../run/base';
-import { isOwner } from '../run/identity';
+import { isOwner, ownersText } from '../run/identity';
 import { openRepository } from '../run/repository';
 
 const USAGE = 'receipt-gate explain PATH... [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
@@ -145,7 +145,7 @@ function explainLines(policy: Policy, a: Protection, identity: string | null, ow
   }
   if (a.globs.length === 0 && a.pinned === null) lines.push('  no protected glob matches: anyone may change it');
   if (a.protected) {
-    lines.push(`  may be changed by: ${printable(ownersText(policy.owners))}`);
+    lines.push(`  may be changed by: ${printable(ownersText(policy))}`);
     const who = identity === null ? 'nobody (no --identity)' : printable(identity);
     lines.push(
       owner

@@ -3,7 +3,6 @@
 // line, progress). Entries build an Outcome and pick a format; none formats findings itself.
 
 export { compareCodePoints, sortFindings, sortedUnique } from './order';
-export { ownersText } from './owners';
 export { findingsOutcome, identitiesOf, outcomeOf, type Outcome, type ResultLike } from './outcome';
 export {
   findingLine,
