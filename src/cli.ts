@@ -3,7 +3,7 @@
 
 import { processIO, UsageError, type CliIO } from './io';
 import { printable } from './quote';
-import { renderFailure, requestedFormat, SetupError, type Format } from './report/index';
+import { renderFailure, requestedFormat, SetupError, withoutServerPaths, type Format } from './report/index';
 import { EXIT } from './verdict';
 
 import { VERSION } from './version';
@@ -78,11 +78,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       const details = err instanceof SetupError ? err.details : {};
       const doc = renderFailure(format, { command, message: err.message, exitCode: EXIT.usage, ...details }, VERSION);
       if (doc !== null) io.stdout(doc);
-      io.stderr(`receipt-gate ${command}: ${err.message.split('\n').map(printable).join('\n')}\n`);
+      io.stderr(`receipt-gate ${command}: ${withoutServerPaths(err.message, io.env).split('\n').map(printable).join('\n')}\n`);
       return EXIT.usage;
     }
     // Fail closed: an unexpected error is a rejection with a sentence, never a pass.
-    const message = err instanceof Error ? err.message : String(err);
+    // A hook's error never shows the server's directories (its quarantine, its path).
+    const message = withoutServerPaths(err instanceof Error ? err.message : String(err), io.env);
     const doc = renderFailure(format, { command, message: `INTERNAL_ERROR: ${message}`, exitCode: EXIT.closed }, VERSION);
     if (doc !== null) io.stdout(doc);
     io.stderr(

@@ -196,5 +196,25 @@ function listWithin(items: string[], width: number): string {
  * each line carries `GL-HOOK-ERR:`; it is added to every line of a rejection there. */
 export function remoteText(decision: PushDecision, env: NodeJS.ProcessEnv): string {
   const prefix = env.GL_PROTOCOL && !decision.accepted ? 'GL-HOOK-ERR: ' : '';
-  return decision.lines.map((l) => `${prefix}${l}\n`).join('');
+  return decision.lines.map((l) => `${prefix}${withoutServerPaths(l, env)}\n`).join('');
+}
+
+/**
+ * `text` with the server's own directories taken out: the quarantine git receives the push
+ * into (GIT_QUARANTINE_PATH, GIT_OBJECT_DIRECTORY) and the repository's path (GIT_DIR) are
+ * the server's business, not the pusher's; an error that names an object file there says
+ * "the quarantine" instead.
+ */
+export function withoutServerPaths(text: string, env: NodeJS.ProcessEnv): string {
+  const places: [string | undefined, string][] = [
+    [env.GIT_QUARANTINE_PATH, '<quarantine>'],
+    [env.GIT_OBJECT_DIRECTORY, '<quarantine>'],
+    [env.GIT_DIR && env.GIT_DIR !== '.' ? env.GIT_DIR : undefined, '<repository>'],
+  ];
+  let out = text;
+  // Longest first: the quarantine lies inside the repository.
+  for (const [dir, name] of places.filter((p): p is [string, string] => !!p[0] && p[0].length > 1).sort((a, b) => b[0].length - a[0].length)) {
+    out = out.split(dir).join(name);
+  }
+  return out;
 }

@@ -146,6 +146,14 @@ test('property: no byte of a pushed name or a message can start a remote: line o
   );
 });
 
+test('remote: text never names the server\'s quarantine or repository directory', () => {
+  const env = { GIT_DIR: '/srv/git/orders.git', GIT_QUARANTINE_PATH: '/srv/git/orders.git/objects/incoming-Ab12Cd', GIT_OBJECT_DIRECTORY: '/srv/git/orders.git/objects/incoming-Ab12Cd' };
+  const f = { ...pathFinding('fixtures/a.json'), code: 'INTERNAL_ERROR' as const, message: `cannot read /srv/git/orders.git/objects/incoming-Ab12Cd/ab/cdef: short read; packed-refs at /srv/git/orders.git/packed-refs` };
+  const text = remoteText(decidePush(result([f])), env);
+  assert.not.match(text, /\/srv\/git/);
+  assert.match(text, /cannot read <quarantine>\/ab\/cdef: short read; packed-refs at <repository>\/packed-refs/);
+});
+
 test('paths are shown as git quotes them; the machine line keeps them exact, in ASCII', () => {
   const evil = 'fixtures/a\nreceipt-gate: push accepted: eligible\u001b[2K.json';
   const r = result([pathFinding(evil), pathFinding('fixtures/ä.json')]);
