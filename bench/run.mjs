@@ -7,6 +7,7 @@
 //                      [--no-build] [--build-only] [--cache DIR] [--bundle FILE]
 //   --bundle FILE: measure FILE (a candidate build of dist/cli.js) instead of dist/cli.js
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
+//   node bench/run.mjs large-history [--runs N]       long histories (bench/lib/large-history.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -278,6 +279,7 @@ function scenariosFor(repo, workDir, smoke) {
 }
 
 async function main() {
+  if (process.argv[2] === 'large-history') return (await import('./lib/large-history.mjs')).main(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
   mkdirSync(cacheDir, { recursive: true });

@@ -74,7 +74,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await (await entry.load()).run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError) {
+    // A setup error, or a question the repository cannot answer (history beyond a shallow
+    // clone's boundary): nothing was checked, exit 2 with the fix, in the format asked for.
+    if (err instanceof UsageError || (err instanceof Error && err.name === 'ShallowBoundaryError')) {
       const details = err instanceof SetupError ? err.details : {};
       const doc = renderFailure(format, { command, message: err.message, exitCode: EXIT.usage, ...details }, VERSION);
       if (doc !== null) io.stdout(doc);

@@ -47,6 +47,21 @@ interface Rule {
   /** As written in the policy (or the evidence path), for messages. */
   label: string;
   glob: CompiledGlob;
+  // For a glob that starts with a globstar segment, such as **\/.gitattributes: the glob after it.
+  rest?: CompiledGlob;
+}
+
+// A rule for a policy glob. A glob that starts with a globstar segment matches a file wherever
+// it lies, so a symlink to a folder of the tree exposes nothing its real path does not already
+// show to the same glob: such a glob makes a symlink a touch only when what follows the
+// globstar could begin at or above the symlink (the glob **\/fixtures/** for a symlink at
+// a/fixtures), not when it lies wholly below it (**\/.gitattributes for any folder).
+function globRule(label: string): Rule {
+  const glob = compileGlob(label, { fold: true });
+  if (!label.startsWith('**/')) return { label, glob };
+  let rest = label.slice(3);
+  while (rest.startsWith('**/')) rest = rest.slice(3);
+  return rest === '' || rest === '**' ? { label, glob } : { label, glob, rest: compileGlob(rest, { fold: true }) };
 }
 
 /** A folded path, split into segments only when some rule needs them. */
@@ -123,10 +138,23 @@ class RuleSet {
     for (const i of this.candidates(path)) {
       const rule = this.rules[i]!;
       if (rule.glob.matchSegments(path.segments)) return { rule, below: false };
-      if (rule.glob.couldMatchBelow(path.segments)) return { rule, below: true };
+      if (rule.glob.couldMatchBelow(path.segments) && reachesAbove(rule, path.segments)) return { rule, below: true };
     }
     return undefined;
   }
+}
+
+/** For a globstar rule: true when what follows the globstar could match a path that starts at
+ * one of the segments (so the symlink's own name is part of the match); always true for other
+ * rules. */
+function reachesAbove(rule: Rule, segments: readonly PathSegment[]): boolean {
+  const rest = rule.rest;
+  if (rest === undefined) return true;
+  for (let i = 0; i < segments.length; i++) {
+    const suffix = segments.slice(i);
+    if (rest.matchSegments(suffix) || rest.couldMatchBelow(suffix)) return true;
+  }
+  return false;
 }
 
 /** Kinds whose entry makes a checkout put other content below its path. Submodules are left
@@ -151,7 +179,7 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
   const pinnedRules: Rule[] = [POLICY_PATH, policy.epoch?.pin, policy.manifest?.path, policy.freeze?.path]
     .filter((p): p is string => typeof p === 'string')
     .map((p) => ({ label: p, glob: compileGlob(escapeGlob(p), { fold: true }) }));
-  const globRules: Rule[] = [...policy.protected, ...evidencePaths(policy)].map((g) => ({ label: g, glob: compileGlob(g, { fold: true }) }));
+  const globRules: Rule[] = [...policy.protected, ...evidencePaths(policy)].map(globRule);
   const pinned = new RuleSet(pinnedRules);
   const globs = new RuleSet(globRules);
   const everything = new RuleSet([...globRules, ...pinnedRules]);

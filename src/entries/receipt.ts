@@ -3,7 +3,6 @@
 // The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
@@ -16,6 +15,7 @@ import { grade, TrialsError } from '../receipt/grade';
 import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
 import { openRepository } from '../run/repository';
 import { receiptSchemaProblems } from '../receipt/schema';
+import { addNote } from '../git/notes';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
@@ -140,17 +140,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   lines.push(`receipt written to ${values.out ?? 'receipt.json'}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
 
   if (values.note) {
-    // The one write receipt-gate makes to a repository, through git itself: the engine only reads.
+    // The one write receipt-gate makes to a repository (isomorphic-git's addNote): the engine only reads.
     try {
-      execFileSync('git', ['--git-dir', store.gitdir, 'notes', '--ref', 'receipt-gate', 'add', '-f', '-F', outPath, commit], {
-        env: io.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      await addNote(store, { ref: 'receipt-gate', oid: commit, note: text, force: true, env: io.env });
       lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/receipt-gate)`);
     } catch (err) {
-      const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
       io.stdout(`${lines.join('\n')}\n`);
-      io.stderr(`receipt-gate receipt: could not store the git note: ${stderr || (err as Error).message}\n`);
+      io.stderr(`receipt-gate receipt: could not store the git note: ${(err as Error).message}\n`);
       return EXIT.closed;
     }
   }

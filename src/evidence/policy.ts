@@ -57,7 +57,7 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
   const reported = new Set(problems.map((p) => p.pointer));
   for (const p of unusableGlobs(plain)) {
     if (reported.has(p.pointer)) continue;
-    messages.push(`${path} is not a valid policy: at ${p.pointer}: ${JSON.stringify(p.glob)} is not a usable glob: ${p.reason}.`);
+    messages.push(`${path} is not a valid policy: at ${p.pointer}: ${JSON.stringify(p.glob)} is not a usable ${p.noun}: ${p.reason}.`);
   }
   if (messages.length > 0) return { ok: false, findings: messages.map(invalid) };
   const file = plain as PolicyFile;
@@ -133,8 +133,8 @@ function withDefaults(file: PolicyFile): Policy {
  * empty segment), or of a form picomatch backtracks on catastrophically (nested extglobs,
  * stars inside extglobs, `+(a|aa)`). Path globs are folded as paths are; ref globs are not.
  */
-function unusableGlobs(plain: unknown): { pointer: string; glob: string; reason: string }[] {
-  const out: { pointer: string; glob: string; reason: string }[] = [];
+function unusableGlobs(plain: unknown): { pointer: string; glob: string; noun: 'glob' | 'path'; reason: string }[] {
+  const out: { pointer: string; glob: string; noun: 'glob' | 'path'; reason: string }[] = [];
   // Read defensively: this also runs on a document that failed its schema.
   const doc = (plain !== null && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -144,14 +144,27 @@ function unusableGlobs(plain: unknown): { pointer: string; glob: string; reason:
       compileGlob(glob, { fold });
     } catch (err) {
       if (!(err instanceof GlobError)) throw err;
-      out.push({ pointer, glob, reason: err.message });
+      out.push({ pointer, glob, noun: 'glob', reason: err.message });
     }
   };
   list(doc.protectedRefs).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
   list(doc.protected).forEach((g, i) => check(`/protected/${i}`, g, true));
   list(doc.exceptions).forEach((g, i) => check(`/exceptions/${i}`, g, true));
-  const fixtures = doc.fixtures;
-  if (fixtures !== null && typeof fixtures === 'object') check('/fixtures/records', (fixtures as Record<string, unknown>).records, true);
+  const member = (section: string, key: string): unknown => {
+    const value = doc[section];
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  };
+  check('/fixtures/records', member('fixtures', 'records'), true);
+  // Evidence paths are matched as literal globs (evidencePaths): one too deep to compile is
+  // refused here rather than failing the run later.
+  for (const [section, key] of [['epoch', 'pin'], ['manifest', 'path'], ['manifest', 'catalog'], ['freeze', 'path'], ['observations', 'dir'], ['observations', 'freezes']] as const) {
+    const value = member(section, key);
+    if (typeof value === 'string' && value !== '') {
+      const before = out.length;
+      check(`/${section}/${key}`, `${escapeGlob(value)}/**`, true);
+      for (const problem of out.slice(before)) Object.assign(problem, { glob: value, noun: 'path' });
+    }
+  }
   return out;
 }
 

@@ -82,9 +82,19 @@ async function compareTrees(
 ): Promise<void> {
   const ra = a !== null ? await w.store.readRawTree(a) : null;
   const rb = b !== null ? await w.store.readRawTree(b) : null;
+  const deadline = w.deadline;
+  if (ra === null || rb === null) {
+    // A whole directory added or deleted, and nothing git fsck says of it to report: every
+    // entry is a change, so none is paired or looked up by name.
+    const t = (ra ?? rb)!;
+    if (ra !== null || t.problems.length === 0) {
+      await addedOrDeleted(w, t, ra === null, prefix, inherited);
+      return;
+    }
+  }
   const before = new Map<string, Slot>();
   const after = new Map<string, Slot>();
-  const tick = w.deadline ? () => w.deadline!.tick() : () => {};
+  const tick = () => deadline?.tick();
   // First copy of a name wins (see raw-tree.ts): a later copy never replaces it.
   const take = (map: Map<string, Slot>, t: RawTree, i: number) => {
     if (!t.isFirstOfName(i)) return;
@@ -151,7 +161,8 @@ async function compareTrees(
     }
   }
 
-  const keys = new Set([...before.keys(), ...after.keys()]);
+  const keys = [...before.keys()];
+  for (const key of after.keys()) if (!before.has(key)) keys.push(key);
   for (const key of keys) {
     tick();
     const sa = before.get(key);
@@ -214,6 +225,27 @@ async function compareTrees(
         : { path, change: 'add', after: side(eb), unsafe: true, unsafeReason };
       w.out.push(c);
     }
+  }
+}
+
+/** Every path below tree `t`, added (`added`) or deleted, for a tree git fsck has nothing to
+ * say about (or one on the old side, which is not judged). */
+async function addedOrDeleted(w: Walk, t: RawTree, added: boolean, prefix: string, inherited: string | null): Promise<void> {
+  const out = w.out;
+  for (let i = 0; i < t.length; i++) {
+    w.deadline?.tick();
+    if (!t.isFirstOfName(i)) continue;
+    const name = t.name(i);
+    const path = prefix === '' ? name : `${prefix}/${name}`;
+    const reason = inherited ?? (t.hasUnsafeName(i) ? unsafeNameReason(name) : null);
+    const s = t.side(i);
+    if (s.kind === 'tree') {
+      await compareTrees(w, added ? null : s.oid, added ? s.oid : null, path, reason, added ? { before: undefined } : null);
+      continue;
+    }
+    const c: PathChange = added ? { path, change: 'add', after: s, unsafe: reason !== null } : { path, change: 'delete', before: s, unsafe: reason !== null };
+    if (reason !== null) c.unsafeReason = reason;
+    out.push(c);
   }
 }
 

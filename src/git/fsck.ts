@@ -64,11 +64,22 @@ export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array
     const n1 = nuls[i]!;
     const mode16 = modes[i]! & 0xffff;
     if (isNullOid(buf, n1 + 1)) add('nullSha1', i);
-    if (indexOfByte(buf, 0x2f, n0, n1) >= 0) add('fullPathname', i);
+    let slash = false;
+    let backslash = false;
+    for (let k = n0; k < n1; k++) {
+      const c = buf[k]!;
+      if (c === 0x2f) slash = true;
+      else if (c === 0x5c) backslash = true;
+    }
+    if (slash) add('fullPathname', i);
     if (n1 === n0) add('emptyName', i);
-    if (n1 - n0 === 1 && buf[n0] === 0x2e) add('hasDot', i);
-    if (n1 - n0 === 2 && buf[n0] === 0x2e && buf[n0 + 1] === 0x2e) add('hasDotdot', i);
-    if (isHfsDot(buf, n0, n1, GIT) || isNtfsDotgit(buf, n0, n1)) add('hasDotgit', i);
+    const c0 = buf[n0]!;
+    // Every .git spelling starts with '.', 'g', 'G' or an HFS+-ignored code point (0xe2 or
+    // 0xef as its first byte): the other names are settled by their first byte.
+    const maybeGit = n1 > n0 && (c0 === 0x2e || c0 === 0x67 || c0 === 0x47 || c0 === 0xe2 || c0 === 0xef);
+    if (maybeGit && n1 - n0 === 1 && c0 === 0x2e) add('hasDot', i);
+    if (maybeGit && n1 - n0 === 2 && c0 === 0x2e && buf[n0 + 1] === 0x2e) add('hasDotdot', i);
+    if (maybeGit && (isHfsDot(buf, n0, n1, GIT) || isNtfsDotgit(buf, n0, n1))) add('hasDotgit', i);
     if (buf[starts[i]!] === 0x30) add('zeroPaddedFilemode', i);
     const symlink = (mode16 & S_IFMT) === S_IFLNK;
     if (symlink) {
@@ -78,7 +89,7 @@ export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array
       if (isHfsDot(buf, n0, n1, MAILMAP) || isNtfsDot(buf, n0, n1, MAILMAP, 'maba30')) add('mailmapSymlink', i);
     }
     // What follows each backslash is checked as a name of its own (Windows reads `\` as `/`).
-    for (let b = indexOfByte(buf, 0x5c, n0, n1); b >= 0; b = indexOfByte(buf, 0x5c, b + 1, n1)) {
+    if (backslash) for (let b = indexOfByte(buf, 0x5c, n0, n1); b >= 0; b = indexOfByte(buf, 0x5c, b + 1, n1)) {
       if (isNtfsDotgit(buf, b + 1, n1)) add('hasDotgit', i);
       if (symlink && isNtfsDot(buf, b + 1, n1, GITMODULES, 'gi7eba')) add('gitmodulesSymlink', i);
     }

@@ -25,8 +25,8 @@
 //   stops at the first name that sorts after the one it looks for; a checkout still writes it).
 
 import { fsckTree, type TreeProblem } from './fsck';
-import { canonMode, decodePathBytes, isDirMode, kindOfCanonMode, parseModeBytes } from './tree';
-import { GitReadError, type FsckId, type TreeEntry } from './types';
+import { canonMode, decodePathBytes, isDirMode, isUnsafeName, kindOfCanonMode, parseModeBytes } from './tree';
+import { GitReadError, type EntryKind, type FsckId, type TreeEntry } from './types';
 
 export type { TreeProblem } from './fsck';
 
@@ -154,6 +154,40 @@ export class RawTree {
     return new Uint8Array(this.buf.buffer, this.buf.byteOffset + this.spaces[i]! + 1, this.nuls[i]! - this.spaces[i]! - 1);
   }
 
+  /** The decoded name of entry `i` (decodePathBytes; an ASCII name is its bytes). */
+  name(i: number): string {
+    const n0 = this.spaces[i]! + 1;
+    const n1 = this.nuls[i]!;
+    const buf = this.buf;
+    for (let k = n0; k < n1; k++) if (buf[k]! >= 0x80) return decodePathBytes(this.rawName(i));
+    return buf.toString('latin1', n0, n1);
+  }
+
+  /** Mode (as a checkout gives it), kind and oid of entry `i`, without decoding its name. */
+  side(i: number): { mode: string; kind: EntryKind; oid: string } {
+    const mode = canonMode(this.modes[i]!);
+    const nul = this.nuls[i]!;
+    return { mode, kind: kindOfCanonMode(mode), oid: this.buf.toString('hex', nul + 1, nul + 21) };
+  }
+
+  /** isUnsafeName of entry `i`'s name, without a copy or a view for the common names. */
+  hasUnsafeName(i: number): boolean {
+    const n0 = this.spaces[i]! + 1;
+    const n1 = this.nuls[i]!;
+    if (n1 === n0) return true;
+    const buf = this.buf;
+    const c0 = buf[n0]!;
+    // The same shortcut as isUnsafeName: an ASCII name not starting with '.' or 'g' is safe
+    // unless it holds '/' or '\' (NUL cannot occur: it ends the name).
+    if (c0 === 0x2e || c0 === 0x67 || c0 === 0x47) return isUnsafeName(this.rawName(i));
+    for (let k = n0; k < n1; k++) {
+      const c = buf[k]!;
+      if (c >= 0x80) return isUnsafeName(this.rawName(i));
+      if (c === 0x2f || c === 0x5c) return true;
+    }
+    return false;
+  }
+
   /** Entry `i` decoded, with the mode a checkout gives it. */
   entry(i: number): TreeEntry {
     const nul = this.nuls[i]!;
@@ -163,7 +197,7 @@ export class RawTree {
       mode,
       kind: kindOfCanonMode(mode),
       oid: this.buf.toString('hex', nul + 1, nul + 21),
-      name: decodePathBytes(rawName),
+      name: this.name(i),
       rawName,
     };
   }

@@ -49,24 +49,28 @@ export function canonMode(mode: number): '100644' | '100755' | '120000' | '40000
   }
 }
 
-const KIND_BY_CANON_MODE: Record<ReturnType<typeof canonMode>, EntryKind> = {
-  '100644': 'file',
-  '100755': 'exec',
-  '120000': 'symlink',
-  '160000': 'gitlink',
-  '40000': 'tree',
-};
-
 /** The kind of a tree entry from its mode as written (git's reading: see canonMode), or null
  * for a mode git cannot parse. */
 export function kindOfMode(mode: string): EntryKind | null {
   const parsed = parseModeBytes(Buffer.from(mode, 'latin1'), 0, mode.length);
-  return parsed === null ? null : KIND_BY_CANON_MODE[canonMode(parsed)];
+  return parsed === null ? null : kindOfCanonMode(canonMode(parsed));
 }
 
 /** The kind of an entry whose mode is already canonical (canonMode's result). */
 export function kindOfCanonMode(mode: ReturnType<typeof canonMode>): EntryKind {
-  return KIND_BY_CANON_MODE[mode];
+  // A switch, not a lookup table: keys like "100644" are array indices to V8 (a slow path).
+  switch (mode) {
+    case '100644':
+      return 'file';
+    case '100755':
+      return 'exec';
+    case '120000':
+      return 'symlink';
+    case '40000':
+      return 'tree';
+    default:
+      return 'gitlink';
+  }
 }
 
 // ignoreBOM: a name that starts with U+FEFF keeps it, so it never decodes like the name without.

@@ -10,6 +10,8 @@
 //            branch (refs/remotes/<remote>/<baseBranch>), else the local fallbacks (HEAD), so
 //            the hooks work from the first commit an owner makes with `init`.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Policy } from '../evidence/types';
 import type { Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
@@ -79,8 +81,18 @@ async function baseAt(store: ObjectStore, name: string, commit: string, branchRe
 async function serverBase(store: ObjectStore): Promise<Base> {
   // The default branch tip as it was before this push (git updates refs only after
   // pre-receive accepts).
-  const headRef = (await store.headTarget()) ?? 'HEAD';
-  const head = await commitOf(store, 'HEAD');
+  let headRef = (await store.headTarget()) ?? 'HEAD';
+  let head = await commitOf(store, 'HEAD');
+  if (head === null && headRef === 'HEAD' && store.namespace !== '') {
+    // A namespace without a HEAD of its own (git creates none on push): its default branch is
+    // the one the repository's HEAD names, read inside the namespace, so the namespace is
+    // guarded by its own policy rather than read as unguarded.
+    const own = repositoryHeadTarget(store.gitdir);
+    if (own !== null) {
+      headRef = own;
+      head = await commitOf(store, own);
+    }
+  }
   if (head === null) return { ...UNGUARDED, name: headRef, branchRef: headRef.startsWith('refs/heads/') ? headRef : null };
   const base = await baseAt(store, headRef, head, headRef.startsWith('refs/heads/') ? headRef : null);
   if (base.policy) {
@@ -91,6 +103,16 @@ async function serverBase(store: ObjectStore): Promise<Base> {
     }
   }
   return base;
+}
+
+/** The symbolic target of the repository's own HEAD file (outside any namespace). */
+function repositoryHeadTarget(gitdir: string): string | null {
+  try {
+    const m = /^ref:\s*(refs\/heads\/\S+)\s*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'utf8'));
+    return m ? m[1]! : null;
+  } catch {
+    return null;
+  }
 }
 
 async function namedBase(store: ObjectStore, spec: string): Promise<Base> {

@@ -224,6 +224,13 @@ test('POLICY_INVALID: globs that are malformed, can match no git path, or backtr
   assert.ok(!text.some((m) => /\/protected\/[012]:|\/exceptions\/0:|\/protectedRefs\/0:/.test(m)), text.join('\n'));
 });
 
+test('POLICY_INVALID: an evidence path too deep to match', () => {
+  const deep = Array.from({ length: 35 }, () => 'd').join('/');
+  const f = failures(json({ version: 1, epoch: { pin: deep } }));
+  assert.is(f.length, 1);
+  assert.match(f[0]!.message, `at /epoch/pin: "${deep}" is not a usable path: it has more than 31 segments`);
+});
+
 test('globs the policy accepts: the SPEC forms, braces, classes, simple extglobs', () => {
   const policy = parsed(
     json({

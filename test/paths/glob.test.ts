@@ -175,6 +175,38 @@ test('differential: the accepted globs match what picomatch matches (dot: true, 
   assert.ok(compared > 10_000 && matched > 1000, `${compared} compared, ${matched} matched`);
 });
 
+test('couldMatchBelow never misses: whenever some path below a prefix matches, it says so', () => {
+  const atom = fc.constantFrom('a', 'b', 'x', '*', '?', '[ab]', '{a,b}', '@(a|x)', '+(b)');
+  const segment = fc.oneof({ weight: 1, arbitrary: fc.constant('**') }, { weight: 4, arbitrary: fc.array(atom, { minLength: 1, maxLength: 3 }).map((a) => a.join('')) });
+  const glob = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join('/'));
+  const names = ['a', 'b', 'x', 'ab', 'ba', 'xa', 'bb', 'aa', 'axb', 'bab'];
+  const prefix = fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }).map((s) => s.join('/'));
+  // Every suffix of one to three segments over the names.
+  const suffixes: string[] = [];
+  for (const a of names) {
+    suffixes.push(a);
+    for (const b of names) {
+      suffixes.push(`${a}/${b}`);
+      for (const c of names.slice(0, 4)) suffixes.push(`${a}/${b}/${c}`);
+    }
+  }
+  let below = 0;
+  fc.assert(
+    fc.property(glob, prefix, (g, p) => {
+      const compiled = compileGlob(g, { fold: true });
+      const found = suffixes.some((s) => compiled.matchSegments(pathSegments(`${p}/${s}`)));
+      const claimed = compiled.couldMatchBelow(pathSegments(p));
+      if (found) below++;
+      if (found && !claimed) throw new Error(`${g} matches below ${p}, couldMatchBelow says no`);
+      // A literal glob reaches below exactly the folders it spells.
+      if (compiled.literal && !g.includes('{') && claimed !== foldKey(g).startsWith(`${foldKey(p)}/`)) throw new Error(`${g}: literal glob, below ${p}: ${claimed}`);
+      return true;
+    }),
+    { seed: SEED, numRuns: 1500 },
+  );
+  assert.ok(below > 200, `only ${below} prefixes had a match below`);
+});
+
 test('matching is linear in the path length for every accepted form (steps counted)', () => {
   const forms = [
     'fixtures/**',

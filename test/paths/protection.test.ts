@@ -121,11 +121,17 @@ test('symlinks: at a protected path, or over a folder a protected glob reaches b
   assert.match(why.alias ?? '', /symlink/);
 });
 
-test('with a glob that starts with **, a symlink anywhere could reach below it', () => {
-  // `**/.gitattributes` could match below any folder: a symlink anywhere is a touch of it.
-  assert.is(spec.protectedBy('src/lib', 'symlink'), '**/.gitattributes');
+test('a glob that starts with ** makes a symlink a touch only where the rest of it could begin at the symlink', () => {
+  // `**/.gitattributes` matches the real path of whatever a symlink to a folder exposes, so a
+  // symlink to a folder is not itself a touch of it; one named .gitattributes is.
+  assert.is(spec.protectedBy('src/lib', 'symlink'), null);
+  assert.is(spec.protectedBy('src/.gitattributes', 'symlink'), '**/.gitattributes');
+  const deep = compileProtection(policy({ protected: ['**/fixtures/**'] }));
+  assert.is(deep.protectedBy('a/fixtures', 'symlink'), '**/fixtures/**');
+  assert.is(deep.protectedBy('a/b', 'symlink'), null);
   const narrow = compileProtection(policy({ protected: ['fixtures/**'] }));
   assert.is(narrow.protectedBy('src/lib', 'symlink'), null);
+  assert.is(narrow.protectedBy('fixtures', 'symlink'), 'fixtures/**');
 });
 
 test('protectedByChange judges the entry on both sides (adding, deleting, or retyping a symlink)', () => {
