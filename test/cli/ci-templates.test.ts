@@ -149,6 +149,25 @@ test('GitHub Action: an honest patch is eligible (exit 0) and a SARIF log with n
   }
 });
 
+test('without deepening, a depth-1 clone is exit 2 naming the fix, and the SARIF says the run failed', () => {
+  const o = origin();
+  try {
+    const work = shallowClone(o.bare, 'fixture-edit', join(o.dir, 'work'));
+    git(work, ['fetch', '-q', '--depth', '1', 'origin', '+refs/heads/main:refs/remotes/origin/main']);
+    const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'verify-ref', 'HEAD', '--base', 'origin/main', '--format', 'sarif'], {
+      cwd: work,
+      env: { ...process.env, ...GIT_ENV, ...githubEnv('fixture-edit', o.fixtureEdit) },
+      encoding: 'utf8',
+    });
+    assert.is(r.status, 2, r.stdout + r.stderr);
+    const inv = JSON.parse(r.stdout).runs[0].invocations[0];
+    assert.is(inv.executionSuccessful, false);
+    assert.match(inv.toolExecutionNotifications[0].message.text, /fetch-depth: 0|--unshallow/);
+  } finally {
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
 /** The GitLab job's script as the runner runs it: every line in one bash, -eo pipefail. */
 function runGitlab(workspace: string, env: Record<string, string>) {
   const doc = parse(readFileSync(join(ROOT, 'ci', 'gitlab', 'receipt-gate.yml'), 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string>; script?: string[]; artifacts?: { reports?: { junit?: string } } }>;
