@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import { UsageError, type CliIO } from '../io';
-import { short } from '../render';
+import { printable } from '../quote';
+import { short } from '../report/index';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
 import { resolveBase, resolveCommitSpec } from '../run/base';
@@ -51,8 +52,20 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   let publicKey = null;
   if (values.pub !== undefined) {
+    let pem: string;
     try {
-      publicKey = loadPublicKey(readFileSync(resolve(io.cwd, values.pub), 'utf8'), values.pub);
+      pem = readFileSync(resolve(io.cwd, values.pub), 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --pub ${values.pub}: ${(err as Error).message}`);
+    }
+    // The private key must never reach the merge bot: refuse it rather than use its public half.
+    if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+      throw new UsageError(
+        `--pub ${values.pub} is a private key; pass the public key (the .pub file 'receipt-gate keygen' wrote) and keep the private key as the signing CI's secret`,
+      );
+    }
+    try {
+      publicKey = loadPublicKey(pem, values.pub);
     } catch (err) {
       throw new UsageError(err instanceof KeyError ? err.message : `cannot read --pub ${values.pub}: ${(err as Error).message}`);
     }
@@ -74,13 +87,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
 
   if (failures.length > 0) {
-    for (const f of failures) io.stdout(`FAILED ${f.fact}: ${f.reason}\n`);
-    io.stderr(`receipt-gate verify-receipt: ${file} is refused for ${refGiven} (${short(commit)}): ${failures.length} fact(s) failed; do not merge\n`);
+    for (const f of failures) io.stdout(`FAILED ${f.fact}: ${printable(f.reason)}\n`);
+    io.stderr(`receipt-gate verify-receipt: ${printable(file)} is refused for ${printable(refGiven)} (${short(commit)}): ${failures.length} fact(s) failed; do not merge\n`);
     return EXIT.closed;
   }
   const how = opened.signed ? `signature verified (keyid ${opened.keyid?.slice(0, 16) ?? '?'})` : 'UNSIGNED (--allow-unsigned: the signature was not checked)';
   io.stdout(
-    `receipt verified for ${refGiven} (${short(commit)}) against ${base.name} (${short(base.tip!)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
+    `receipt verified for ${printable(refGiven)} (${short(commit)}) against ${printable(base.name ?? "the base")} (${short(base.tip!)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none recorded'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
   );
   return 0;
 }
