@@ -149,7 +149,7 @@ test('setup errors print every machine format (exit 2), never an empty stdout', 
     commitAll(unguarded, 'no policy');
     const cases: { cwd: string; args: string[]; what: RegExp }[] = [
       { cwd: empty, args: ['verify-ref'], what: /No git repository/ },
-      { cwd: repo, args: ['verify-ref', 'no-such-ref'], what: /does not name a commit/ },
+      { cwd: repo, args: ['verify-ref', 'no-such-ref'], what: /'no-such-ref' does not name an object/ },
       { cwd: repo, args: ['verify-ref', '--bsae', 'main'], what: /did you mean --base/ },
       { cwd: unguarded, args: ['verify-ref'], what: /unguarded/ },
       { cwd: repo, args: ['check'], what: /name at least one FILE/ },
