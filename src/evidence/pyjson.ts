@@ -188,6 +188,7 @@ function decodeUtf8(b: Uint8Array, start: number, codec: string, deadline: Deadl
   let i = start;
   const cont = (k: number) => k < b.length && (b[k]! & 0xc0) === 0x80;
   while (i < b.length) {
+    if ((n & CHECK_MASK) === 0) deadline?.check();
     const c = b[i]!;
     if (c < 0x80) {
       // A run of ASCII (at most 64 Ki), copied without the checks below.
@@ -568,7 +569,10 @@ class Scanner {
       }
       if (units.length >= 4096) flush();
     };
+    let escapes = 0;
     for (;;) {
+      // Every 4096 escapes (8 Ki code points at least) the clock is read too.
+      if ((++escapes & 0xfff) === 0) this.deadline?.check();
       // A run of literal characters up to the next quote or backslash.
       let next = end;
       let c = 0;
