@@ -1,7 +1,7 @@
 // The one place findings become text: terminal lines, the --json object and the machine line
 // that ends a rejection. Entries never format findings themselves, so the forms never drift.
 
-import type { GateResult } from './engine';
+import type { GateResult } from './results';
 import { emptyIdentities, type Finding, type Identities, type Severity } from './findings';
 import type { Verdict } from './verdict';
 

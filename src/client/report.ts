@@ -1,7 +1,8 @@
 // Client results in the engine's shape, so they print through src/render.ts exactly as the
 // server and verify-ref print theirs.
 
-import { ZERO_OID, type GateResult, type RefResult } from '../engine';
+import type { GateResult, RefResult } from '../results';
+import { ZERO_OID } from '../types';
 import type { Policy } from '../evidence/types';
 import { emptyIdentities, type Finding, type Identities } from '../findings';
 import type { CliIO } from '../io';
@@ -20,7 +21,6 @@ export function singleResult(opts: {
 }): GateResult {
   const ref: RefResult = {
     update: { old: opts.old ?? ZERO_OID, new: ZERO_OID, ref: opts.ref },
-    kind: opts.ref.startsWith('refs/heads/') ? 'branch' : opts.ref.startsWith('refs/tags/') ? 'tag' : 'other',
     isProtectedRef: opts.isProtectedRef ?? false,
     verdict: verdictOf(opts.findings),
     findings: opts.findings,

@@ -10,10 +10,10 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
-import { resolveClientBase } from '../client/base';
+import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
 import { today } from '../clock';
-import { internalError } from '../engine';
+import { internalError } from '../rules/errors';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
@@ -70,8 +70,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     let store: ObjectStore | null = null;
     try {
       store = await ObjectStore.discover(worktree.top, io.env);
-      const base = await resolveClientBase(store, 'origin', ['HEAD']);
-      const baseTree = base.commit === null ? null : (await store.readCommit(base.commit)).tree;
+      const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
+      const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
       const report = await checkEvidence({
         policy: parsed.policy,
         atNew: tree,

@@ -11,12 +11,13 @@
 // (advisory: on the server, the pusher's login decides).
 
 import { parseCommandArgs } from '../args';
-import { commitOf, isRemoteBase, resolveClientBase, type ClientBase } from '../client/base';
 import { clientIdentity, locateWorktree } from '../client/git-cli';
 import { printResult, rejectedVerdict } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
-import { evaluate, ZERO_OID, type RefUpdate } from '../engine';
+import { evaluate } from '../engine';
+import { resolveBase } from '../run/base';
+import { isOid, ZERO_OID, type RefUpdate } from '../types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { short, shortRef } from '../render';
@@ -24,7 +25,6 @@ import { EXIT } from '../verdict';
 
 const USAGE = 'receipt-gate pre-push REMOTE [URL] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
-const OID_RE = /^[0-9a-f]{40}$/;
 
 export interface PushLine {
   localRef: string;
@@ -41,7 +41,7 @@ export function parsePushLines(text: string): PushLine[] {
     if (line.trim() === '') return;
     const parts = line.split(' ');
     const [localRef, localOid, remoteRef, remoteOid] = parts;
-    if (parts.length !== 4 || !localRef || !remoteRef || !OID_RE.test(localOid ?? '') || !OID_RE.test(remoteOid ?? '')) {
+    if (parts.length !== 4 || !localRef || !remoteRef || !isOid(localOid ?? '') || !isOid(remoteOid ?? '')) {
       throw new UsageError(
         `pre-push input line ${i + 1} is not '<local ref> <local oid> <remote ref> <remote oid>': ${JSON.stringify(line.slice(0, 200))}`,
       );
@@ -95,18 +95,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       }
     }
 
-    const base = await pushBase(store, remote, lines);
+    const base = await resolveBase(store, { kind: 'push', remote, remoteTips: lines.map((l) => ({ ref: l.remoteRef, oid: l.remoteOid })) });
 
     const result = await evaluate(
-      {
-        store,
-        identity,
-        today: date,
-        newCommitsFrom: 'base',
-        policyCommit: base.commit,
-        baseTip: base.commit,
-        exclude: [...excluded],
-      },
+      { store, base, identity, today: date, scope: { kind: 'base', exclude: excluded } },
       updates,
     );
     if (result.unguarded && result.findings.length === 0) {
@@ -116,7 +108,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
       const pushed = updates.map((u) => `${shortRef(u.ref)} (${short(u.new === ZERO_OID ? undefined : u.new)})`).join(', ');
-      const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.commit ? ` (${short(base.commit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
+      const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.policyCommit ? ` (${short(base.policyCommit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
       printResult(io, result, header);
     }
     if (rejected === 'closed') return EXIT.closed;
@@ -125,31 +117,4 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     store.close();
   }
-}
-
-/**
- * The base of a push: the commit whose policy is in force and whose tip bounds the new commits.
- *
- * 1. When the push updates the base branch and git has just read its tip from the server
- *    (the line's remote oid, when this clone has that commit): that tip, the server's own base.
- * 2. Else the remote-tracking base branch, refs/remotes/<remote>/<baseBranch>, as this clone
- *    last fetched it.
- * 3. Else (a URL rather than a remote name, a remote never fetched) the local base branch.
- */
-async function pushBase(store: ObjectStore, remote: string, lines: PushLine[]): Promise<ClientBase> {
-  const known = await resolveClientBase(store, remote, ['HEAD']);
-  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
-  const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
-  if (live && (await store.hasObject(live.remoteOid))) {
-    const fresh = await resolveClientBase(store, null, [live.remoteOid]);
-    return fresh.name === null ? fresh : { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
-  }
-  if (isRemoteBase(known)) return known;
-  const local = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
-  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
-  if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
-    const followed = await resolveClientBase(store, null, [named]);
-    if (followed.name !== null) return followed;
-  }
-  return local;
 }

@@ -8,13 +8,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { readPolicyAt } from '../engine';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, short, shortRef, sortFindings, verdictLine } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
-import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
+import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
+import { openRepository } from '../run/repository';
 import { receiptSchemaProblems } from '../receipt/schema';
 
 const USAGE =
@@ -71,18 +71,18 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   const refGiven = values.ref ?? 'HEAD';
-  const commit = await resolveCommit(store, refGiven, '--ref');
+  const commit = await resolveCommitSpec(store, refGiven, '--ref');
   const refName = await fullRefName(store, refGiven);
-  const base = await resolveBase(store, values.base);
-  if (!base) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
-  const { policy, findings: policyFindings } = await readPolicyAt(store, base.commit);
+  const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+  if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
+  const { policy, findings: policyFindings } = base;
   if (!policy) {
     if (policyFindings.length > 0) {
       for (const f of policyFindings) io.stderr(`  ${findingLine(f)}\n`);
-      io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.commit)}) is invalid; nothing was graded\n`);
+      io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.tip)}) is invalid; nothing was graded\n`);
       return EXIT.closed;
     }
-    throw new UsageError(`${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
+    throw new UsageError(`${base.name} (${short(base.tip)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
   }
 
   let result;
@@ -92,7 +92,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       policy,
       refName,
       commit,
-      base: base.commit,
+      base,
       today: date,
       generatedAt,
       toolVersion: TOOL_VERSION,
@@ -128,7 +128,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   writeFileSync(outPath, text);
 
-  const lines = [`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) against ${base.name} (${short(base.commit)}) on ${date}`];
+  const lines = [`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) against ${base.name} (${short(base.tip)}) on ${date}`];
   lines.push(
     `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
     `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,

@@ -7,13 +7,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { readPolicyAt } from '../engine';
 import { UsageError, type CliIO } from '../io';
 import { short } from '../render';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
 import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
-import { openRepository, resolveBase, resolveCommit } from '../refs';
+import { resolveBase, resolveCommitSpec } from '../run/base';
+import { openRepository } from '../run/repository';
 import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
 
 const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
@@ -61,17 +61,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   const refGiven = values.ref ?? 'HEAD';
-  const commit = await resolveCommit(store, refGiven, '--ref');
-  const base = await resolveBase(store, values.base);
-  if (!base) throw new UsageError('no base to compare the freeze file with: pass --base REF');
-  const { policy } = await readPolicyAt(store, base.commit);
-  if (!policy) throw new UsageError(`${base.name} (${short(base.commit)}) has no valid .receipt-gate.json; nothing can be verified against it`);
+  const commit = await resolveCommitSpec(store, refGiven, '--ref');
+  const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+  if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to compare the freeze file with: pass --base REF');
+  const { policy } = base;
+  if (!policy) throw new UsageError(`${base.name} (${short(base.tip!)}) has no valid .receipt-gate.json; nothing can be verified against it`);
 
   const opened = openReceipt(text, publicKey, values['allow-unsigned'] === true);
   const failures: FailedFact[] = [...opened.failures];
   if (opened.receipt) {
     const { tree } = await store.readCommit(commit);
-    const baseFreeze = await freezeStateAt(store, (await store.readCommit(base.commit)).tree, policy, date);
+    const baseFreeze = await freezeStateAt(store, (await store.readCommit(base.tip!)).tree, policy, date);
     failures.push(
       ...receiptFailures(opened.receipt, {
         commit,
@@ -79,7 +79,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
         baseFreezeDigest: baseFreeze.digest,
         baseExpiredFreezes: baseFreeze.expired,
         today: date,
-        baseName: base.name,
+        baseName: base.name ?? base.tip!,
         manifestSeed: await manifestSeedAt(store, tree, policy),
         records: await fixtureRecordsAt(store, tree, policy),
       }),
@@ -93,7 +93,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const how = opened.signed ? `signature verified (keyid ${opened.keyid?.slice(0, 16) ?? '?'})` : 'UNSIGNED (--allow-unsigned: the signature was not checked)';
   io.stdout(
-    `receipt verified for ${refGiven} (${short(commit)}) against ${base.name} (${short(base.commit)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
+    `receipt verified for ${refGiven} (${short(commit)}) against ${base.name} (${short(base.tip!)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
   );
   return 0;
 }

@@ -3,10 +3,12 @@
 
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { evaluate, ZERO_OID } from '../engine';
-import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
+import { evaluate } from '../engine';
 import { UsageError, type CliIO } from '../io';
 import { renderHuman, short, shortRef, toJsonOutput } from '../render';
+import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
+import { openRepository } from '../run/repository';
+import { ZERO_OID } from '../types';
 import { EXIT, exitCodeOf } from '../verdict';
 
 const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--json] [--now YYYY-MM-DD]';
@@ -33,27 +35,27 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
 
   const refName = positionals[0] ?? 'HEAD';
-  const head = await resolveCommit(store, refName, 'REF');
+  const head = await resolveCommitSpec(store, refName, 'REF');
   const fullRef = await fullRefName(store, refName);
 
-  const base = await resolveBase(store, values.base);
-  if (!base) {
+  const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+  if (base.policyCommit === null) {
     return unguarded(io, values.json === true, head, null,
       `no base to read the policy from: pass --base REF (the default is the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>)`);
   }
 
   const result = await evaluate(
-    { store, identity, today: date, newCommitsFrom: 'base', policyCommit: base.commit, baseTip: base.commit },
-    [{ old: fullRef === base.branchRef ? base.commit : ZERO_OID, new: head, ref: fullRef }],
+    { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
+    [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: head, ref: fullRef }],
   );
   if (result.unguarded) {
-    return unguarded(io, values.json === true, head, base.commit,
-      `${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`);
+    return unguarded(io, values.json === true, head, base.policyCommit,
+      `${base.name} (${short(base.policyCommit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`);
   }
   if (values.json) {
-    io.stdout(`${JSON.stringify(toJsonOutput(result, base.commit, head), null, 2)}\n`);
+    io.stdout(`${JSON.stringify(toJsonOutput(result, base.policyCommit, head), null, 2)}\n`);
   } else {
-    const header = `receipt-gate verify-ref ${shortRef(fullRef)} (${short(head)}) against ${base.name} (${short(base.commit)}) as ${identity ?? 'nobody'} on ${date}`;
+    const header = `receipt-gate verify-ref ${shortRef(fullRef)} (${short(head)}) against ${base.name} (${short(base.policyCommit)}) as ${identity ?? 'nobody'} on ${date}`;
     io.stdout(renderHuman(result, header));
   }
   return exitCodeOf(result.verdict);

@@ -265,6 +265,27 @@ export class ObjectStore {
     throw new GitReadError(`Tag ${oid} is a chain of more than 32 tags; receipt-gate does not follow it.`, oid);
   }
 
+  /** Follows annotated tags to the object they finally name: a commit, a tree or a blob (a
+   * ref may point at any of them). */
+  async peel(oid: string): Promise<{ type: ObjectType; oid: string }> {
+    let current = oid;
+    for (let depth = 0; depth < 32; depth++) {
+      const { type, content } = await this.readContent(current);
+      if (type !== 'tag') return { type, oid: current };
+      const m = /^object ([0-9a-f]{40})$/m.exec(Buffer.from(content).toString('latin1').split('\n\n')[0]!);
+      if (!m) throw new GitReadError(`Tag ${current} has no "object" line; the tag is corrupt.`, current);
+      current = m[1]!;
+    }
+    throw new GitReadError(`Tag ${oid} is a chain of more than 32 tags; receipt-gate does not follow it.`, oid);
+  }
+
+  /** The target of `name` when it is a symbolic ref (`ref: refs/heads/main`), else null. */
+  async symbolicTarget(name: string): Promise<string | null> {
+    if (name !== 'HEAD' && !isValidRefName(name)) return null;
+    const raw = this.refs.readRaw(name);
+    return raw && 'symbolic' in raw ? raw.symbolic : null;
+  }
+
   /** Resolves a name the way `git rev-parse` does: a full oid (when present), `HEAD`, a full
    * ref, or a short name (`main`, `v1`, `origin/main`, `origin`). Null when nothing matches.
    * Annotated tags resolve to the tag object; use peelToCommit for the commit. */

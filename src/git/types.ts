@@ -39,6 +39,8 @@ export interface PathChange {
    * `.git::$INDEX_ALLOCATION`, and its 8.3 alias `git~1`), `.`, `..`, empty, or containing `\`,
    * `/` or NUL (see isUnsafeName in src/git/tree.ts). */
   unsafe: boolean;
+  /** Why the entry is unsafe, as a sentence (e.g. the git fsck message id), when known. */
+  unsafeReason?: string;
 }
 
 /** Raised for every failure to read or parse a git object; the engine turns it into a finding. */

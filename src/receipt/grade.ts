@@ -6,7 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { evaluate, internalError, ZERO_OID, type GateResult } from '../engine';
+import { evaluate } from '../engine';
+import type { GateResult } from '../results';
+import { internalError } from '../rules/errors';
+import type { Base } from '../run/base';
+import { ZERO_OID } from '../types';
 import { finding, type Finding } from '../findings';
 import { BlobTooLargeError, type ObjectStore } from '../git/store';
 import type { Policy } from '../evidence/types';
@@ -28,7 +32,7 @@ export interface GradeOptions {
   refName: string;
   commit: string;
   /** The base commit and, when the base is the base branch, its full ref name. */
-  base: string;
+  base: Base;
   today: string;
   generatedAt: string;
   toolVersion: string;
@@ -60,7 +64,7 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
   // 1. The gate: protected paths and evidence, judged as nobody (who owns nothing), so any
   //    change to an evidence path between the base and the commit shows up as a finding.
   const gate = await evaluate(
-    { store, identity: null, today: opts.today, newCommitsFrom: 'base', policyCommit: base, baseTip: base },
+    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] } },
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
   );
   const findings: Finding[] = [...gate.findings];
@@ -213,7 +217,7 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
       schema: RECEIPT_SCHEMA,
       git_sha: commit,
       ref: opts.refName,
-      base_sha: base,
+      base_sha: base.tip!,
       generated_at: opts.generatedAt,
       tool_version: opts.toolVersion,
       node_version: process.version,

@@ -8,7 +8,8 @@
 //     "... and N more <RULE> findings: path, path, ..." when one kind repeats
 //   receipt-gate: {"verdict": ..., "blocked_paths": [...], ...}
 
-import { ZERO_OID, type GateResult, type RefResult } from '../engine';
+import type { GateResult, RefResult } from '../results';
+import { ZERO_OID } from '../types';
 import type { Finding, FindingCode } from '../findings';
 import { machineLine, short, shortRef, sortFindings } from '../render';
 

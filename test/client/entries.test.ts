@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePushLines } from '../../src/entries/pre-push';
-import { ZERO_OID } from '../../src/engine';
+import { ZERO_OID } from '../../src/types';
 import { fullPolicy, LocalRepo } from './local';
 import { REPO_ROOT } from './harness';
 

@@ -3,7 +3,11 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { identityFromEnv, isOwner, protectedPathFindings, protectionRules } from '../../src/engine';
+import { compileProtection } from '../../src/protection';
+import { protectedPathFindings as findingsFor } from '../../src/rules/protected-paths';
+import { createRunContext } from '../../src/run/context';
+import { identityFromEnv, isOwner } from '../../src/run/identity';
+import type { ObjectStore } from '../../src/git/store';
 import type { PathChange } from '../../src/git/types';
 import { parsePolicy } from '../../src/evidence/policy';
 import type { Policy } from '../../src/evidence/types';
@@ -13,6 +17,18 @@ function policy(overrides: Record<string, unknown> = {}): Policy {
   const parsed = parsePolicy(Buffer.from(JSON.stringify({ ...POLICY, ...overrides })));
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.findings));
   return parsed.policy;
+}
+
+function protectionRules(p: Policy) {
+  const protection = compileProtection(p);
+  return { isProtected: (path: string) => protection.protectedBy(path) !== null };
+}
+
+/** The rule with a run context for `p` and `identity` (no repository is read). */
+function protectedPathFindings(p: Policy, identity: string | null, changes: PathChange[], at: { ref?: string; commit?: string }) {
+  const base = { name: 'main', policyCommit: null, tip: null, branchRef: 'refs/heads/main', policy: p, findings: [], policyOid: null };
+  const ctx = createRunContext({ store: {} as ObjectStore, base, identity, today: '2026-12-01', scope: { kind: 'base', exclude: [] } }, p);
+  return findingsFor(ctx, changes, at);
 }
 
 function change(path: string, unsafe = false): PathChange {

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import type { GateResult, RefResult } from '../../src/engine';
+import type { GateResult, RefResult } from '../../src/results';
 import type { Finding, FindingCode, Severity } from '../../src/findings';
 import { machineLine } from '../../src/render';
 import { verdictOf } from '../../src/verdict';
@@ -19,7 +19,6 @@ function result(findings: Finding[], opts: { protectedRef?: boolean; ref?: strin
   const refs: RefResult[] = [
     {
       update: { old: OLD, new: NEW, ref },
-      kind: 'branch',
       isProtectedRef: opts.protectedRef ?? false,
       verdict: verdictOf(findings),
       findings,
