@@ -8,6 +8,9 @@
 //   --only: scenarios whose id contains one of the words (push-1@wide, adv-commits, json-canada)
 //   --list: print the scenario ids and exit
 //   --bundle FILE: measure FILE (a candidate build of dist/cli.js) instead of dist/cli.js
+//   --pyjson FILE.ts: the JSON scenarios measure FILE instead of src/evidence/pyjson.ts
+//   --profile DIR: also write a V8 CPU profile of every gate run to DIR/<scenario>/ (slower:
+//                  for finding where the time goes, not for the table; see bench/profile.mjs)
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,7 +31,7 @@ let CLI = join(ROOT, 'dist', 'cli.js');
 const IDENTITY_VARS = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
 
 function parseArgs(argv) {
-  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null, bundle: null, list: false };
+  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null, bundle: null, list: false, pyjson: null, profile: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -45,6 +48,8 @@ function parseArgs(argv) {
     else if (a === '--bundle') opts.bundle = resolve(value());
     else if (a === '--build-only') opts.buildOnly = true;
     else if (a === '--list') opts.list = true;
+    else if (a === '--pyjson') opts.pyjson = resolve(value());
+    else if (a === '--profile') opts.profile = resolve(value());
     else if (a === '-h' || a === '--help') usage(null);
     else usage(`unknown option '${a}'`);
   }
@@ -203,11 +208,23 @@ function tail(text, n = 6) {
 // ---------------------------------------------------------------------------------------------
 // One measured run of a scenario with one hook ('gate' or 'reference').
 
+/** With --profile: the node the gate runs under writes a CPU profile per run. */
+let PROFILE_DIR = null;
+
+function profiledNode(scenario) {
+  const dir = join(PROFILE_DIR, scenario.id.replace(/[^A-Za-z0-9@+._-]/g, '_'));
+  mkdirSync(dir, { recursive: true });
+  const script = join(dir, 'node.sh');
+  writeFileSync(script, `#!/bin/sh\nexec node --cpu-prof --cpu-prof-dir='${dir}' "$@"\n`, { mode: 0o755 });
+  return { script, dir };
+}
+
 function runPush(scenario, hook, measureFile) {
   const { target, push } = scenario;
+  const profile = PROFILE_DIR && hook === 'gate' ? { RECEIPT_GATE_NODE: profiledNode(scenario).script } : {};
   const t0 = process.hrtime.bigint();
   const res = spawnSync('git', ['--git-dir', scenario.pushDir, 'push', '--quiet', target.gitdir, `+${push.ref}:refs/heads/bench/work`], {
-    env: benchEnv({ ...scenario.env, BENCH_HOOK: hook, BENCH_MEASURE_OUT: measureFile }),
+    env: benchEnv({ ...scenario.env, ...profile, BENCH_HOOK: hook, BENCH_MEASURE_OUT: measureFile }),
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
@@ -221,7 +238,8 @@ function runPush(scenario, hook, measureFile) {
 }
 
 function runCommand(scenario, hook, measureFile) {
-  const cmd = hook === 'gate' ? scenario.gateCmd : hook === 'node' ? ['node', NOOP] : scenario.referenceCmd;
+  let cmd = hook === 'gate' ? scenario.gateCmd : hook === 'node' ? ['node', NOOP] : scenario.referenceCmd;
+  if (PROFILE_DIR && hook === 'gate') cmd = [profiledNode(scenario).script, ...cmd.slice(1)];
   const res = spawnSync('python3', [MEASURE, measureFile, hook, ...cmd], {
     cwd: scenario.cwd,
     env: benchEnv(scenario.env ?? {}),
@@ -411,6 +429,7 @@ async function main() {
   mkdirSync(workDir, { recursive: true });
   process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
   NOOP = join(workDir, 'noop.cjs');
+  PROFILE_DIR = opts.profile;
   writeFileSync(NOOP, NOOP_SOURCE);
   let scenarios = repos.flatMap((r) => scenariosFor(r, workDir, opts.smoke));
   for (const { spec, keys, meta } of adversarial) scenarios.push(...adversarialScenarios(spec, keys, meta, workDir));
@@ -446,7 +465,7 @@ async function main() {
 
   const jsonResults = [];
   if (jsonWanted.length) {
-    const prepared = await prepareJson(ROOT, cacheDir, jsonWanted);
+    const prepared = await prepareJson(opts.pyjson ?? join(ROOT, 'src', 'evidence', 'pyjson.ts'), cacheDir, jsonWanted);
     for (const s of prepared) {
       if (!opts.smoke) {
         runJson(s, 'pyjson');
@@ -472,6 +491,7 @@ async function main() {
     today: BENCH_TODAY,
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     bundle: relative(ROOT, CLI),
+    pyjson: relative(ROOT, opts.pyjson ?? join(ROOT, 'src', 'evidence', 'pyjson.ts')),
     benchRepo: process.env.BENCH_REPO ?? null,
     machine: machine(),
     repos: repos.map((r) => ({ name: r.name, facts: r.facts, pushes: r.pushes, buildSeconds: r.buildSeconds ?? null })),

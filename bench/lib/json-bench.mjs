@@ -3,7 +3,7 @@
 // Every run also prints the SHA-256 of its canonical dump, and the two sides must agree: a fast
 // parser that wrote different bytes would be no result at all.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bigManifest } from './adversarial.mjs';
 import { prng } from './prng.mjs';
@@ -59,19 +59,19 @@ const s = dumpsCanonical(v); const t2 = performance.now();
 console.log(JSON.stringify({ parseMs: t1 - t0, dumpMs: t2 - t1, sha256: createHash('sha256').update(s).digest('hex') }));
 `;
 
-/** Builds the pyjson bundle from the working tree and writes the documents. */
-export async function prepareJson(root, cacheDir, scenarios) {
+/** Bundles `source` (src/evidence/pyjson.ts or a candidate) and writes the documents. */
+export async function prepareJson(source, cacheDir, scenarios) {
   const dir = join(cacheDir, 'json');
   mkdirSync(dir, { recursive: true });
   const { build } = await import('esbuild');
   const bundle = join(dir, 'pyjson.cjs');
-  await build({ entryPoints: [join(root, 'src', 'evidence', 'pyjson.ts')], outfile: bundle, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+  await build({ entryPoints: [source], outfile: bundle, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
   writeFileSync(join(dir, 'driver.cjs'), JS_DRIVER);
   writeFileSync(join(dir, 'driver.py'), PY_DRIVER);
   return scenarios.map((s) => {
     const file = join(dir, `${s.id}.json`);
     if (!existsSync(file)) writeFileSync(file, s.make());
-    return { ...s, kind: 'json', file, bundle, jsDriver: join(dir, 'driver.cjs'), pyDriver: join(dir, 'driver.py') };
+    return { ...s, kind: 'json', bytes: statSync(file).size, file, bundle, jsDriver: join(dir, 'driver.cjs'), pyDriver: join(dir, 'driver.py') };
   });
 }
 
