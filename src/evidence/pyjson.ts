@@ -345,6 +345,21 @@ function decodeDocument(input: Uint8Array | string, deadline: Deadline | undefin
       }
       return { s, text: Buffer.from(body.buffer, body.byteOffset, body.length).toString('latin1') };
     }
+    // Well-formed UTF-8 (no encoded surrogate, which only surrogatepass lets through): decoded
+    // natively; anything else goes to decodeUtf8, which also finds Python's error.
+    if (body !== null) {
+      let decoded: string | null = null;
+      try {
+        decoded = STRICT_UTF8.decode(body);
+      } catch {
+        decoded = null;
+      }
+      if (decoded !== null) {
+        deadline?.check();
+        const s = stringToCodePoints(decoded, deadline);
+        return { s, text: s.length === decoded.length ? decoded : unitsText(s) };
+      }
+    }
   }
   const s = toCodePoints(input, deadline);
   deadline?.check();
@@ -362,6 +377,9 @@ function unitsText(s: Uint32Array): string {
   for (let i = 0; i < units.length; i += 4096) parts.push(String.fromCharCode(...units.subarray(i, i + 4096)));
   return parts.join('');
 }
+
+/** Throws on malformed input; keeps a leading U+FEFF (the utf-8-sig BOM is already cut off). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
