@@ -12,6 +12,7 @@
 //   --profile DIR: also write a V8 CPU profile of every gate run to DIR/<scenario>/ (slower:
 //                  for finding where the time goes, not for the table; see bench/profile.mjs)
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
+//   node bench/run.mjs large-history [--runs N]       long histories (bench/lib/large-history.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -380,6 +381,7 @@ function adversarialScenarios(spec, keys, meta, workDir) {
 }
 
 async function main() {
+  if (process.argv[2] === 'large-history') return (await import('./lib/large-history.mjs')).main(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
   mkdirSync(cacheDir, { recursive: true });

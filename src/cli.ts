@@ -66,7 +66,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await (await entry.load()).run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError) {
+    // A setup error, or a question the repository cannot answer (history beyond a shallow
+    // clone's boundary): nothing was checked, exit 2 with the fix.
+    if (err instanceof UsageError || (err instanceof Error && err.name === 'ShallowBoundaryError')) {
       io.stderr(`receipt-gate ${command}: ${err.message}\n`);
       return EXIT.usage;
     }

@@ -12,7 +12,7 @@ import { DeadlineExceeded } from './deadline';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { ObjectStore } from './git/store';
-import { isAncestor, mergeBase, newCommits } from './git/walk';
+import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
 import { gateResult, refResult, type GateResult, type RefResult } from './results';
 import { short } from './render';
 import { deadlineFinding, internalError } from './rules/errors';
@@ -24,8 +24,6 @@ import { createRunContext, type RunContext, type RunSetup } from './run/context'
 import { readPolicyAt } from './run/policy-at';
 import { ZERO_OID, type RefUpdate } from './types';
 
-/** git follows at most this many symbolic refs (SYMREF_MAXDEPTH). */
-const MAX_SYMREF_DEPTH = 5;
 
 export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<GateResult> {
   const { base } = setup;
@@ -43,6 +41,9 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
     try {
       refs.push(await raceDeadline(ctx, () => judgeRef(ctx, update)));
     } catch (err) {
+      // Beyond a shallow clone's boundary there is no verdict to give: the entry says how to
+      // fetch the history (exit 2), never a verdict computed on the boundary.
+      if (err instanceof ShallowBoundaryError) throw err;
       const f = err instanceof DeadlineExceeded ? deadlineFinding(ctx.policy.limits.timeoutMs, { ref: update.ref, commit: update.new }) : internalError(err, { ref: update.ref, commit: update.new });
       refs.push(refResult(update, ctx.isProtectedRef(update.ref), [f], [], emptyIdentities()));
     }
@@ -65,15 +66,10 @@ async function raceDeadline<T>(ctx: RunContext, work: () => Promise<T>): Promise
 }
 
 /** The ref an update writes: a symbolic ref is followed to the ref it names, as git's
- * receive-pack does when it updates it. */
-async function resolveSymbolic(store: ObjectStore, ref: string): Promise<string> {
-  let current = ref;
-  for (let depth = 0; depth < MAX_SYMREF_DEPTH; depth++) {
-    const target = await store.symbolicTarget(current);
-    if (target === null) return current;
-    current = target;
-  }
-  return current;
+ * receive-pack does when it updates it. `outside` when the chain leaves GIT_NAMESPACE. */
+async function resolveSymbolic(store: ObjectStore, ref: string): Promise<{ ref: string; outside: boolean }> {
+  const resolved = await store.resolveSymbolic(ref);
+  return resolved === null ? { ref, outside: false } : { ref: resolved.ref, outside: resolved.outsideNamespace === true };
 }
 
 async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> {
@@ -81,10 +77,10 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const findings: Finding[] = [];
 
   // 1. Symbolic refs: the update is of the ref it resolves to, judged by that name.
-  const ref = await resolveSymbolic(store, pushed.ref);
+  const { ref, outside } = await resolveSymbolic(store, pushed.ref);
   let old = pushed.old;
   if (ref !== pushed.ref) {
-    if (ctx.isProtectedRef(pushed.ref)) {
+    if (ctx.isProtectedRef(pushed.ref) || outside) {
       const f = symbolicFinding(ctx, pushed.ref, ref, pushed.new === ZERO_OID ? pushed.old : pushed.new);
       if (f) findings.push(f);
     }
@@ -130,7 +126,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
   // 4. A protected ref only moves forward.
   if (isProtectedRef && oldPeeled !== null) {
-    if (oldCommit === null || !(await isAncestor(store, oldCommit, newCommit))) {
+    if (oldCommit === null || !(await isAncestor(store, oldCommit, newCommit, ctx.deadline))) {
       const f = rewriteFinding(ctx, pushed.ref, oldCommit ?? oldPeeled.oid, newCommit);
       if (f) findings.push(f);
     }
@@ -142,17 +138,17 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const commits = await newCommitsOf(ctx, newCommit, oldCommit);
   for (const commit of await parentsFirst(store, commits)) {
     ctx.deadline.check();
-    findings.push(...protectedPathFindings(ctx, await touchedPaths(store, commit), { ...at, commit }));
+    findings.push(...protectedPathFindings(ctx, await touchedPaths(store, commit, ctx.deadline), { ...at, commit }));
   }
   ctx.deadline.check();
 
   // 6. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
   const baseTip = ctx.base.tip;
-  const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(store, baseTip, newCommit) : null;
+  const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(store, baseTip, newCommit, ctx.deadline) : null;
   const newTree = (await store.readCommit(newCommit)).tree;
   if (netFrom !== newCommit) {
     const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
-    findings.push(...protectedPathFindings(ctx, await diffTrees(store, fromTree, newTree), { ...at, commit: newCommit }));
+    findings.push(...protectedPathFindings(ctx, await diffTrees(store, fromTree, newTree, ctx.deadline), { ...at, commit: newCommit }));
   }
   ctx.deadline.check();
 
@@ -168,9 +164,9 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
 async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: string | null): Promise<string[]> {
   const { scope } = ctx;
-  if (scope.kind === 'server') return newCommits(ctx.store, newCommit, scope.existingTips);
+  if (scope.kind === 'server') return newCommitsOnServer(ctx.store, newCommit, scope.existingTips, ctx.deadline);
   const exclude = [ctx.base.tip, oldCommit, ...scope.exclude].filter((c): c is string => c !== null);
-  return newCommits(ctx.store, newCommit, exclude);
+  return newCommits(ctx.store, newCommit, exclude, ctx.deadline);
 }
 
 /** `commits` ordered so that every commit comes after those of its parents in the set

@@ -11,10 +11,9 @@ import { UsageError, type CliIO } from '../io';
 import { short } from '../render';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
-import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
 import { resolveBase, resolveCommitSpec } from '../run/base';
 import { openRepository } from '../run/repository';
-import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
+import { openReceipt, receiptFailures, repositoryFacts, type FailedFact } from '../receipt/verify';
 
 const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
 
@@ -70,20 +69,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const opened = openReceipt(text, publicKey, values['allow-unsigned'] === true);
   const failures: FailedFact[] = [...opened.failures];
   if (opened.receipt) {
-    const { tree } = await store.readCommit(commit);
-    const baseFreeze = await freezeStateAt(store, (await store.readCommit(base.tip!)).tree, policy, date);
-    failures.push(
-      ...receiptFailures(opened.receipt, {
-        commit,
-        refName: refGiven,
-        baseFreezeDigest: baseFreeze.digest,
-        baseExpiredFreezes: baseFreeze.expired,
-        today: date,
-        baseName: base.name ?? base.tip!,
-        manifestSeed: await manifestSeedAt(store, tree, policy),
-        records: await fixtureRecordsAt(store, tree, policy),
-      }),
-    );
+    const facts = await repositoryFacts(store, policy, { commit, refName: refGiven, base: base.tip!, baseName: base.name ?? base.tip!, today: date });
+    failures.push(...receiptFailures(opened.receipt, facts));
   }
 
   if (failures.length > 0) {

@@ -4,6 +4,7 @@
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import { evaluate } from '../engine';
+import { commitGraphNotices } from '../git/walk';
 import { UsageError, type CliIO } from '../io';
 import { renderHuman, short, shortRef, toJsonOutput } from '../render';
 import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
@@ -48,6 +49,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
     [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: head, ref: fullRef }],
   );
+  // A commit-graph that fails its checks is not used: say so once (the answer is exact anyway).
+  for (const notice of commitGraphNotices(store)) io.stderr(`receipt-gate verify-ref: notice: ${notice}\n`);
   if (result.unguarded) {
     return unguarded(io, values.json === true, head, base.policyCommit,
       `${base.name} (${short(base.policyCommit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`);

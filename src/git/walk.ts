@@ -1,181 +1,624 @@
-// Commit walks: which commits a push brings, merge bases, ancestry.
+// Commit walks: which commits a push brings, merge bases, ancestry — exact whatever the commit
+// dates say.
 //
-// Walks go newest-first by committer time (a max-heap), like git's own revision walk without
-// a commit-graph. A shallow clone's boundary (a commit listed in `shallow`, or a parent that
-// is not in the repository) ends the walk there, as it does for git.
+// Dates are only ever a visiting order, never a reason to stop. A walk stops when the answer is
+// proven: by generation numbers (a commit can only reach commits of lower generation), which the
+// repository's commit-graph supplies (src/git/commit-graph.ts; commits it does not list get
+// theirs computed from their parents), or, without a graph, by running out of commits to
+// visit. So with a graph a walk costs about what lies between its ends; without one a negative
+// answer ("no excluded ref reaches this commit") may read the whole history, bounded only by
+// the deadline, which every loop here checks.
+//
+// Shallow clones. A commit listed in `<gitdir>/shallow`, or one whose parent object is absent,
+// is a boundary: the walk does not go below it, as git does not. An answer is never computed
+// on the boundary when hidden history could change it; then a ShallowBoundaryError names the
+// fix. The exact rule:
+//   - newCommits: a boundary commit that ends in the answer (reached from `tip`, not known to be
+//     excluded) throws, because its hidden parents could be new too. A boundary on the excluded
+//     side only stops that side: hidden history could only make fewer commits new, so the
+//     answer errs towards checking more, never less.
+//   - isAncestor: a "no" that was reached after stopping at a boundary throws.
+//   - mergeBases: throws when the paint stopped at boundaries reached from each side alone (a
+//     common ancestor may be hidden below them), or when two or more bases remain and a
+//     boundary lies below them (hidden history could make one an ancestor of another).
+//   - newCommitsOnServer never throws for a boundary: a pushed commit whose parent is absent
+//     (a push from a shallow clone) is new and its parents simply absent; a boundary among the
+//     existing refs' history can only make more commits count as new.
 
-import type { CommitRecord, ObjectStore } from './store';
+import type { Deadline } from '../deadline';
+import { CommitGraph, readCommitGraph } from './commit-graph';
+import type { ObjectStore } from './store';
+import { GitReadError } from './types';
 
-/**
- * Committer clocks are not trusted to be monotone: walks keep going until the queue is this
- * many seconds older than the oldest commit that matters. Every answer is exact whenever no
- * commit is dated more than this before one of its ancestors (git's own walk tolerates only
- * five commits of skew). Past that bound the error is on the safe side: a commit may count as
- * new although an excluded tip reaches it (more is checked, never less), and a fast-forward may
- * look like a rewrite.
- */
-export const CLOCK_SKEW_SECONDS = 3_600;
+/** An answer would depend on history a shallow clone does not have. */
+export class ShallowBoundaryError extends GitReadError {
+  constructor(message: string, oid?: string) {
+    super(message, oid);
+    this.name = 'ShallowBoundaryError';
+  }
+}
 
-class CommitQueue {
-  private heap: CommitRecord[] = [];
+const SHALLOW_FIX =
+  'fetch the whole history: `fetch-depth: 0` in actions/checkout, or `git fetch --unshallow` (or `git fetch --deepen=<n>` until the base is included)';
+
+// ---------------------------------------------------------------------------------------------
+// Commits as the walks see them: small integer ids (a commit-graph position, or a number past
+// the graph for a commit read from its object), with parents, date and generation.
+
+class CommitIndex {
+  /** Commits the graph lists: ids below this are graph positions. */
+  readonly graphCount: number;
+  private readonly extraIds = new Map<string, number>();
+  private readonly extraOid: string[] = [];
+  private readonly extraParents: (number[] | undefined)[] = [];
+  private readonly extraTime: number[] = [];
+  private readonly extraGen: number[] = [];
+  private readonly extraBoundary: (string | null)[] = [];
+  /** Graph commits whose data was compared with their object. */
+  private checked = 0;
+  /** A boundary was met (shallow list or absent parent). */
+  sawBoundary = false;
+
+  constructor(
+    readonly store: ObjectStore,
+    readonly graph: CommitGraph | null,
+    readonly shallow: Set<string>,
+    readonly notices: string[],
+  ) {
+    this.graphCount = graph?.count ?? 0;
+  }
+
+  /** True when every commit has a finite generation number (there is a trusted graph). */
+  get hasGenerations(): boolean {
+    return this.graph !== null;
+  }
 
   get size(): number {
-    return this.heap.length;
+    return this.graphCount + this.extraOid.length;
   }
 
-  peek(): CommitRecord | undefined {
-    return this.heap[0];
+  /** The id of a commit that is (or is assumed to be) in the repository. */
+  idOf(oid: string): number {
+    const known = this.extraIds.get(oid);
+    if (known !== undefined) return known;
+    if (this.graph) {
+      const pos = this.graph.position(oid);
+      if (pos >= 0) return pos;
+    }
+    const id = this.graphCount + this.extraOid.length;
+    this.extraIds.set(oid, id);
+    this.extraOid.push(oid);
+    this.extraParents.push(undefined);
+    this.extraTime.push(0);
+    this.extraGen.push(Number.NaN);
+    this.extraBoundary.push(null);
+    return id;
   }
 
-  push(c: CommitRecord): void {
-    const h = this.heap;
-    h.push(c);
-    let i = h.length - 1;
+  oid(id: number): string {
+    return id < this.graphCount ? this.graph!.oid(id) : this.extraOid[id - this.graphCount]!;
+  }
+
+  /** Parents, date and generation are known (always, for a graph commit). */
+  ready(id: number): boolean {
+    return id < this.graphCount || !Number.isNaN(this.extraGen[id - this.graphCount]!);
+  }
+
+  /** Reads the commit (and, with a graph, whatever its generation number needs). */
+  async prepare(id: number, deadline: Deadline): Promise<void> {
+    if (this.ready(id)) return;
+    if (!this.graph) {
+      await this.load(id);
+      this.extraGen[id - this.graphCount] = Number.POSITIVE_INFINITY;
+      return;
+    }
+    // Generation from the parents, computed bottom-up without recursion (a long run of commits
+    // the graph does not list, e.g. a large push, must not exhaust the stack).
+    const stack = [id];
+    while (stack.length > 0) {
+      deadline.tick();
+      const c = stack[stack.length - 1]!;
+      if (this.ready(c)) {
+        stack.pop();
+        continue;
+      }
+      const parents = await this.load(c);
+      let pending = false;
+      for (const p of parents) {
+        if (!this.ready(p)) {
+          stack.push(p);
+          pending = true;
+        }
+      }
+      if (pending) continue;
+      stack.pop();
+      let gen = this.graph.correctedDates ? this.time(c) : 1;
+      for (const p of parents) gen = Math.max(gen, this.gen(p) + 1);
+      this.extraGen[c - this.graphCount] = gen;
+    }
+  }
+
+  /** Reads an extra commit's object once: its parents (absent ones dropped), date, boundary. */
+  private async load(id: number): Promise<number[]> {
+    const i = id - this.graphCount;
+    const have = this.extraParents[i];
+    if (have) return have;
+    const oid = this.extraOid[i]!;
+    const c = await this.store.readCommitRecord(oid);
+    const parents: number[] = [];
+    if (this.shallow.has(oid)) {
+      this.extraBoundary[i] = `commit ${oid} is a shallow clone's boundary (listed in the shallow file)`;
+      this.sawBoundary = true;
+    } else {
+      for (const p of c.parents) {
+        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || (await this.store.hasObject(p))) parents.push(this.idOf(p));
+        else {
+          this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
+          this.sawBoundary = true;
+        }
+      }
+    }
+    this.extraTime[i] = c.committerTime;
+    this.extraParents[i] = parents;
+    return parents;
+  }
+
+  /** Parents the walks follow (present ones; none for a shallow boundary). Needs prepare(). */
+  parents(id: number): readonly number[] {
+    return id < this.graphCount ? this.graph!.parents(id) : this.extraParents[id - this.graphCount]!;
+  }
+
+  time(id: number): number {
+    return id < this.graphCount ? this.graph!.commitTime(id) : this.extraTime[id - this.graphCount]!;
+  }
+
+  /** Generation number: strictly above every parent's; +Infinity for all without a graph. */
+  gen(id: number): number {
+    return id < this.graphCount ? this.graph!.generation(id) : this.extraGen[id - this.graphCount]!;
+  }
+
+  /** The generation git's merge-base walk orders by: the corrected commit date of a commit in a
+   * graph with generation data, +Infinity for one outside it (commit_graph_generation). */
+  gitOrderGen(id: number): number {
+    return id < this.graphCount && this.graph!.correctedDates ? this.graph!.generation(id) : Number.POSITIVE_INFINITY;
+  }
+
+  /** Why this commit is a boundary, or null. Needs prepare(). */
+  boundary(id: number): string | null {
+    return id < this.graphCount ? null : this.extraBoundary[id - this.graphCount]!;
+  }
+
+  /**
+   * Compares what the graph says about a commit with its object, for the first few commits a
+   * walk starts from: a graph that belongs to other objects (copied, or left behind by a
+   * rewrite) is then not used. Returns false when it disagrees.
+   */
+  async agreesWithObject(id: number): Promise<boolean> {
+    if (id >= this.graphCount || this.checked >= 16) return true;
+    this.checked++;
+    const g = this.graph!;
+    const c = await this.store.readCommitRecord(g.oid(id));
+    const parents = g.parents(id).map((p) => g.oid(p));
+    return c.tree === g.tree(id) && c.committerTime === g.commitTime(id) && c.parents.length === parents.length && c.parents.every((p, i) => p === parents[i]);
+  }
+}
+
+const indexes = new WeakMap<ObjectStore, CommitIndex>();
+
+/** The store's commit index, its graph read once; `starts` are checked against the graph. */
+async function indexFor(store: ObjectStore, deadline: Deadline, starts: string[]): Promise<CommitIndex> {
+  let idx = indexes.get(store);
+  if (!idx) {
+    const shallow = await store.shallowCommits();
+    // As git: a shallow repository's commit-graph is not used (its parents would cross the
+    // boundary).
+    const read = shallow.size > 0 ? { graph: null, notices: [] } : readCommitGraph(store.objectsDirectory(), deadline);
+    idx = new CommitIndex(store, read.graph, shallow, read.notices);
+    indexes.set(store, idx);
+  }
+  if (idx.graph) {
+    for (const oid of starts) {
+      if (!(await idx.agreesWithObject(idx.idOf(oid)))) {
+        const notice = `commit-graph ${idx.graph.files.join(', ')} is not used (its data for commit ${oid} differs from the commit object); commits are read one by one, exactly but more slowly. Rewrite it with \`git commit-graph write --reachable\`.`;
+        idx = new CommitIndex(store, null, idx.shallow, [...idx.notices, notice]);
+        indexes.set(store, idx);
+        break;
+      }
+    }
+  }
+  return idx;
+}
+
+/**
+ * One-line notices about the repository's commit-graph (found but not trusted: corrupt,
+ * truncated, inconsistent with the objects), for the caller to print once. Empty until a walk
+ * has run on this store.
+ */
+export function commitGraphNotices(store: ObjectStore): readonly string[] {
+  return indexes.get(store)?.notices ?? [];
+}
+
+/** The commit-graph files the walks use for this store ([] when none, or none trusted). */
+export function commitGraphFiles(store: ObjectStore): readonly string[] {
+  return indexes.get(store)?.graph?.files ?? [];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small structures.
+
+/** Per-walk flags by commit id, growing as new commits get ids. */
+class Marks {
+  private a: Uint8Array;
+  constructor(size: number) {
+    this.a = new Uint8Array(Math.max(1024, size + 256));
+  }
+  get(id: number): number {
+    return id < this.a.length ? this.a[id]! : 0;
+  }
+  set(id: number, v: number): void {
+    if (id >= this.a.length) {
+      const b = new Uint8Array(Math.max(id + 1, this.a.length * 2));
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[id] = v;
+  }
+}
+
+/** Max-heap of commit ids by (k1, k2) descending, then insertion order (git's prio_queue). */
+class Heap {
+  private ids: number[] = [];
+  private k1: number[] = [];
+  private k2: number[] = [];
+  private ctr: number[] = [];
+  private next = 0;
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** k1 of the entry pop() returns next. */
+  topK1(): number {
+    return this.k1[0]!;
+  }
+
+  private before(i: number, j: number): boolean {
+    const a1 = this.k1[i]!;
+    const b1 = this.k1[j]!;
+    if (a1 !== b1) return a1 > b1;
+    const a2 = this.k2[i]!;
+    const b2 = this.k2[j]!;
+    if (a2 !== b2) return a2 > b2;
+    return this.ctr[i]! < this.ctr[j]!;
+  }
+
+  private swap(i: number, j: number): void {
+    const { ids, k1, k2, ctr } = this;
+    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+    [k1[i], k1[j]] = [k1[j]!, k1[i]!];
+    [k2[i], k2[j]] = [k2[j]!, k2[i]!];
+    [ctr[i], ctr[j]] = [ctr[j]!, ctr[i]!];
+  }
+
+  push(id: number, k1: number, k2: number): void {
+    let i = this.ids.length;
+    this.ids.push(id);
+    this.k1.push(k1);
+    this.k2.push(k2);
+    this.ctr.push(this.next++);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (h[p]!.committerTime >= c.committerTime) break;
-      h[i] = h[p]!;
+      if (!this.before(i, p)) break;
+      this.swap(i, p);
       i = p;
     }
-    h[i] = c;
   }
 
-  pop(): CommitRecord | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length > 0 && last) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        const mt = () => (m === i ? last.committerTime : h[m]!.committerTime);
-        if (l < h.length && h[l]!.committerTime > mt()) m = l;
-        if (r < h.length && h[r]!.committerTime > mt()) m = r;
-        if (m === i) break;
-        h[i] = h[m]!;
-        i = m;
-      }
-      h[i] = last;
+  pop(): number {
+    const top = this.ids[0]!;
+    const last = this.ids.length - 1;
+    this.swap(0, last);
+    this.ids.pop();
+    this.k1.pop();
+    this.k2.pop();
+    this.ctr.pop();
+    const n = this.ids.length;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.before(l, m)) m = l;
+      if (r < n && this.before(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
     }
     return top;
   }
-
-  entries(): readonly CommitRecord[] {
-    return this.heap;
-  }
 }
 
-/** Parents the walk follows: none for a shallow boundary, and only those present. */
-async function walkParents(store: ObjectStore, c: CommitRecord): Promise<string[]> {
-  if ((await store.shallowCommits()).has(c.oid)) return [];
-  const out: string[] = [];
-  for (const p of c.parents) if (await store.hasObject(p)) out.push(p);
-  return out;
-}
-
-/** Peels an oid that may name an annotated tag; null for a missing or zero oid. */
+/** Peels an oid that may name an annotated tag; null for a malformed, zero or absent oid. */
 async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
   if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.hasObject(oid))) return null;
   return store.peelToCommit(oid);
 }
 
-const INTERESTING = 1;
+/** Newest first, ties by oid: the same order whatever the walk visited first. */
+function newestFirst(idx: CommitIndex, ids: number[]): string[] {
+  return ids
+    .map((id) => ({ oid: idx.oid(id), time: idx.time(id) }))
+    .sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0))
+    .map((c) => c.oid);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which commits are new.
+
+const SEEN = 1;
 const UNINTERESTING = 2;
+const DONE = 4;
 
 /**
  * Commits reachable from `tip` and from none of `exclude` (`git rev-list tip --not exclude…`),
- * newest first. Walks both sides by committer time and stops once every commit still queued is
- * reachable from `exclude` and older, by more than CLOCK_SKEW_SECONDS, than every new commit
- * found, so a short range on a long history reads only the commits near the range. Exclude entries that are absent (or the zero
- * oid) are ignored: they can only make more commits count as new.
+ * newest first (ties by oid). Both sides are walked together, highest generation (then newest)
+ * first; the walk ends when every commit reached from `tip` has been expanded and no queued
+ * excluded commit can still reach one of them: its generation is not above theirs, or, without
+ * a graph, nothing is left to visit. Exclude entries that are absent (or the zero oid) are
+ * ignored: they can only make more commits count as new.
  */
-export async function newCommits(store: ObjectStore, tip: string, exclude: string[]): Promise<string[]> {
+export async function newCommits(store: ObjectStore, tip: string, exclude: string[], deadline: Deadline): Promise<string[]> {
+  deadline.check();
   const start = await store.peelToCommit(tip);
-  const flags = new Map<string, number>();
-  const expanded = new Map<string, string[]>(); // commit -> parents, once popped
-  const queued = new Set<string>();
-  const queue = new CommitQueue();
-  let interestingQueued = 0;
-
-  const enqueue = async (oid: string, flag: number) => {
-    const c = await store.readCommitRecord(oid);
-    flags.set(oid, flag);
-    queued.add(oid);
-    if (flag === INTERESTING) interestingQueued++;
-    queue.push(c);
-  };
-
-  /** Marks `oid` and everything already known below it as reachable from `exclude`. */
-  const markUninteresting = async (oid: string) => {
-    const stack = [oid];
-    while (stack.length > 0) {
-      const cur = stack.pop()!;
-      const f = flags.get(cur);
-      if (f === UNINTERESTING) continue;
-      if (f === undefined) {
-        await enqueue(cur, UNINTERESTING);
-        continue;
-      }
-      flags.set(cur, UNINTERESTING);
-      if (queued.has(cur)) interestingQueued--;
-      const parents = expanded.get(cur);
-      if (parents) stack.push(...parents);
-    }
-  };
-
+  const excluded: string[] = [];
   for (const ex of exclude) {
     const oid = await commitOrNull(store, ex);
-    if (oid) await markUninteresting(oid);
+    if (oid) excluded.push(oid);
   }
-  if (!flags.has(start)) await enqueue(start, INTERESTING);
+  const idx = await indexFor(store, deadline, [start, ...excluded]);
+  const marks = new Marks(idx.size);
+  const queue = new Heap();
+  let interestingQueued = 0;
+  let interestingDone = 0;
+  const found: number[] = [];
+  // Generations of expanded interesting commits, smallest on top (lazily cleaned).
+  const foundGens: number[] = [];
 
-  const found: CommitRecord[] = [];
-  let oldestFound = Infinity;
+  const enqueue = async (id: number, flag: number) => {
+    await idx.prepare(id, deadline);
+    marks.set(id, SEEN | flag);
+    if (flag === 0) interestingQueued++;
+    queue.push(id, idx.gen(id), idx.time(id));
+  };
+
+  /** Marks `id` and everything already expanded below it as reachable from `exclude`. */
+  const markUninteresting = async (id: number) => {
+    const stack = [id];
+    while (stack.length > 0) {
+      deadline.tick();
+      const c = stack.pop()!;
+      const f = marks.get(c);
+      if (f & UNINTERESTING) continue;
+      if (!(f & SEEN)) {
+        await enqueue(c, UNINTERESTING);
+        continue;
+      }
+      marks.set(c, f | UNINTERESTING);
+      if (!(f & DONE)) {
+        interestingQueued--;
+        continue;
+      }
+      interestingDone--;
+      for (const p of idx.parents(c)) stack.push(p);
+    }
+  };
+
+  const minFoundGen = () => {
+    // foundGens is a min-heap; entries of commits that became uninteresting are not removed
+    // (a smaller bound only makes the walk go on longer, never stop early).
+    return foundGens.length > 0 ? foundGens[0]! : Number.POSITIVE_INFINITY;
+  };
+  const pushFoundGen = (g: number) => {
+    const h = foundGens;
+    h.push(g);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p]! <= h[i]!) break;
+      [h[p], h[i]] = [h[i]!, h[p]!];
+      i = p;
+    }
+  };
+
+  for (const oid of excluded) await markUninteresting(idx.idOf(oid));
+  const startId = idx.idOf(start);
+  if (!(marks.get(startId) & SEEN)) await enqueue(startId, 0);
+
   while (queue.size > 0) {
-    // Stop once nothing new is queued and every queued commit is older (beyond the skew
-    // allowance) than every new commit found: none of them can reach a found commit.
-    if (interestingQueued === 0 && (found.length === 0 || queue.peek()!.committerTime < oldestFound - CLOCK_SKEW_SECONDS)) break;
-    const c = queue.pop()!;
-    queued.delete(c.oid);
-    const flag = flags.get(c.oid)!;
-    if (flag === INTERESTING) interestingQueued--;
-    const parents = await walkParents(store, c);
-    expanded.set(c.oid, parents);
-    if (flag === UNINTERESTING) {
-      for (const p of parents) await markUninteresting(p);
-    } else {
-      found.push(c);
-      oldestFound = Math.min(oldestFound, c.committerTime);
-      for (const p of parents) if (!flags.has(p)) await enqueue(p, INTERESTING);
+    deadline.tick();
+    if (interestingQueued === 0) {
+      if (interestingDone === 0) break;
+      // Only excluded commits are queued: one can reach a new commit only from a higher
+      // generation. Without generation numbers, only running out of commits proves it.
+      if (idx.hasGenerations && queue.topK1() <= minFoundGen()) break;
+    }
+    const c = queue.pop();
+    const f = marks.get(c);
+    marks.set(c, f | DONE);
+    if (f & UNINTERESTING) {
+      for (const p of idx.parents(c)) await markUninteresting(p);
+      continue;
+    }
+    interestingQueued--;
+    interestingDone++;
+    found.push(c);
+    pushFoundGen(idx.gen(c));
+    for (const p of idx.parents(c)) {
+      if (!(marks.get(p) & SEEN)) await enqueue(p, 0);
     }
   }
-  return found.filter((c) => flags.get(c.oid) === INTERESTING).map((c) => c.oid);
+  const result = found.filter((c) => !(marks.get(c) & UNINTERESTING));
+  for (const c of result) {
+    const why = idx.boundary(c);
+    if (why) {
+      throw new ShallowBoundaryError(
+        `Which commits ${start} brings cannot be decided: ${why}, and the commits below it may be new too. ${capitalize(SHALLOW_FIX)}.`,
+        idx.oid(c),
+      );
+    }
+  }
+  return newestFirst(idx, result);
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /**
- * For the server: commits reachable from `tip` whose objects are in the push's quarantine,
- * i.e. the commits this push brought, newest first. The walk never leaves the quarantine, so
- * its cost is the size of the push, whatever the size of the repository.
+ * Reachability from a fixed set of commits (the refs a repository had before a push), walked
+ * only as far as the questions asked need: highest generation first, down to the generation of
+ * the commit asked about; without a graph, newest first until the commit is found or nothing
+ * is left.
  */
-export async function newCommitsInQuarantine(store: ObjectStore, tip: string): Promise<string[]> {
-  const out: CommitRecord[] = [];
-  const seen = new Set<string>();
-  const stack: string[] = [];
-  // A pushed annotated tag is peeled: the commit it names counts if the push brought it too.
-  const start = await commitOrNull(store, tip);
-  if (start) stack.push(start);
-  while (stack.length > 0) {
-    const oid = stack.pop()!;
-    if (seen.has(oid)) continue;
-    seen.add(oid);
-    if (!(await store.isQuarantined(oid))) continue;
-    const c = await store.readCommitRecord(oid);
-    out.push(c);
-    for (const p of await walkParents(store, c)) if (!seen.has(p)) stack.push(p);
+class ReachableFrom {
+  private readonly seen: Marks;
+  private readonly queue = new Heap();
+  private started = false;
+
+  constructor(
+    private readonly idx: CommitIndex,
+    private readonly sources: number[],
+    private readonly deadline: Deadline,
+  ) {
+    this.seen = new Marks(idx.size);
   }
-  return out.sort((a, b) => b.committerTime - a.committerTime).map((c) => c.oid);
+
+  private async visit(id: number): Promise<void> {
+    if (this.seen.get(id)) return;
+    await this.idx.prepare(id, this.deadline);
+    this.seen.set(id, 1);
+    this.queue.push(id, this.idx.gen(id), this.idx.time(id));
+  }
+
+  async reaches(target: number): Promise<boolean> {
+    if (!this.started) {
+      this.started = true;
+      for (const s of this.sources) await this.visit(s);
+    }
+    if (this.seen.get(target)) return true;
+    await this.idx.prepare(target, this.deadline);
+    const bound = this.idx.hasGenerations ? this.idx.gen(target) : Number.NEGATIVE_INFINITY;
+    // With generations: every reachable commit above `bound` is seen once the queue's top is at
+    // or below it (generations fall along every path). Without: only an empty queue proves "no".
+    while (this.queue.size > 0 && (this.idx.hasGenerations ? this.queue.topK1() > bound : true)) {
+      this.deadline.tick();
+      const c = this.queue.pop();
+      for (const p of this.idx.parents(c)) await this.visit(p);
+      if (this.seen.get(target)) return true;
+    }
+    return this.seen.get(target) !== 0;
+  }
+}
+
+/**
+ * For the server (SPEC §2): the commits reachable from `tip` and from none of `existingTips`
+ * (every ref's commit before the push, peeled), i.e. `git rev-list tip --not --all` as the
+ * repository stood; newest first (ties by oid). A commit whose object only the push's
+ * quarantine holds is new without asking: the repository's refs cannot reach an object the
+ * repository did not have. A commit the repository already held (pushed earlier without a ref,
+ * or in an alternate) is new unless an existing tip reaches it, decided exactly; the usual one
+ * is a tip itself or just below one, so the cost stays near the size of the push.
+ */
+export async function newCommitsOnServer(store: ObjectStore, tip: string, existingTips: string[], deadline: Deadline): Promise<string[]> {
+  deadline.check();
+  const start = await store.peelToCommit(tip);
+  const tips: string[] = [];
+  for (const t of new Set(existingTips)) {
+    const oid = await commitOrNull(store, t);
+    if (oid) tips.push(oid);
+  }
+  const idx = await indexFor(store, deadline, [start]);
+  const tipIds = new Set(tips.map((t) => idx.idOf(t)));
+  const reach = new ReachableFrom(idx, [...tipIds], deadline);
+  const seen = new Marks(idx.size);
+  const result: number[] = [];
+  const stack = [idx.idOf(start)];
+  seen.set(stack[0]!, 1);
+  while (stack.length > 0) {
+    deadline.tick();
+    const c = stack.pop()!;
+    const isNew = (await store.isQuarantined(idx.oid(c))) || (!tipIds.has(c) && !(await reach.reaches(c)));
+    if (!isNew) continue;
+    await idx.prepare(c, deadline);
+    result.push(c);
+    for (const p of idx.parents(c)) {
+      if (!seen.get(p)) {
+        seen.set(p, 1);
+        stack.push(p);
+      }
+    }
+  }
+  return newestFirst(idx, result);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ancestry and merge bases.
+
+/** True when commit `a` is an ancestor of `b` or equal to it (`git merge-base --is-ancestor`). */
+export async function isAncestor(store: ObjectStore, a: string, b: string, deadline: Deadline): Promise<boolean> {
+  deadline.check();
+  const ca = await store.peelToCommit(a);
+  const cb = await store.peelToCommit(b);
+  if (ca === cb) return true;
+  const idx = await indexFor(store, deadline, [ca, cb]);
+  const target = idx.idOf(ca);
+  const from = idx.idOf(cb);
+  await idx.prepare(target, deadline);
+  await idx.prepare(from, deadline);
+  const seen = new Marks(idx.size);
+  seen.set(from, 1);
+  let boundary: string | null = null;
+  if (idx.hasGenerations) {
+    // Depth first, first parents first (as git's can_all_from_reach): a commit on the main line
+    // is found without visiting the side branches; nothing at or below the target's generation
+    // is expanded.
+    const bound = idx.gen(target);
+    const stack = [from];
+    while (stack.length > 0) {
+      deadline.tick();
+      const c = stack.pop()!;
+      if (idx.gen(c) <= bound) continue;
+      boundary ??= idx.boundary(c);
+      const parents = idx.parents(c);
+      for (let i = parents.length - 1; i >= 0; i--) {
+        const p = parents[i]!;
+        if (p === target) return true;
+        if (seen.get(p)) continue;
+        seen.set(p, 1);
+        await idx.prepare(p, deadline);
+        stack.push(p);
+      }
+    }
+  } else {
+    const queue = new Heap();
+    queue.push(from, 0, idx.time(from));
+    while (queue.size > 0) {
+      deadline.tick();
+      const c = queue.pop();
+      boundary ??= idx.boundary(c);
+      for (const p of idx.parents(c)) {
+        if (p === target) return true;
+        if (seen.get(p)) continue;
+        seen.set(p, 1);
+        await idx.prepare(p, deadline);
+        queue.push(p, 0, idx.time(p));
+      }
+    }
+  }
+  if (boundary) {
+    throw new ShallowBoundaryError(`Whether ${ca} is an ancestor of ${cb} depends on history beyond a shallow clone's boundary: ${boundary}. ${capitalize(SHALLOW_FIX)}.`, ca);
+  }
+  return false;
 }
 
 const PARENT1 = 1;
@@ -183,95 +626,157 @@ const PARENT2 = 2;
 const STALE = 4;
 const RESULT = 8;
 
-/** All merge-base candidates of a and b before redundancy is removed (git's
- * paint_down_to_common), newest first. */
-async function paintDownToCommon(store: ObjectStore, a: string, b: string): Promise<CommitRecord[]> {
-  const flags = new Map<string, number>();
-  const queue = new CommitQueue();
-  const results: CommitRecord[] = [];
-  flags.set(a, PARENT1);
-  queue.push(await store.readCommitRecord(a));
-  flags.set(b, (flags.get(b) ?? 0) | PARENT2);
-  if (a !== b) queue.push(await store.readCommitRecord(b));
-  let oldestResult = Infinity;
-  const hasNonStale = () => queue.entries().some((c) => ((flags.get(c.oid) ?? 0) & STALE) === 0);
-  // git stops when every queued commit is stale; with skewed clocks a better base may still be
-  // below a queued commit dated after an older-looking result, so keep painting down to the
-  // skew allowance below the oldest result.
-  while (queue.size > 0 && (hasNonStale() || queue.peek()!.committerTime >= oldestResult - CLOCK_SKEW_SECONDS)) {
-    const c = queue.pop()!;
-    let f = flags.get(c.oid)! & (PARENT1 | PARENT2 | STALE);
-    // As git's paint_down_to_common: a stale commit reached from both sides is not a base.
+interface Paint {
+  /** Commits found common to both sides, in the order git's walk finds them. */
+  results: number[];
+  flags: Marks;
+  /** Boundary commits the paint stopped at. */
+  boundaries: number[];
+}
+
+/**
+ * git's paint_down_to_common (commit-reach.c, git 2.39), step for step so that equal-dated
+ * bases come out in git's order: a priority queue by generation then commit date when the
+ * graph has corrected commit dates, by commit date otherwise, ties first-in first-out; a commit
+ * is queued again each time it gains a flag; the walk ends when every queued commit is STALE.
+ * That ending is exact whatever the dates: a commit below a queued STALE one is below a common
+ * ancestor already found.
+ */
+async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], deadline: Deadline): Promise<Paint> {
+  const flags = new Marks(idx.size);
+  const inQueue = new Map<number, number>(); // entries per commit, to count the non-stale ones
+  const queue = new Heap();
+  const byGen = idx.graph?.correctedDates === true;
+  let nonStale = 0;
+  const results: number[] = [];
+  const boundaries: number[] = [];
+  const put = async (id: number) => {
+    await idx.prepare(id, deadline);
+    queue.push(id, byGen ? idx.gitOrderGen(id) : 0, idx.time(id));
+    inQueue.set(id, (inQueue.get(id) ?? 0) + 1);
+    if (!(flags.get(id) & STALE)) nonStale++;
+  };
+  flags.set(one, flags.get(one) | PARENT1);
+  await put(one);
+  for (const two of twos) {
+    flags.set(two, flags.get(two) | PARENT2);
+    await put(two);
+  }
+  while (nonStale > 0) {
+    deadline.tick();
+    const c = queue.pop();
+    const left = inQueue.get(c)! - 1;
+    if (left === 0) inQueue.delete(c);
+    else inQueue.set(c, left);
+    let f = flags.get(c) & (PARENT1 | PARENT2 | STALE);
+    if (!(f & STALE)) nonStale--;
+    if (idx.boundary(c)) boundaries.push(c);
     if (f === (PARENT1 | PARENT2)) {
-      if ((flags.get(c.oid)! & RESULT) === 0) {
-        flags.set(c.oid, flags.get(c.oid)! | RESULT);
+      if (!(flags.get(c) & RESULT)) {
+        flags.set(c, flags.get(c) | RESULT);
         results.push(c);
-        oldestResult = Math.min(oldestResult, c.committerTime);
       }
       f |= STALE;
     }
-    for (const p of await walkParents(store, c)) {
-      const pf = flags.get(p) ?? 0;
+    for (const p of idx.parents(c)) {
+      const pf = flags.get(p);
       if ((pf & f) === f) continue;
+      // Entries of p already queued turn STALE with it.
+      if (f & STALE && !(pf & STALE)) nonStale -= inQueue.get(p) ?? 0;
       flags.set(p, pf | f);
-      queue.push(await store.readCommitRecord(p));
+      await put(p);
     }
   }
-  // A result reached later from another result is an ancestor of it: not a best base.
-  return results.filter((c) => (flags.get(c.oid)! & STALE) === 0).sort((x, y) => y.committerTime - x.committerTime);
+  return { results, flags, boundaries };
 }
 
-/** Every best common ancestor of a and b (`git merge-base --all`), newest first. */
-export async function mergeBases(store: ObjectStore, a: string, b: string): Promise<string[]> {
+/** Stable sort by commit date, newest first (git's commit_list_insert_by_date). */
+function byDate(idx: CommitIndex, ids: number[]): number[] {
+  return ids.map((id, i) => ({ id, i, t: idx.time(id) })).sort((x, y) => y.t - x.t || x.i - y.i).map((e) => e.id);
+}
+
+/**
+ * Drops every candidate that is an ancestor of another, keeping the order (git's
+ * remove_redundant): one paint per candidate against the others, which marks exactly the
+ * candidates each side reaches.
+ */
+async function removeRedundant(idx: CommitIndex, candidates: number[], deadline: Deadline): Promise<number[]> {
+  const redundant = candidates.map(() => false);
+  for (let i = 0; i < candidates.length; i++) {
+    if (redundant[i]) continue;
+    const others: number[] = [];
+    const at: number[] = [];
+    for (let j = 0; j < candidates.length; j++) {
+      if (j === i || redundant[j]) continue;
+      others.push(candidates[j]!);
+      at.push(j);
+    }
+    if (others.length === 0) break;
+    const { flags } = await paintDownToCommon(idx, candidates[i]!, others, deadline);
+    if (flags.get(candidates[i]!) & PARENT2) redundant[i] = true;
+    for (let k = 0; k < others.length; k++) if (flags.get(others[k]!) & PARENT1) redundant[at[k]!] = true;
+  }
+  return candidates.filter((_, i) => !redundant[i]);
+}
+
+/** Every best common ancestor of a and b (`git merge-base --all`), in git's order: newest
+ * first, equal dates in the order git's walk finds them. */
+export async function mergeBases(store: ObjectStore, a: string, b: string, deadline: Deadline): Promise<string[]> {
+  deadline.check();
   const ca = await store.peelToCommit(a);
   const cb = await store.peelToCommit(b);
   if (ca === cb) return [ca];
-  const candidates = await paintDownToCommon(store, ca, cb);
-  // Drop a candidate that is an ancestor of another (git's remove_redundant).
-  const best: CommitRecord[] = [];
-  for (const c of candidates) {
-    let redundant = false;
-    for (const other of candidates) {
-      if (other.oid !== c.oid && (await reaches(store, other.oid, c.oid))) {
-        redundant = true;
-        break;
+  const idx = await indexFor(store, deadline, [ca, cb]);
+  const one = idx.idOf(ca);
+  const two = idx.idOf(cb);
+  const paint = await paintDownToCommon(idx, one, [two], deadline);
+  let bases = byDate(
+    idx,
+    paint.results.filter((c) => !(paint.flags.get(c) & STALE)),
+  );
+  // Boundaries reached from one side only, not below a base found: hidden history below them
+  // may hold a common ancestor when there are such boundaries on both sides.
+  const open = (side: number) => paint.boundaries.find((c) => (paint.flags.get(c) & (PARENT1 | PARENT2 | STALE)) === side);
+  const open1 = open(PARENT1);
+  const open2 = open(PARENT2);
+  if (open1 !== undefined && open2 !== undefined) {
+    throw new ShallowBoundaryError(
+      `The merge base of ${ca} and ${cb} may lie beyond a shallow clone's boundary: ${idx.boundary(open1)}, and ${idx.boundary(open2)}. ${capitalize(SHALLOW_FIX)}.`,
+      idx.oid(open1),
+    );
+  }
+  if (bases.length > 1) {
+    bases = await removeRedundant(idx, bases, deadline);
+    if (bases.length > 1 && (idx.sawBoundary || idx.shallow.size > 0)) await refuseHiddenBelow(idx, bases, ca, cb, deadline);
+  }
+  return bases.map((c) => idx.oid(c));
+}
+
+/** Several bases in a shallow clone: if any boundary lies below them, hidden history could make
+ * one an ancestor of another. The walk is bounded by the clone's depth. */
+async function refuseHiddenBelow(idx: CommitIndex, bases: number[], a: string, b: string, deadline: Deadline): Promise<void> {
+  const seen = new Marks(idx.size);
+  const stack = [...bases];
+  for (const c of stack) seen.set(c, 1);
+  while (stack.length > 0) {
+    deadline.tick();
+    const c = stack.pop()!;
+    await idx.prepare(c, deadline);
+    const why = idx.boundary(c);
+    if (why) {
+      throw new ShallowBoundaryError(`${a} and ${b} have ${bases.length} merge bases in this shallow clone, and which are best depends on history beyond its boundary: ${why}. ${capitalize(SHALLOW_FIX)}.`, idx.oid(c));
+    }
+    for (const p of idx.parents(c)) {
+      if (!seen.get(p)) {
+        seen.set(p, 1);
+        stack.push(p);
       }
     }
-    if (!redundant) best.push(c);
   }
-  return best.map((c) => c.oid);
 }
 
-/** One best common ancestor of a and b, as `git merge-base a b` prints; null when the
- * histories are unrelated. */
-export async function mergeBase(store: ObjectStore, a: string, b: string): Promise<string | null> {
-  return (await mergeBases(store, a, b))[0] ?? null;
-}
-
-/** True when commit `a` is an ancestor of `b` or equal to it (`git merge-base --is-ancestor`). */
-export async function isAncestor(store: ObjectStore, a: string, b: string): Promise<boolean> {
-  const ca = await store.peelToCommit(a);
-  const cb = await store.peelToCommit(b);
-  return ca === cb || reaches(store, cb, ca);
-}
-
-/** True when `target` is reachable from `from` (strictly below it or equal). Walks newest
- * first and stops below target's committer time minus the skew allowance. */
-async function reaches(store: ObjectStore, from: string, target: string): Promise<boolean> {
-  if (from === target) return true;
-  const t = await store.readCommitRecord(target);
-  const queue = new CommitQueue();
-  const seen = new Set<string>([from]);
-  queue.push(await store.readCommitRecord(from));
-  while (queue.size > 0) {
-    const c = queue.pop()!;
-    if (c.oid === target) return true;
-    if (c.committerTime < t.committerTime - CLOCK_SKEW_SECONDS) return false;
-    for (const p of await walkParents(store, c)) {
-      if (seen.has(p)) continue;
-      seen.add(p);
-      queue.push(await store.readCommitRecord(p));
-    }
-  }
-  return false;
+/** The best common ancestor `git merge-base a b` prints (the first of mergeBases); null when
+ * the histories are unrelated. */
+export async function mergeBase(store: ObjectStore, a: string, b: string, deadline: Deadline): Promise<string | null> {
+  return (await mergeBases(store, a, b, deadline))[0] ?? null;
 }

@@ -23,9 +23,7 @@ export function protectedPathFindings(ctx: RunContext, changes: readonly PathCha
       continue;
     }
     if (ctx.owner) continue;
-    const by = ctx.protection.protectedBy(change.path, change.after?.kind ?? change.before?.kind);
-    const byBefore = by === null && change.before?.kind === 'symlink' ? ctx.protection.protectedBy(change.path, 'symlink') : null;
-    const glob = by ?? byBefore;
+    const glob = ctx.protection.protectedByChange(change);
     if (glob === null) continue;
     out.push(
       finding('PATH_PROTECTED', {

@@ -10,9 +10,12 @@
 //            branch (refs/remotes/<remote>/<baseBranch>), else the local fallbacks (HEAD), so
 //            the hooks work from the first commit an owner makes with `init`.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Policy } from '../evidence/types';
 import type { Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
+import { resolveRevision } from '../git/revision';
 import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
 import { ZERO_OID } from '../types';
@@ -79,8 +82,18 @@ async function baseAt(store: ObjectStore, name: string, commit: string, branchRe
 async function serverBase(store: ObjectStore): Promise<Base> {
   // The default branch tip as it was before this push (git updates refs only after
   // pre-receive accepts).
-  const headRef = (await store.headTarget()) ?? 'HEAD';
-  const head = await commitOf(store, 'HEAD');
+  let headRef = (await store.headTarget()) ?? 'HEAD';
+  let head = await commitOf(store, 'HEAD');
+  if (head === null && headRef === 'HEAD' && store.namespace !== '') {
+    // A namespace without a HEAD of its own (git creates none on push): its default branch is
+    // the one the repository's HEAD names, read inside the namespace, so the namespace is
+    // guarded by its own policy rather than read as unguarded.
+    const own = repositoryHeadTarget(store.gitdir);
+    if (own !== null) {
+      headRef = own;
+      head = await commitOf(store, own);
+    }
+  }
   if (head === null) return { ...UNGUARDED, name: headRef, branchRef: headRef.startsWith('refs/heads/') ? headRef : null };
   const base = await baseAt(store, headRef, head, headRef.startsWith('refs/heads/') ? headRef : null);
   if (base.policy) {
@@ -91,6 +104,16 @@ async function serverBase(store: ObjectStore): Promise<Base> {
     }
   }
   return base;
+}
+
+/** The symbolic target of the repository's own HEAD file (outside any namespace). */
+function repositoryHeadTarget(gitdir: string): string | null {
+  try {
+    const m = /^ref:\s*(refs\/heads\/\S+)\s*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'utf8'));
+    return m ? m[1]! : null;
+  } catch {
+    return null;
+  }
 }
 
 async function namedBase(store: ObjectStore, spec: string): Promise<Base> {
@@ -197,26 +220,24 @@ function branchRefOf(full: string): string {
   return `refs/heads/${full.replace(/^refs\/remotes\/[^/]+\//, '').replace(/^refs\/heads\//, '')}`;
 }
 
-/** The commit a command-line revision names (REF, --base, --ref); a usage error when none. */
+/** The commit a command-line revision names (REF, --base, --ref: git's revision syntax); a
+ * usage error saying what is accepted when it names none. */
 export async function resolveCommitSpec(store: ObjectStore, spec: string, what: string): Promise<string> {
-  let oid: string | null;
   try {
-    oid = await store.resolveRef(spec);
-    if (oid !== null) oid = await store.peelToCommit(oid);
+    const { oid } = await resolveRevision(store, spec);
+    return await store.peelToCommit(oid);
   } catch (err) {
     if (err instanceof GitReadError) throw new UsageError(`${what} '${spec}': ${err.message}`);
     throw err;
   }
-  if (oid === null) throw new UsageError(`${what} '${spec}' does not name a commit in ${store.gitdir}`);
-  return oid;
 }
 
-/** The full ref name of `name` (HEAD resolves to the branch it names; an oid stays an oid). */
-export async function fullRefName(store: ObjectStore, name: string): Promise<string> {
-  if (name === 'HEAD' || name === '@') return (await store.headTarget()) ?? 'HEAD';
-  if (name.startsWith('refs/')) return name;
-  for (const candidate of [`refs/heads/${name}`, `refs/tags/${name}`, `refs/remotes/${name}`]) {
-    if ((await store.resolveRef(candidate)) !== null) return candidate;
+/** The full ref name a revision names (`HEAD` is the branch it names, `main` is
+ * refs/heads/main); the revision as typed when it names a commit, not a ref (`HEAD~1`, an oid). */
+export async function fullRefName(store: ObjectStore, spec: string): Promise<string> {
+  try {
+    return (await resolveRevision(store, spec)).ref ?? spec;
+  } catch {
+    return spec;
   }
-  return name;
 }

@@ -54,17 +54,18 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const started = setup.startedAt ?? now();
   const protectedRefs = refMatcher(policy.protectedRefs);
   const baseRef = `refs/heads/${policy.baseBranch}`;
+  const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
   return {
     store: setup.store,
     base: setup.base,
     policy,
-    protection: compileProtection(policy),
+    protection: compileProtection(policy, { deadline }),
     isProtectedRef: (ref) => ref === baseRef || protectedRefs(ref),
     identity: setup.identity,
     owner: isOwner(policy, setup.identity),
     ownersText: ownersText(policy),
     today: setup.today,
-    deadline: new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now),
+    deadline,
     scope: setup.scope,
     evidence: new Map(),
   };
