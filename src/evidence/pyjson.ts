@@ -14,12 +14,16 @@
 // whose repr JavaScript already writes are not taken apart again.
 
 import { isAscii } from 'node:buffer';
-import type { Deadline } from '../deadline';
+import { Deadline } from '../deadline';
 
-/** Options of parsePyJson, dumpsCanonical and toPlain. */
+/** Options of parsePyJson, dumpsCanonical and toPlain (a Deadline alone is taken as `{ deadline }`). */
 export interface PyJsonOptions {
   /** Checked inside the loops (every value, every 64 Ki code points): throws DeadlineExceeded. */
   deadline?: Deadline;
+}
+
+function deadlineOf(options: PyJsonOptions | Deadline): Deadline | undefined {
+  return options instanceof Deadline ? options : options.deadline;
 }
 
 /** A value as Python's `json.loads` returns it. */
@@ -314,8 +318,8 @@ class ExpectingValue {
 }
 
 /** `json.loads(input)`. Throws PyJsonError for everything Python rejects. */
-export function parsePyJson(input: Uint8Array | string, options: PyJsonOptions = {}): PyValue {
-  const deadline = options.deadline;
+export function parsePyJson(input: Uint8Array | string, options: PyJsonOptions | Deadline = {}): PyValue {
+  const deadline = deadlineOf(options);
   const { s, text } = decodeDocument(input, deadline);
   const scanner = new Scanner(s, text, deadline);
   let idx = scanner.skipWhitespace(0);
@@ -748,9 +752,9 @@ const SIMPLE_ESCAPES = new Map<number, number>([
 // left at their defaults.
 
 /** `json.dumps(v, sort_keys=True, separators=(",", ":"))` */
-export function dumpsCanonical(v: PyValue, options: PyJsonOptions = {}): string {
+export function dumpsCanonical(v: PyValue, options: PyJsonOptions | Deadline = {}): string {
   const out: string[] = [];
-  encode(v, out, 0, options.deadline);
+  encode(v, out, 0, deadlineOf(options));
   return out.join('');
 }
 
@@ -933,8 +937,8 @@ export function pyFloatRepr(x: number): string {
  * `__proto__` and `constructor`, is an own enumerable data property, so nothing is polluted and
  * a validator sees the key.
  */
-export function toPlain(v: PyValue, options: PyJsonOptions = {}): unknown {
-  return plain(v, options.deadline);
+export function toPlain(v: PyValue, options: PyJsonOptions | Deadline = {}): unknown {
+  return plain(v, deadlineOf(options));
 }
 
 function plain(v: PyValue, deadline: Deadline | undefined): unknown {

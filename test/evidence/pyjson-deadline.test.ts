@@ -66,6 +66,17 @@ test('dump reads the clock inside long strings and every 256 values', () => {
   assert.throws(() => dumpsCanonical(many, { deadline: passingAfter(10) }), (e: unknown) => e instanceof DeadlineExceeded);
 });
 
+test('a Deadline given alone is taken as { deadline }', () => {
+  const doc = `[${'1,'.repeat(N / 2)}1]`;
+  const value = parsePyJson(doc);
+  assert.throws(() => parsePyJson(doc, passingAfter(2)), (e: unknown) => e instanceof DeadlineExceeded);
+  assert.throws(() => dumpsCanonical(value, passingAfter(2)), (e: unknown) => e instanceof DeadlineExceeded);
+  assert.throws(() => toPlain(value, passingAfter(2)), (e: unknown) => e instanceof DeadlineExceeded);
+  const c = counting();
+  assert.is(dumpsCanonical(parsePyJson(doc, c.deadline)), dumpsCanonical(value));
+  assert.ok(c.reads() > 0);
+});
+
 test('toPlain reads the clock every 256 values', () => {
   const many = parsePyJson(`{"k":[${'{"a":[1.5,2,"x"]},'.repeat(5000)}null]}`);
   const c = counting();
