@@ -9,6 +9,7 @@
 //              ─► evidence over the whole tree at new ─────────┴─► findings ─► verdict
 
 import { DeadlineExceeded } from './deadline';
+import type { EvidenceResults } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { ObjectStore } from './git/store';
@@ -92,8 +93,8 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const update: RefUpdate = { old, new: pushed.new, ref };
   const at = { ref: pushed.ref };
   const isProtectedRef = ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref);
-  const done = (commits: string[] = [], identities = emptyIdentities()) =>
-    refResult(pushed, isProtectedRef, dedupePathFindings(findings), commits, identities);
+  const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null) =>
+    refResult(pushed, isProtectedRef, dedupePathFindings(findings), commits, identities, evidence);
 
   // 2. Deletion.
   if (update.new === ZERO_OID) {
@@ -159,7 +160,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   // 8. Evidence over the whole tree at new (once per tree, whatever refs point at it).
   const report = await treeEvidence(ctx, newCommit, newTree);
   findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
-  return done(commits, report.identities);
+  return done(commits, report.identities, report.results);
 }
 
 async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: string | null): Promise<string[]> {

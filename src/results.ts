@@ -1,7 +1,7 @@
 // What a run produces, per ref update and for the whole run: plain data that the report layer
 // renders and the entries turn into exit codes.
 
-import type { Policy } from './evidence/types';
+import type { EvidenceResults, Policy } from './evidence/types';
 import type { Finding, Identities } from './findings';
 import type { RefUpdate } from './types';
 import { verdictOf, type Verdict } from './verdict';
@@ -14,6 +14,9 @@ export interface RefResult {
   findings: Finding[];
   identities: Identities;
   newCommits: string[];
+  /** What the evidence rules parsed at `new` (the receipt records it); null when the update
+   * had no tree to check, or the check did not finish. */
+  evidence: EvidenceResults | null;
 }
 
 export interface GateResult {
@@ -31,8 +34,9 @@ export function refResult(
   findings: Finding[],
   newCommits: string[],
   identities: Identities,
+  evidence: EvidenceResults | null = null,
 ): RefResult {
-  return { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits };
+  return { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits, evidence };
 }
 
 export function gateResult(unguarded: boolean, policy: Policy | null, identity: string | null, refs: RefResult[]): GateResult {

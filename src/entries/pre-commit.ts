@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { clientIdentity, gitConfig, locateWorktree } from '../client/git-cli';
 import { IndexSource } from '../client/index-source';
-import { printResult, rejectedVerdict, singleResult } from '../client/report';
+import { forStagedCommit, printResult, rejectedVerdict, singleResult } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
 import { parsePolicy } from '../evidence/policy';
@@ -112,7 +112,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const ctx = createRunContext({ store, base, identity, today: date, scope: { kind: 'base', exclude: [] } }, policy);
 
     const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index);
-    findings.push(...protectedPathFindings(ctx, changes, { ref: branch }));
+    findings.push(...forStagedCommit(protectedPathFindings(ctx, changes, { ref: branch })));
 
     let identities: Identities | undefined;
     try {

@@ -1,8 +1,12 @@
-// `receipt-gate pre-push REMOTE URL [--identity NAME] [--now YYYY-MM-DD]` — the client's husky
+// `receipt-gate pre-push [REMOTE [URL]] [--identity NAME] [--now YYYY-MM-DD]` — the client's
 // pre-push hook. git passes the remote's name and URL as arguments and one line per ref on
 // standard input:
 //
 //   <local ref> SP <local oid> SP <remote ref> SP <remote oid> LF
+//
+// Hook managers that do not pass these on are read through src/client/push-input.ts (the
+// pre-commit framework's PRE_COMMIT_* variables, husky 4's HUSKY_GIT_STDIN, else HEAD's branch,
+// said so on stderr); with nothing to go on the run is a usage error, never a silent pass.
 //
 // Each line is a ref update of the remote (old = remote oid, new = local oid, ref = remote
 // ref), judged by the engine exactly as the server will judge it: the policy and base from
@@ -17,39 +21,18 @@ import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
 import { evaluate } from '../engine';
 import { resolveBase } from '../run/base';
-import { isOid, ZERO_OID, type RefUpdate } from '../types';
+import { ZERO_OID, type RefUpdate } from '../types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { readPushInput } from '../client/push-input';
 import { short, shortRef } from '../render';
 import { EXIT } from '../verdict';
 
-const USAGE = 'receipt-gate pre-push REMOTE [URL] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
+const USAGE =
+  'receipt-gate pre-push [REMOTE [URL]] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin, else the pre-commit framework\'s PRE_COMMIT_* variables, else HEAD\'s branch; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
-
-export interface PushLine {
-  localRef: string;
-  localOid: string;
-  remoteRef: string;
-  remoteOid: string;
-}
-
-/** Parses git's pre-push input. Any malformed line is a usage error (the push is refused). */
-export function parsePushLines(text: string): PushLine[] {
-  const lines: PushLine[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === '') return;
-    const parts = line.split(' ');
-    const [localRef, localOid, remoteRef, remoteOid] = parts;
-    if (parts.length !== 4 || !localRef || !remoteRef || !isOid(localOid ?? '') || !isOid(remoteOid ?? '')) {
-      throw new UsageError(
-        `pre-push input line ${i + 1} is not '<local ref> <local oid> <remote ref> <remote oid>': ${JSON.stringify(line.slice(0, 200))}`,
-      );
-    }
-    lines.push({ localRef, localOid: localOid!, remoteRef, remoteOid: remoteOid! });
-  });
-  return lines;
-}
+/** Kept here for callers of the entry; the input is read in src/client/push-input.ts. */
+export { parsePushLines, type PushLine } from '../client/push-input';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
@@ -61,15 +44,16 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (skippedByBypass('pre-push', io)) return EXIT.eligible;
-  if (positionals.length < 1 || positionals.length > 2) {
-    throw new UsageError(`expected REMOTE and URL as git passes them, got ${positionals.length} arguments\nusage: ${USAGE}`);
+  if (positionals.length > 2) {
+    throw new UsageError(`expected at most REMOTE and URL, as git passes them; got ${positionals.length} arguments\nusage: ${USAGE}`);
   }
-  const remote = positionals[0]!;
   const date = today(io, values.now);
-  const lines = parsePushLines(await io.readStdin());
-  if (lines.length === 0) return EXIT.eligible; // nothing to push
-
   const worktree = locateWorktree(io.cwd, io.env);
+  const input = readPushInput({ positionals, stdin: await io.readStdin(), env: io.env, top: worktree.top });
+  const { remote, lines } = input;
+  if (lines.length === 0) return EXIT.eligible; // nothing to push
+  if (input.notice !== null) io.stderr(`receipt-gate ${input.notice}\n`);
+
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
     const identity = clientIdentity(worktree.top, io.env, values.identity);
@@ -107,7 +91,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
-      const pushed = updates.map((u) => `${shortRef(u.ref)} (${short(u.new === ZERO_OID ? undefined : u.new)})`).join(', ');
+      const pushed = updates.map((u) => `${shortRef(u.ref)} (${u.new === ZERO_OID ? 'deleted' : short(u.new)})`).join(', ');
       const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.policyCommit ? ` (${short(base.policyCommit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
       printResult(io, result, header);
     }

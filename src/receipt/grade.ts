@@ -6,10 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { Deadline, DeadlineExceeded } from '../deadline';
 import { evaluate } from '../engine';
 import type { FixtureRecord } from '../evidence/fixtures';
-import { checkEvidenceAtCommit } from '../evidence/tree-source';
 import type { EvidenceResults, Policy } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
 import { BlobTooLargeError, type ObjectStore } from '../git/store';
@@ -166,7 +164,7 @@ async function judge(opts: GradeOptions): Promise<{
   evidence: EvidenceResults;
   findings: Finding[];
 }> {
-  const { store, policy, commit, base } = opts;
+  const { store, commit, base } = opts;
   const gate = await evaluate(
     { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] } },
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
@@ -177,28 +175,10 @@ async function judge(opts: GradeOptions): Promise<{
   const evidencePathsClean = !gate.findings.some((f) => PROTECTION_CODES.has(f.code) || unchecked(f));
   const identities = gate.refs[0]?.identities;
 
-  // The evidence results of the engine's own run belong here; until the engine returns them,
-  // the rules run once more over the commit, within the same limit. Their findings are the
-  // engine's, already in `gate`.
-  const at = { ref: opts.refName, commit };
-  try {
-    const report = await checkEvidenceAtCommit(store, policy, commit, {
-      base: base.tip,
-      today: opts.today,
-      deadline: Deadline.after(policy.limits.timeoutMs),
-    });
-    return { gate, evidencePathsClean, identities, evidence: report.results, findings: [] };
-  } catch (err) {
-    const f =
-      err instanceof DeadlineExceeded
-        ? finding('LIMIT_EXCEEDED', {
-            ...at,
-            message: `reading the evidence for the receipt did not finish within limits.timeoutMs (${policy.limits.timeoutMs} ms)`,
-            fix: 'an owner raises limits.timeoutMs in the policy, or makes the evidence smaller',
-          })
-        : internalError(err, at);
-    return { gate, evidencePathsClean, identities, evidence: NO_EVIDENCE, findings: [f] };
-  }
+  // What the evidence rules parsed in the engine's own run; none when the run could not check
+  // the tree (its INTERNAL_ERROR or LIMIT_EXCEEDED is already in `gate`).
+  const evidence = gate.refs[0]?.evidence;
+  return { gate, evidencePathsClean, identities, evidence: evidence ?? NO_EVIDENCE, findings: [] };
 }
 
 /** Writes the commit's tree into `treeDir`; a finding when it cannot be written safely. */

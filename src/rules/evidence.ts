@@ -16,7 +16,7 @@ async function baseSource(ctx: RunContext): Promise<EvidenceSource | null> {
 
 /** The evidence report for `atNew`; with a `key` (a tree oid) it is computed once per run. */
 export function evidenceReport(ctx: RunContext, atNew: EvidenceSource, key: string | null): Promise<EvidenceReport> {
-  const run = async () => checkEvidence({ policy: ctx.policy, atNew, atBase: await baseSource(ctx), today: ctx.today });
+  const run = async () => checkEvidence({ policy: ctx.policy, atNew, atBase: await baseSource(ctx), today: ctx.today, deadline: ctx.deadline });
   if (key === null) return run();
   let report = ctx.evidence.get(key);
   if (!report) {

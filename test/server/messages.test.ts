@@ -24,6 +24,7 @@ function result(findings: Finding[], opts: { protectedRef?: boolean; ref?: strin
       findings,
       identities: { epoch_id: null, generator_sha256: null, manifest_sha256: null, freeze_file_sha256: null, witnesses: {} },
       newCommits: [NEW],
+      evidence: null,
     },
   ];
   return { unguarded: false, policy: null, identity: 'bob', refs, findings, verdict: verdictOf(findings) };
