@@ -43,7 +43,7 @@ export async function readPin(
   const read = await readJsonEvidence(source, pinPath, pinRole(policy, pinPath), policy.limits.maxEvidenceBytes, deadline);
   if (read.kind === 'missing') return { findings: [], pin: null, missing: true };
   if (read.kind === 'failed') return { findings: read.findings, pin: null, missing: false };
-  const plain = toPlain(read.value);
+  const plain = toPlain(read.value, deadline);
   const findings = schemaFindings(pinRole(policy, pinPath), pinPath, 'epoch-pin.schema.json', plain, deadline);
   if (findings.length > 0) return { findings, pin: null, missing: false };
   const p = plain as { epoch_id: string; generator: string; generator_sha256: string; inputs?: string[] };

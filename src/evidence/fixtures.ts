@@ -67,7 +67,7 @@ async function checkRecord(ctx: RuleContext, path: string): Promise<{ findings: 
   if (read.kind === 'failed') {
     return { findings: read.findings, record: { path, id: null, sha256: null, stdin: null, problem: problemOf(read.findings) } };
   }
-  const plain = toPlain(read.value);
+  const plain = toPlain(read.value, ctx.deadline);
   const findings = schemaFindings(role, path, 'fixture-record.schema.json', plain, ctx.deadline);
   const id = member(read.value, 'id');
   const sha256 = member(read.value, 'sha256');

@@ -57,7 +57,7 @@ export async function checkFreezeFile(ctx: RuleContext): Promise<FreezeFileCheck
   }
 
   const freezeFileSha256 = sha256Hex(read.bytes, ctx.deadline);
-  const plain = toPlain(read.value);
+  const plain = toPlain(read.value, ctx.deadline);
   const { findings, pointers: badPointers } = schemaCheck(role, path, 'freeze.schema.json', plain, ctx.deadline);
   const out: FreezeFileCheck = { findings, freezeFileSha256, active: [], expired: [] };
   const frozen = isObject(plain) ? plain.frozen : undefined;

@@ -24,7 +24,7 @@ export interface ManifestCheck {
 export function manifestDigest(seed: PyValue, properties: PyValue, deadline?: Deadline): string {
   const doc: PyValue = { t: 'dict', v: new Map([['seed', seed], ['properties', properties]]) };
   deadline?.check();
-  const canonical = dumpsCanonical(doc);
+  const canonical = dumpsCanonical(doc, deadline ?? {});
   deadline?.check();
   return sha256Hex(canonical, deadline);
 }
@@ -71,7 +71,7 @@ export async function checkManifest(ctx: RuleContext): Promise<ManifestCheck> {
   }
   if (read.kind === 'failed') return { ...none, findings: read.findings };
 
-  const findings = schemaFindings(role, path, 'manifest.schema.json', toPlain(read.value), ctx.deadline);
+  const findings = schemaFindings(role, path, 'manifest.schema.json', toPlain(read.value, ctx.deadline), ctx.deadline);
   const seed = member(read.value, 'seed');
   const properties = member(read.value, 'properties');
   const recorded = member(read.value, 'manifest_sha256');
@@ -130,7 +130,7 @@ async function readCatalog(
   // it is a touch of a protected evidence path, which the path rule closes for non-owners.
   if (read.kind === 'missing') return { findings: [], catalog: null };
   if (read.kind === 'failed') return { findings: read.findings, catalog: null };
-  const findings = schemaFindings(role, catalogPath, 'catalog.schema.json', toPlain(read.value), ctx.deadline);
+  const findings = schemaFindings(role, catalogPath, 'catalog.schema.json', toPlain(read.value, ctx.deadline), ctx.deadline);
   const k = member(read.value, 'k');
   if (k?.t === 'float' && Number.isInteger(k.v)) {
     findings.push(

@@ -297,7 +297,7 @@ async function readRecord<T>(
   const read = await readJsonEvidence(ctx.atNew, path, role, ctx.policy.limits.maxEvidenceBytes, ctx.deadline);
   if (read.kind === 'missing') return { findings: [], value: null }; // listed, then gone: not ours to report
   if (read.kind === 'failed') return { findings: read.findings, value: null };
-  const plain = toPlain(read.value);
+  const plain = toPlain(read.value, ctx.deadline);
   const findings = schemaFindings(role, path, schema, plain, ctx.deadline);
   return { findings, value: findings.length === 0 ? (plain as T) : null };
 }

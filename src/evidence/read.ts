@@ -59,17 +59,10 @@ export async function readJsonEvidence(
   }
 }
 
-/** parsePyJson as it is being given a deadline to check while it parses; until it takes one,
- * the extra argument is ignored and the clock is read before and after. */
-const parseWithDeadline: (input: Uint8Array, deadline?: Deadline) => PyValue = parsePyJson;
-
 /** The one place evidence JSON is parsed, as Python's json.loads parses it, within the run's
  * deadline. */
 export function parseEvidenceJson(bytes: Uint8Array, deadline: Deadline): PyValue {
-  deadline.check();
-  const value = parseWithDeadline(bytes, deadline);
-  deadline.check();
-  return value;
+  return parsePyJson(bytes, { deadline });
 }
 
 export type BytesRead =
