@@ -119,10 +119,10 @@ test('property: one screen, machine line last, every blocking finding shown or c
       const blocking = findings.filter((f) => f.severity !== 'info').length;
       let counted = 0;
       for (const line of d.lines) {
-        if (/^  [A-Z_]+ feature 2222222 /.test(line)) counted += 1;
-        const more = /^  (?:\.\.\. and )?(\d+) (?:more )?[A-Z_]+ findings?:/.exec(line);
+        if (/^ {2}[A-Z_]+ feature 2222222 /.test(line)) counted += 1;
+        const more = /^ {2}(?:\.\.\. and )?(\d+) (?:more )?[A-Z_]+ findings?:/.exec(line);
         if (more) counted += Number(more[1]);
-        const rest = /^  \.\.\. and (\d+) more findings?:/.exec(line);
+        const rest = /^ {2}\.\.\. and (\d+) more findings?:/.exec(line);
         if (rest) counted += Number(rest[1]);
       }
       return counted === blocking;
@@ -140,8 +140,9 @@ test('property: no byte of a pushed name or a message can start a remote: line o
       const text = remoteText(decidePush(r, { maxLines: 12 }), {});
       // Every line is one of ours: each starts as decidePush writes them, and nothing else in
       // the text can break or move a line.
+      // eslint-disable-next-line no-control-regex -- the test looks for raw control characters
       if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/.test(text)) return false;
-      return text.trimEnd().split('\n').every((l) => /^(receipt-gate: |  )/.test(l));
+      return text.trimEnd().split('\n').every((l) => /^(receipt-gate: | {2})/.test(l));
     }),
     { seed: 20261201, numRuns: 300 },
   );
