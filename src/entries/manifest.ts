@@ -33,7 +33,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'sample') throw new UsageError(`the subcommand is 'sample'\nusage: ${USAGE}`);
   if (values.seed === undefined || !INTEGER.test(values.seed)) {
-    throw new UsageError(`--seed N is required, an integer of any size (got ${JSON.stringify(values.seed ?? null)})\nusage: ${USAGE}`);
+    throw new UsageError(`${values.seed === undefined ? '--seed N is required' : `--seed must be an integer of any size, got '${values.seed}'`}\nusage: ${USAGE}`);
   }
   if (values.k !== undefined && !/^\d+$/.test(values.k)) throw new UsageError(`--k must be a whole number, got '${values.k}'`);
   const date = today(io, values.now);

@@ -46,10 +46,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
   const { id, status, witness } = values;
   if (id === undefined || !ID_RE.test(id)) {
-    throw new UsageError(`--id must be a file name (letters, digits, '.', '_', '-'), got ${JSON.stringify(id ?? null)}\nusage: ${USAGE}`);
+    throw new UsageError(`${id === undefined ? '--id ID is required' : `--id must be a file name (letters, digits, '.', '_', '-'), got ${JSON.stringify(id)}`}\nusage: ${USAGE}`);
   }
   if (status !== 'pass' && status !== 'fail' && status !== 'flake') {
-    throw new UsageError(`--status must be pass, fail or flake, got ${JSON.stringify(status ?? null)}\nusage: ${USAGE}`);
+    throw new UsageError(`${status === undefined ? '--status pass|fail|flake is required' : `--status must be pass, fail or flake, got ${JSON.stringify(status)}`}\nusage: ${USAGE}`);
   }
   if (witness === undefined) throw new UsageError(`--witness FILE is required (the run's output, kept as evidence)\nusage: ${USAGE}`);
   const date = today(io, values.now);

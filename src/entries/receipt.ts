@@ -20,13 +20,14 @@ import { receiptSchemaProblems } from '../receipt/schema';
 import type { Receipt } from '../receipt/types';
 import { fullRefName, resolveBase, resolveCommitSpec, type Base } from '../run/base';
 import { openRepository } from '../run/repository';
+import { progress } from '../report/progress';
+import { VERSION } from '../version';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
   '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS] [--fixture-timeout SECONDS]';
 
-declare const RECEIPT_GATE_VERSION: string;
-const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
+const TOOL_VERSION = VERSION;
 
 const OPTIONS = {
   ref: { type: 'string' },
@@ -66,6 +67,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   // The grader run.
   let result;
+  // A progress line on a terminal only (quiet in CI, in pipes and with TERM=dumb).
+  const shown = progress({ write: io.stderr, env: io.env });
   try {
     result = await grade({
       store,
@@ -82,11 +85,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       junit,
       propertiesTimeoutMs,
       fixtureTimeoutMs,
-      onOutput: (chunk) => io.stderr(chunk.toString('utf8')),
+      onOutput: (chunk) => {
+        shown.done();
+        io.stderr(chunk.toString('utf8'));
+      },
+      onStep: (text) => shown.step(`receipt-gate receipt: ${text}`),
     });
   } catch (err) {
     if (err instanceof TrialsError) throw new UsageError(err.message);
     throw err;
+  } finally {
+    shown.done();
   }
   const { receipt } = result;
 

@@ -108,7 +108,7 @@ export async function checkObservations(ctx: RuleContext, pinnedEpoch: string | 
         finding('FLAKE_UNFROZEN', {
           path: state.path,
           message: `Observation ${id} is a flake that no valid keyed freeze in ${freezes}/ cites.`,
-          fix: `fix the flaky test, or freeze it with a keyed freeze citing ${id} (its re-run must have passed on the pinned epoch)`,
+          fix: `fix the flaky test, or an owner freezes it with \`receipt-gate freeze add --observation ${id} --expires-on YYYY-MM-DD --reason TEXT\` (its re-run must have passed on the pinned epoch)`,
         }),
       );
     }

@@ -46,6 +46,8 @@ export interface GradeOptions {
   fixtureTimeoutMs: number;
   /** Receives the commands' output (their stderr, and the property command's stdout). */
   onOutput?: (chunk: Buffer) => void;
+  /** Told what the grader is doing now (a progress line on a terminal). */
+  onStep?: (text: string) => void;
   /** Keep the written tree (for debugging); its path is returned. */
   keepTree?: boolean;
 }
@@ -64,7 +66,9 @@ type At = { ref: string; commit: string };
 export async function grade(opts: GradeOptions): Promise<GradeResult> {
   const at: At = { ref: opts.refName, commit: opts.commit };
 
+  const step = opts.onStep ?? (() => undefined);
   // 1. The gate, and what the evidence rules read at the commit.
+  step(`judging ${opts.commit.slice(0, 7)} against the policy`);
   const judged = await judge(opts);
   const findings: Finding[] = [...judged.gate.findings, ...judged.findings];
   const { evidence } = judged;
@@ -79,10 +83,12 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
   const treeDir = join(workDir, 'tree');
   mkdirSync(treeDir);
   try {
+    step('writing the tree from git objects');
     const written = await writeTree(opts, treeDir, at);
     if (written !== null) findings.push(written);
 
     // 3. Properties, on the recorded seed.
+    if (opts.propertiesCmd !== null) step(`running the properties on seed ${propertySeed ?? '(none)'}`);
     const properties = await runProperties(opts, written === null ? treeDir : null, { propertySeed, trials, frozen }, at);
     findings.push(...properties.findings);
     if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
@@ -91,7 +97,8 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
 
     // 4. Fixtures: receipt-gate digests the fixture command's stdout itself.
     const fixtures: FixtureRow[] = [];
-    for (const record of evidence.fixtures) {
+    for (const [i, record] of evidence.fixtures.entries()) {
+      step(`fixture ${i + 1} of ${evidence.fixtures.length}: ${record.path}`);
       const row = await runFixture(record, opts, written === null ? treeDir : null);
       fixtures.push(row.row);
       if (row.finding) findings.push({ ...row.finding, ...at, path: record.path });
