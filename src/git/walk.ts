@@ -265,7 +265,8 @@ class Marks {
   }
 }
 
-/** Max-heap of commit ids by (k1, k2) descending, then insertion order (git's prio_queue). */
+/** Max-heap of commit ids by (k1, k2) descending, then insertion order (git's prio_queue).
+ * Entries are moved into a hole rather than swapped: this is the walks' inner loop. */
 class Heap {
   private ids: number[] = [];
   private k1: number[] = [];
@@ -282,66 +283,80 @@ class Heap {
     return this.k1[0]!;
   }
 
-  private before(i: number, j: number): boolean {
-    const a1 = this.k1[i]!;
+  /** True when entry (a1, a2, ac) comes out before the entry at j. */
+  private before(a1: number, a2: number, ac: number, j: number): boolean {
     const b1 = this.k1[j]!;
     if (a1 !== b1) return a1 > b1;
-    const a2 = this.k2[i]!;
     const b2 = this.k2[j]!;
     if (a2 !== b2) return a2 > b2;
-    return this.ctr[i]! < this.ctr[j]!;
+    return ac < this.ctr[j]!;
   }
 
-  private swap(i: number, j: number): void {
-    const { ids, k1, k2, ctr } = this;
-    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-    [k1[i], k1[j]] = [k1[j]!, k1[i]!];
-    [k2[i], k2[j]] = [k2[j]!, k2[i]!];
-    [ctr[i], ctr[j]] = [ctr[j]!, ctr[i]!];
+  private move(from: number, to: number): void {
+    this.ids[to] = this.ids[from]!;
+    this.k1[to] = this.k1[from]!;
+    this.k2[to] = this.k2[from]!;
+    this.ctr[to] = this.ctr[from]!;
+  }
+
+  private place(i: number, id: number, k1: number, k2: number, c: number): void {
+    this.ids[i] = id;
+    this.k1[i] = k1;
+    this.k2[i] = k2;
+    this.ctr[i] = c;
   }
 
   push(id: number, k1: number, k2: number): void {
+    const c = this.next++;
     let i = this.ids.length;
-    this.ids.push(id);
-    this.k1.push(k1);
-    this.k2.push(k2);
-    this.ctr.push(this.next++);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.before(i, p)) break;
-      this.swap(i, p);
+      if (!this.before(k1, k2, c, p)) break;
+      this.move(p, i);
       i = p;
     }
+    this.place(i, id, k1, k2, c);
   }
 
   pop(): number {
     const top = this.ids[0]!;
-    const last = this.ids.length - 1;
-    this.swap(0, last);
-    this.ids.pop();
-    this.k1.pop();
-    this.k2.pop();
-    this.ctr.pop();
-    const n = this.ids.length;
+    const n = this.ids.length - 1;
+    const id = this.ids[n]!;
+    const k1 = this.k1[n]!;
+    const k2 = this.k2[n]!;
+    const c = this.ctr[n]!;
+    this.ids.length = n;
+    this.k1.length = n;
+    this.k2.length = n;
+    this.ctr.length = n;
+    if (n === 0) return top;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < n && this.before(l, m)) m = l;
-      if (r < n && this.before(r, m)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
+      let m = l;
+      if (r < n && this.before(this.k1[r]!, this.k2[r]!, this.ctr[r]!, l)) m = r;
+      if (this.before(k1, k2, c, m)) break;
+      this.move(m, i);
       i = m;
     }
+    this.place(i, id, k1, k2, c);
     return top;
   }
 }
 
-/** Peels an oid that may name an annotated tag; null for a malformed, zero or absent oid. */
+/** The commit an exclude or existing tip names (annotated tags peeled); null for a malformed,
+ * zero or absent oid, and for one that names no commit (a tag on a blob or tree, as git/git's
+ * `junio-gpg-pub`) or cannot be read: an exclude ignored can only make more commits new. */
 async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
   if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.hasObject(oid))) return null;
-  return store.peelToCommit(oid);
+  try {
+    return await store.peelToCommit(oid);
+  } catch (err) {
+    if (err instanceof GitReadError) return null;
+    throw err;
+  }
 }
 
 /** Newest first, ties by oid: the same order whatever the walk visited first. */
