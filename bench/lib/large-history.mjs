@@ -370,7 +370,7 @@ function renderWalks(walks) {
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const w of walks) {
-    lines.push(`| ${w.ref.slice(0, 12)} --not ${w.base} | ${w.graph ? 'yes' : 'no'} | ${w.n} | ${w.openMs.toFixed(0)} | ${w.newMs.toFixed(0)} | ${w.gitNewMs.toFixed(0)} | ${w.mbMs.toFixed(0)} | ${w.gitMbMs.toFixed(0)} | ${w.ancMs.toFixed(0)} | ${w.gitAncMs.toFixed(0)} |`);
+    lines.push(`| ${/^[0-9a-f]{40}$/.test(w.ref) ? w.ref.slice(0, 12) : w.ref} --not ${w.base} | ${w.graph ? 'yes' : 'no'} | ${w.n} | ${w.openMs.toFixed(0)} | ${w.newMs.toFixed(0)} | ${w.gitNewMs.toFixed(0)} | ${w.mbMs.toFixed(0)} | ${w.gitMbMs.toFixed(0)} | ${w.ancMs.toFixed(0)} | ${w.gitAncMs.toFixed(0)} |`);
   }
   return lines.join('\n') + '\n';
 }
