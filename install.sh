@@ -4,8 +4,12 @@
 #   ./install.sh --server REPO.git…      install the pre-receive hook into bare repositories (docs/server.md)
 #   ./install.sh --uninstall REPO.git…   remove it, restoring any pre-receive that was there before
 #   ./install.sh --ghes-env OUT.tar.gz   build a GitHub Enterprise Server pre-receive environment
+#   ./install.sh --help                  this text
+# Paths are taken from the directory you run it in (relative paths work from anywhere).
 set -euo pipefail
-cd "$(dirname "$0")"
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage() { sed -n '2,8p' "$here/install.sh" | sed 's/^# \{0,1\}//'; }
 
 need_node() {
   command -v node >/dev/null 2>&1 || { echo "install.sh: Node.js 20 or newer is required (node not found)" >&2; exit 2; }
@@ -14,23 +18,30 @@ need_node() {
   [ "$major" -ge 20 ] || { echo "install.sh: Node.js 20 or newer is required (found $(node --version))" >&2; exit 2; }
 }
 
+# Builds in the checkout, whatever directory the installer was started from.
 build() {
   need_node
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
-  npm run --silent build
+  (
+    cd "$here"
+    if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
+    npm run --silent build
+  )
 }
 
 case "${1:-}" in
   "")
     build
-    echo "receipt-gate built: node dist/cli.js --help"
+    echo "receipt-gate built: node $here/dist/cli.js --help"
+    ;;
+  -h | --help)
+    usage
+    ;;
+  --server | --uninstall | --ghes-env)
+    [ "$1" = --uninstall ] || [ -f "$here/dist/cli.js" ] || build
+    exec "$here/scripts/install-server.sh" "$@"
     ;;
   *)
-    if [ -x scripts/install-server.sh ]; then
-      [ -f dist/cli.js ] || build
-      exec scripts/install-server.sh "$@"
-    fi
-    echo "install.sh: unknown option '$1' (usage: ./install.sh [--server REPO.git ... | --uninstall REPO.git ... | --ghes-env OUT.tar.gz])" >&2
+    echo "install.sh: unknown option '$1' (usage: ./install.sh [--server REPO.git ... | --uninstall REPO.git ... | --ghes-env OUT.tar.gz | --help])" >&2
     exit 2
     ;;
 esac

@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // receipt-gate benchmark (`npm run bench`): the hook under real `git push`es, measured from
 // outside its process, interleaved with a reference hook that does the same path check with
-// the git CLI. See BENCHMARKS.md for what the numbers mean.
+// the git CLI and with a hook that only starts Node. See BENCHMARKS.md for what the numbers mean.
 //
 //   node bench/run.mjs [--smoke] [--runs N] [--only SUBSTRING,...] [--out FILE.md] [--json FILE]
-//                      [--no-build] [--build-only] [--cache DIR] [--bundle FILE]
+//                      [--no-build] [--build-only] [--cache DIR] [--bundle FILE] [--list]
+//   --only: scenarios whose id contains one of the words (push-1@wide, adv-commits, json-canada)
+//   --list: print the scenario ids and exit
 //   --bundle FILE: measure FILE (a candidate build of dist/cli.js) instead of dist/cli.js
+//   --pyjson FILE.ts: the JSON scenarios measure FILE instead of src/evidence/pyjson.ts
+//   --profile DIR: also write a V8 CPU profile of every gate run to DIR/<scenario>/ (slower:
+//                  for finding where the time goes, not for the table; see bench/profile.mjs)
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
 //   node bench/run.mjs large-history [--runs N]       long histories (bench/lib/large-history.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,7 +21,9 @@ import { fileURLToPath } from 'node:url';
 import { ensureRepo, finishRepo, git, repoFacts, repoSpecs, SEED } from './lib/generate.mjs';
 import { FastImport } from './lib/fast-import.mjs';
 import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
-import { renderMarkdown, summarise } from './lib/report.mjs';
+import { renderMarkdown, summarise, summariseJson } from './lib/report.mjs';
+import { adversarialIds, adversarialSpecs, ensureAdversarial } from './lib/adversarial.mjs';
+import { JSON_SCENARIOS, prepareJson, runJson } from './lib/json-bench.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -25,7 +32,7 @@ let CLI = join(ROOT, 'dist', 'cli.js');
 const IDENTITY_VARS = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
 
 function parseArgs(argv) {
-  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null, bundle: null };
+  const opts = { smoke: false, runs: null, only: null, out: null, json: null, build: true, buildOnly: false, cache: null, bundle: null, list: false, pyjson: null, profile: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -41,6 +48,9 @@ function parseArgs(argv) {
     else if (a === '--no-build') opts.build = false;
     else if (a === '--bundle') opts.bundle = resolve(value());
     else if (a === '--build-only') opts.buildOnly = true;
+    else if (a === '--list') opts.list = true;
+    else if (a === '--pyjson') opts.pyjson = resolve(value());
+    else if (a === '--profile') opts.profile = resolve(value());
     else if (a === '-h' || a === '--help') usage(null);
     else usage(`unknown option '${a}'`);
   }
@@ -123,6 +133,14 @@ function installHooks(gitdir) {
   renameSync(join(hooks, 'pre-receive'), join(hooks, 'pre-receive.gate'));
   if (CLI !== join(ROOT, 'dist', 'cli.js')) cpSync(CLI, join(hooks, 'receipt-gate.cjs'));
   cpSync(REFERENCE, join(hooks, 'pre-receive.reference'));
+  // Node's own start: the installed shim, on a bundle that answers at once.
+  writeFileSync(join(hooks, 'noop.cjs'), NOOP_SOURCE);
+  writeFileSync(
+    join(hooks, 'pre-receive.node'),
+    '#!/bin/sh\n# receipt-gate bench: the installed shim and Node, without the gate\'s work.\n' +
+      'RECEIPT_GATE_BUNDLE="$(dirname "$0")/noop.cjs" exec "$(dirname "$0")/pre-receive.gate" "$@"\n',
+    { mode: 0o755 },
+  );
   writeFileSync(
     join(hooks, 'pre-receive'),
     '#!/bin/sh\n# receipt-gate bench: runs the hook named by BENCH_HOOK, measured from outside.\n' +
@@ -130,6 +148,15 @@ function installHooks(gitdir) {
     { mode: 0o755 },
   );
 }
+
+/** What the node-only hook runs: it answers as the gate would for a clean push, and exits. */
+const NOOP_SOURCE =
+  "process.stderr.write('receipt-gate: push accepted: eligible\\n');\n" +
+  'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n';
+let NOOP = null; // written into the run's work directory
+
+/** The three hooks of every scenario. */
+const HOOKS = ['gate', 'reference', 'node'];
 
 /** Puts the target back as it was before a push: the branch, and no new object files. */
 function restoreTarget(target) {
@@ -140,11 +167,32 @@ function restoreTarget(target) {
 }
 
 function benchEnv(extra) {
-  const env = { ...process.env, RECEIPT_GATE_NOW: BENCH_TODAY, GIT_TERMINAL_PROMPT: '0', ...extra };
-  for (const v of IDENTITY_VARS) delete env[v]; // the pusher is nobody: owns nothing
+  const env = { ...process.env, RECEIPT_GATE_NOW: BENCH_TODAY, GIT_TERMINAL_PROMPT: '0' };
+  for (const v of IDENTITY_VARS) delete env[v]; // the pusher is nobody unless a scenario says
   delete env.GIT_DIR;
   delete env.GIT_INDEX_FILE;
-  return env;
+  return { ...env, ...extra };
+}
+
+/**
+ * The gate's answer, from its machine line (`receipt-gate: {"verdict": ...}`): the verdict and
+ * the codes of its blocking findings, e.g. "closed: LIMIT_EXCEEDED". The reference hook has no
+ * machine line: its answer is the push's fate.
+ */
+function verdictOf(stderr, accepted) {
+  const lines = stderr.split('\n').reverse();
+  for (const line of lines) {
+    const m = /receipt-gate: (\{.*\})\s*$/.exec(line);
+    if (!m) continue;
+    try {
+      const payload = JSON.parse(m[1]);
+      const codes = [...new Set((payload.findings ?? []).filter((f) => f.severity !== 'info').map((f) => f.code))];
+      return codes.length ? `${payload.verdict}: ${codes.join(', ')}` : String(payload.verdict);
+    } catch {
+      /* not the machine line */
+    }
+  }
+  return accepted ? 'accepted' : 'rejected';
 }
 
 function lastMeasurement(file) {
@@ -161,24 +209,38 @@ function tail(text, n = 6) {
 // ---------------------------------------------------------------------------------------------
 // One measured run of a scenario with one hook ('gate' or 'reference').
 
+/** With --profile: the node the gate runs under writes a CPU profile per run. */
+let PROFILE_DIR = null;
+
+function profiledNode(scenario) {
+  const dir = join(PROFILE_DIR, scenario.id.replace(/[^A-Za-z0-9@+._-]/g, '_'));
+  mkdirSync(dir, { recursive: true });
+  const script = join(dir, 'node.sh');
+  writeFileSync(script, `#!/bin/sh\nexec node --cpu-prof --cpu-prof-dir='${dir}' "$@"\n`, { mode: 0o755 });
+  return { script, dir };
+}
+
 function runPush(scenario, hook, measureFile) {
   const { target, push } = scenario;
+  const profile = PROFILE_DIR && hook === 'gate' ? { RECEIPT_GATE_NODE: profiledNode(scenario).script } : {};
   const t0 = process.hrtime.bigint();
-  const res = spawnSync('git', ['--git-dir', scenario.pushDir, 'push', '--quiet', target.gitdir, `${push.ref}:refs/heads/bench/work`], {
-    env: benchEnv({ BENCH_HOOK: hook, BENCH_MEASURE_OUT: measureFile }),
+  const res = spawnSync('git', ['--git-dir', scenario.pushDir, 'push', '--quiet', target.gitdir, `+${push.ref}:refs/heads/bench/work`], {
+    env: benchEnv({ ...scenario.env, ...profile, BENCH_HOOK: hook, BENCH_MEASURE_OUT: measureFile }),
     encoding: 'utf8',
-    maxBuffer: 1 << 26,
+    maxBuffer: 1 << 28,
   });
   const pushMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const m = lastMeasurement(measureFile);
   const landed = git(['--git-dir', target.gitdir, 'rev-parse', 'refs/heads/bench/work']) === push.tip;
   restoreTarget(target);
   if (!m) throw new Error(`${scenario.id}: the ${hook} hook did not run (git push exit ${res.status}): ${tail(res.stderr)}`);
-  return { wallMs: m.wall_ms, rssKb: m.maxrss_kb, cpuMs: m.user_ms + m.sys_ms, exit: m.exit, pushMs, accepted: landed && res.status === 0, output: res.status === 0 ? '' : tail(res.stderr) };
+  const accepted = landed && res.status === 0;
+  return { wallMs: m.wall_ms, rssKb: m.maxrss_kb, cpuMs: m.user_ms + m.sys_ms, exit: m.exit, pushMs, accepted, verdict: verdictOf(res.stderr, accepted), output: res.status === 0 ? '' : tail(res.stderr) };
 }
 
 function runCommand(scenario, hook, measureFile) {
-  const cmd = hook === 'gate' ? scenario.gateCmd : scenario.referenceCmd;
+  let cmd = hook === 'gate' ? scenario.gateCmd : hook === 'node' ? ['node', NOOP] : scenario.referenceCmd;
+  if (PROFILE_DIR && hook === 'gate') cmd = [profiledNode(scenario).script, ...cmd.slice(1)];
   const res = spawnSync('python3', [MEASURE, measureFile, hook, ...cmd], {
     cwd: scenario.cwd,
     env: benchEnv(scenario.env ?? {}),
@@ -187,7 +249,8 @@ function runCommand(scenario, hook, measureFile) {
   });
   const m = lastMeasurement(measureFile);
   if (!m) throw new Error(`${scenario.id}: ${hook} did not run: ${tail(res.stderr)}`);
-  return { wallMs: m.wall_ms, rssKb: m.maxrss_kb, cpuMs: m.user_ms + m.sys_ms, exit: m.exit, pushMs: null, accepted: m.exit === 0, output: m.exit === 0 ? '' : tail(res.stdout + res.stderr) };
+  const accepted = m.exit === 0;
+  return { wallMs: m.wall_ms, rssKb: m.maxrss_kb, cpuMs: m.user_ms + m.sys_ms, exit: m.exit, pushMs: null, accepted, verdict: verdictOf(res.stdout + res.stderr, accepted), output: accepted ? '' : tail(res.stdout + res.stderr) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -222,6 +285,23 @@ async function prepareUserRepo(cacheDir, userRepo, spec) {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/** The ids scenariosFor gives a repository spec, known before it is built. */
+function candidateIds(spec) {
+  const [s1, s20, sN] = spec.pushSizes;
+  const ids = [s1, s20, sN].map((n) => `push-${n}@${spec.name}`);
+  for (const refs of spec.refCurve ?? []) ids.push(`push-${s1}@${spec.name}+${refs}refs`, `push-${s20}@${spec.name}+${refs}refs`);
+  ids.push(`verify-ref-${sN}@${spec.name}`);
+  if (spec.withWorktree) ids.push(`pre-commit@${spec.name}`);
+  return ids;
+}
+
+/** Whether --only (comma-separated substrings of scenario ids) selects any of `ids`. */
+function wantedIds(only, ids) {
+  if (!only) return true;
+  const words = only.split(',');
+  return ids.some((id) => words.some((w) => id.includes(w)));
+}
 
 function scenariosFor(repo, workDir, smoke) {
   const list = [];
@@ -278,12 +358,40 @@ function scenariosFor(repo, workDir, smoke) {
   return list;
 }
 
+/** The adversarial scenarios of one seed: one target, one push branch each. */
+function adversarialScenarios(spec, keys, meta, workDir) {
+  const target = makeTarget(meta.seedDir, join(workDir, `${spec.name}.git`), meta.mainTip);
+  return spec.scenarios
+    .filter((x) => keys.has(x.key))
+    .map((x) => ({
+      id: `adv-${x.key}`,
+      kind: 'push',
+      adversarial: true,
+      label: x.label,
+      commits: null,
+      repo: spec.name,
+      facts: meta.facts,
+      target,
+      push: meta.pushes[x.key],
+      pushDir: meta.pushDir,
+      env: x.env ?? {},
+      timeoutMs: spec.timeoutMs,
+      maxRuns: 3,
+    }));
+}
+
 async function main() {
   if (process.argv[2] === 'large-history') return (await import('./lib/large-history.mjs')).main(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
   mkdirSync(cacheDir, { recursive: true });
   const started = new Date();
+
+  if (opts.list) {
+    const ids = [...repoSpecs(opts.smoke).flatMap(candidateIds), ...adversarialIds(opts.smoke), ...JSON_SCENARIOS.map((j) => j.id)];
+    process.stdout.write(ids.join('\n') + '\n');
+    return;
+  }
 
   if (opts.bundle) {
     if (!existsSync(opts.bundle)) throw new Error(`--bundle ${opts.bundle}: no such file`);
@@ -297,12 +405,20 @@ async function main() {
   }
   if (!opts.buildOnly && !existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
 
+  // Only the repositories the selected scenarios need are built (or read from the cache).
   const repos = [];
-  for (const spec of repoSpecs(opts.smoke)) repos.push(await ensureRepo(cacheDir, spec, log));
+  for (const spec of repoSpecs(opts.smoke)) {
+    if (wantedIds(opts.only, candidateIds(spec))) repos.push(await ensureRepo(cacheDir, spec, log));
+  }
   if (process.env.BENCH_REPO) {
     const spec = { name: `BENCH_REPO:${basename(resolve(process.env.BENCH_REPO))}`, pushSizes: opts.smoke ? [1, 20, 60] : [1, 20, 1000] };
     log(`preparing BENCH_REPO=${process.env.BENCH_REPO}`);
     repos.push(await prepareUserRepo(cacheDir, process.env.BENCH_REPO, spec));
+  }
+  const adversarial = [];
+  for (const spec of adversarialSpecs(opts.smoke)) {
+    const keys = new Set(spec.scenarios.filter((x) => wantedIds(opts.only, [`adv-${x.key}`])).map((x) => x.key));
+    if (keys.size) adversarial.push({ spec, keys, meta: await ensureAdversarial(cacheDir, spec, keys, log) });
   }
   if (opts.buildOnly) {
     log('repositories ready');
@@ -314,29 +430,57 @@ async function main() {
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
   process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
+  NOOP = join(workDir, 'noop.cjs');
+  PROFILE_DIR = opts.profile;
+  writeFileSync(NOOP, NOOP_SOURCE);
   let scenarios = repos.flatMap((r) => scenariosFor(r, workDir, opts.smoke));
+  for (const { spec, keys, meta } of adversarial) scenarios.push(...adversarialScenarios(spec, keys, meta, workDir));
   if (opts.only) {
     const wanted = opts.only.split(',');
     scenarios = scenarios.filter((s) => wanted.some((w) => s.id.includes(w)));
   }
+  const jsonWanted = JSON_SCENARIOS.filter((j) => wantedIds(opts.only, [j.id]));
   const measureFile = join(workDir, 'measure.jsonl');
 
   const results = [];
   for (const s of scenarios) {
-    const runOne = (hook) => (s.kind === 'push' ? runPush(s, hook, measureFile) : runCommand(s, hook, measureFile));
-    // One warm-up of each (page cache, first-run costs), then interleaved measured runs.
-    if (!opts.smoke) {
-      runOne('gate');
-      runOne('reference');
-    }
-    const runs = { gate: [], reference: [] };
-    for (let i = 0; i < opts.runs; i++) {
-      const order = i % 2 === 0 ? ['gate', 'reference'] : ['reference', 'gate'];
-      for (const hook of order) runs[hook].push(runOne(hook));
+    const runOne = (hook) => (s.kind === 'verify-ref' || s.kind === 'pre-commit' ? runCommand(s, hook, measureFile) : runPush(s, hook, measureFile));
+    // One warm-up of each (page cache, first-run costs), then interleaved measured runs, the
+    // order rotating so that no hook always runs right after another.
+    if (!opts.smoke && !s.adversarial) for (const hook of HOOKS) runOne(hook);
+    const runs = { gate: [], reference: [], node: [] };
+    const n = s.maxRuns ? Math.min(opts.runs, s.maxRuns) : opts.runs;
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < HOOKS.length; k++) {
+        const hook = HOOKS[(i + k) % HOOKS.length];
+        runs[hook].push(runOne(hook));
+      }
     }
     const row = summarise(s, runs);
     results.push(row);
-    log(`${s.id}: gate ${row.gate.medianMs.toFixed(0)} ms / ${row.gate.rssMedianMb.toFixed(0)} MB, reference ${row.reference.medianMs.toFixed(0)} ms, ratio ${row.ratio.toFixed(2)}${row.gate.allAccepted ? '' : ' (gate REJECTED the push)'}`);
+    log(
+      `${s.id}: gate ${row.gate.medianMs.toFixed(0)} ms / ${row.gate.rssMedianMb.toFixed(0)} MB (${row.gate.verdict}), ` +
+        `node ${row.node.medianMs.toFixed(0)} ms, reference ${row.reference.medianMs.toFixed(0)} ms, ratio ${row.ratio.toFixed(2)}` +
+        (s.adversarial ? (row.inTime ? ', in time' : ', NOT in time') : row.gate.allAccepted ? '' : ' (gate REJECTED the push)'),
+    );
+  }
+
+  const jsonResults = [];
+  if (jsonWanted.length) {
+    const prepared = await prepareJson(opts.pyjson ?? join(ROOT, 'src', 'evidence', 'pyjson.ts'), cacheDir, jsonWanted);
+    for (const s of prepared) {
+      if (!opts.smoke) {
+        runJson(s, 'pyjson');
+        runJson(s, 'python');
+      }
+      const runs = { pyjson: [], python: [] };
+      for (let i = 0; i < opts.runs; i++) {
+        for (const side of i % 2 === 0 ? ['pyjson', 'python'] : ['python', 'pyjson']) runs[side].push(runJson(s, side));
+      }
+      const row = summariseJson(s, runs);
+      jsonResults.push(row);
+      log(`${s.id}: pyjson ${row.pyjson.medianMs.toFixed(1)} ms, python ${row.python.medianMs.toFixed(1)} ms${row.sameDigest ? '' : ' (DIGESTS DIFFER)'}`);
+    }
   }
 
   const report = {
@@ -349,10 +493,12 @@ async function main() {
     today: BENCH_TODAY,
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     bundle: relative(ROOT, CLI),
+    pyjson: relative(ROOT, opts.pyjson ?? join(ROOT, 'src', 'evidence', 'pyjson.ts')),
     benchRepo: process.env.BENCH_REPO ?? null,
     machine: machine(),
     repos: repos.map((r) => ({ name: r.name, facts: r.facts, pushes: r.pushes, buildSeconds: r.buildSeconds ?? null })),
     scenarios: results,
+    json: jsonResults,
   };
   const md = renderMarkdown(report);
   process.stdout.write(md);

@@ -25,7 +25,9 @@ chained_name='pre-receive.receipt-gate-chained'
 die() { echo "install.sh: $*" >&2; exit 2; }
 say() { echo "install.sh: $*"; }
 
+# usage [STATUS]: the header above; on stderr for a mistake (exit 2), stdout for --help (0).
 usage() {
+  if [ "${1:-2}" -eq 0 ]; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
   sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
@@ -86,6 +88,18 @@ uninstall_hook() {
   fi
 }
 
+# warn_missing_head REPO: the gate reads the policy from the branch HEAD names; a HEAD that
+# names a branch that does not exist (an empty repository, or `master` where the project uses
+# `main`) makes every push look unguarded until that branch exists.
+warn_missing_head() {
+  local repo=$1 head
+  head=$(git --git-dir="$repo" symbolic-ref -q HEAD 2>/dev/null || true)
+  [ -n "$head" ] || return 0
+  if ! git --git-dir="$repo" rev-parse -q --verify "$head^{commit}" >/dev/null 2>&1; then
+    echo "install.sh: warning: $repo: HEAD names ${head#refs/heads/}, which does not exist yet; the gate reads the policy from it, so pushes are accepted as unguarded until it exists. If the default branch is another one: git --git-dir=$repo symbolic-ref HEAD refs/heads/NAME" >&2
+  fi
+}
+
 repo_hook_file() {
   local repo=$1
   [ -d "$repo" ] || die "$repo: no such directory (expected a bare repository, e.g. /srv/git/project.git)"
@@ -106,11 +120,12 @@ shift
 case "$action" in
   --server | --uninstall) ;;
   --ghes-env) exec "$here/scripts/ghes-env.sh" "$@" ;;
-  -h | --help) usage ;;
+  -h | --help) usage 0 ;;
   *) die "unknown option '$action' (usage: ./install.sh --server REPO.git ... | --uninstall REPO.git ... | --ghes-env OUT.tar.gz)" ;;
 esac
 
 targets=()
+repos=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --hook)
@@ -121,6 +136,7 @@ while [ $# -gt 0 ]; do
     -*) die "unknown option '$1'" ;;
     *)
       targets+=("$(repo_hook_file "${1%/}")")
+      repos+=("${1%/}")
       shift
       ;;
   esac
@@ -131,6 +147,7 @@ if [ "$action" = --server ]; then
   [ -f "$bundle" ] || die "$bundle is missing: run ./install.sh first to build it"
   [ -f "$shim" ] || die "$shim is missing"
   for t in "${targets[@]}"; do install_hook "$t"; done
+  for r in ${repos[@]+"${repos[@]}"}; do warn_missing_head "$r"; done
 else
   for t in "${targets[@]}"; do uninstall_hook "$t"; done
 fi

@@ -3,12 +3,16 @@
 // real git, servers and python3 processes, so running files side by side keeps the suite short
 // on two cores; one process per file keeps suites from sharing state.
 //
+// Longest first: each file's duration is kept in node_modules/.cache/receipt-gate/test-times.json
+// and the next run starts the files that took longest (files not timed yet first of all), so a
+// long file never starts last and keeps the run waiting alone. No file has a time limit.
+//
 //   npm test                      all files
 //   npm test -- server git        only files whose path contains one of the words
 //   TEST_JOBS=1 npm test          one file at a time
 
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -33,9 +37,23 @@ const files = find(join(root, 'test'))
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((w) => f.includes(w)));
 
-// Slow suites first, so the long ones do not start last.
+// Longest first, by the last recorded durations; files never timed count as longest (a new
+// suite is more often slow than not), then the folders known to be slow.
+const timesFile = join(root, 'node_modules', '.cache', 'receipt-gate', 'test-times.json');
+let times = {};
+try {
+  times = JSON.parse(readFileSync(timesFile, 'utf8'));
+} catch {
+  /* first run */
+}
 const slow = ['bench-smoke', 'server/', 'client/', 'receipt/e2e', 'git/differential', 'evidence/pyjson', 'engine/verify-ref'];
-files.sort((a, b) => slow.findIndex((s) => b.includes(s)) - slow.findIndex((s) => a.includes(s)) || a.localeCompare(b));
+const expected = (f) => times[f] ?? Number.POSITIVE_INFINITY;
+files.sort(
+  (a, b) =>
+    expected(b) - expected(a) ||
+    slow.findIndex((s) => b.includes(s)) - slow.findIndex((s) => a.includes(s)) ||
+    a.localeCompare(b),
+);
 
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const results = [];
@@ -55,7 +73,7 @@ function runFile(file) {
       const failedTests = Math.max(total - passed - count('Skipped'), 0);
       // A file that crashed, or ran no test, counts as a failure: every file must run its tests.
       const ok = code === 0 && total > 0 && failedTests === 0;
-      results.push({ file, ok, total, passed, failed: ok ? failedTests : Math.max(failedTests, 1) });
+      results.push({ file, ok, total, passed, failed: ok ? failedTests : Math.max(failedTests, 1), seconds: Number(seconds) });
       process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${file} (${passed}/${total} in ${seconds}s)\n`);
       if (!ok) {
         process.stdout.write(output.replace(/^/gm, '    | ') + `\n    | exit ${code ?? signal}\n`);
@@ -71,6 +89,24 @@ await Promise.all(
     while (queue.length) await runFile(queue.shift());
   }),
 );
+
+const started = Date.now() - process.uptime() * 1000;
+for (const r of results) times[r.file] = r.seconds;
+try {
+  mkdirSync(join(root, 'node_modules', '.cache', 'receipt-gate'), { recursive: true });
+  writeFileSync(timesFile, JSON.stringify(times, null, 1) + '\n');
+} catch {
+  /* a read-only checkout: the next run schedules by folder */
+}
+if (results.length > 1) {
+  const sum = results.reduce((n, r) => n + r.seconds, 0);
+  const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 8);
+  process.stdout.write(
+    `\n${results.length} files, ${sum.toFixed(0)} s of file time in ${((Date.now() - started) / 1000).toFixed(0)} s, ${jobs} at a time; longest:\n` +
+      slowest.map((r) => `  ${r.seconds.toFixed(1).padStart(6)} s  ${r.file}`).join('\n') +
+      '\n',
+  );
+}
 
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);

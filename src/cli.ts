@@ -2,10 +2,13 @@
 // Every entry is a thin adapter from its protocol (argv, git's hook stdin) to the engine.
 
 import { processIO, UsageError, type CliIO } from './io';
+import { printable } from './quote';
+import { renderFailure, requestedFormat, SetupError, withoutServerPaths, type Format } from './report/index';
 import { EXIT } from './verdict';
 
-declare const RECEIPT_GATE_VERSION: string;
-export const VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
+import { VERSION } from './version';
+
+export { VERSION };
 
 export interface EntryModule {
   run(args: string[], io: CliIO): Promise<number>;
@@ -26,10 +29,11 @@ export const COMMANDS: Record<string, Entry> = {
   'receipt': { summary: 'run the grader on a clean tree and write the receipt', load: () => import('./entries/receipt') },
   'verify-receipt': { summary: 'verify a receipt before a merge', load: () => import('./entries/verify-receipt') },
   'keygen': { summary: 'write an ed25519 key pair for signing receipts', load: () => import('./entries/keygen') },
+  'explain': { summary: 'explain PATH: which rules and globs protect it, and who may change it', load: () => import('./entries/explain') },
   'init': { summary: 'add the policy, starter evidence, husky hooks and lint-staged entries', load: () => import('./entries/init') },
   'epoch': { summary: 'epoch pin --id ID: pin the generator digest', load: () => import('./entries/epoch') },
   'manifest': { summary: 'manifest sample --seed N: draw the property manifest', load: () => import('./entries/manifest') },
-  'freeze': { summary: 'freeze add|list|prune: manage freeze.json', load: () => import('./entries/freeze') },
+  'freeze': { summary: 'freeze add|list|prune: manage freeze.json; freeze add --observation: a keyed freeze', load: () => import('./entries/freeze') },
   'observe': { summary: 'record an observation and its witness', load: () => import('./entries/observe') },
 };
 
@@ -60,25 +64,54 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = COMMANDS[command];
   if (!entry) {
-    io.stderr(`receipt-gate: unknown command '${command}'. Run 'receipt-gate help' for the list.\n`);
+    const guess = nearestCommand(command);
+    io.stderr(`receipt-gate: unknown command '${printable(command)}'${guess ? `; did you mean '${guess}'?` : ''} Run 'receipt-gate help' for the list.\n`);
     return EXIT.usage;
   }
+  // Commands with machine formats print their failures in the format asked for, read before
+  // the command parses its arguments (that parsing may be what fails).
+  const format: Format = FORMATTED.has(command) ? requestedFormat(rest) : 'text';
   try {
     return await (await entry.load()).run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr(`receipt-gate ${command}: ${err.message}\n`);
+    // A setup error, or a question the repository cannot answer (history beyond a shallow
+    // clone's boundary): nothing was checked, exit 2 with the fix, in the format asked for.
+    if (err instanceof UsageError || (err instanceof Error && err.name === 'ShallowBoundaryError')) {
+      const details = err instanceof SetupError ? err.details : {};
+      const doc = renderFailure(format, { command, message: err.message, exitCode: EXIT.usage, ...details }, VERSION);
+      if (doc !== null) io.stdout(doc);
+      io.stderr(`receipt-gate ${command}: ${withoutServerPaths(err.message, io.env).split('\n').map(printable).join('\n')}\n`);
       return EXIT.usage;
     }
     // Fail closed: an unexpected error is a rejection with a sentence, never a pass.
-    const message = err instanceof Error ? err.message : String(err);
+    // A hook's error never shows the server's directories (its quarantine, its path).
+    const message = withoutServerPaths(err instanceof Error ? err.message : String(err), io.env);
+    const doc = renderFailure(format, { command, message: `INTERNAL_ERROR: ${message}`, exitCode: EXIT.closed }, VERSION);
+    if (doc !== null) io.stdout(doc);
     io.stderr(
-      `receipt-gate ${command}: INTERNAL_ERROR: ${message}\n` +
+      `receipt-gate ${command}: INTERNAL_ERROR: ${printable(message)}\n` +
         `  the gate failed closed; re-run with RECEIPT_GATE_DEBUG=1 for the stack and report it.\n`,
     );
     if (io.env.RECEIPT_GATE_DEBUG && err instanceof Error) io.stderr(`${err.stack}\n`);
     return EXIT.closed;
   }
+}
+
+/** The commands that take --format (and --json). */
+const FORMATTED = new Set(['verify-ref', 'check', 'explain']);
+
+function nearestCommand(given: string): string | null {
+  const close = Object.keys(COMMANDS).filter((c) => c.startsWith(given) || given.startsWith(c) || sameLetters(c, given));
+  return close.length === 1 ? close[0]! : null;
+}
+
+/** One letter off, or two swapped: `verfy-ref`, `chekc`. */
+function sameLetters(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const swapped = a.length === b.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  return swapped || a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
 }
 
 if (require.main === module) {

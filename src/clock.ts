@@ -1,18 +1,10 @@
 // The clock is injected so every verdict replays: --now beats RECEIPT_GATE_NOW beats the
 // system clock. Dates are UTC calendar dates (YYYY-MM-DD).
 
+import { isCalendarDate } from './evidence/dates';
 import { UsageError } from './io';
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** True for a real calendar date written YYYY-MM-DD (2026-02-29 is not one). */
-export function isCalendarDate(text: string): boolean {
-  const m = DATE.exec(text);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const t = new Date(Date.UTC(y, mo - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
-}
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function today(io: { env: NodeJS.ProcessEnv }, now?: string): string {
   const given = now ?? (io.env.RECEIPT_GATE_NOW || undefined);

@@ -28,6 +28,7 @@ export const FINDING_CODES = [
   'FIXTURE_PLACEHOLDER',
   'FIXTURE_DIGEST',
   'LIMIT_EXCEEDED',
+  'REF_NO_COMMIT',
   'INTERNAL_ERROR',
 ] as const;
 

@@ -40,7 +40,7 @@ export function repoSpecs(smoke) {
   }
   return [
     { name: 'tiny', files: 200, dirs: 10, commits: 100, mergeEvery: 10, topicLen: 2, refs: 10, pushSizes: [1, 20, 1000] },
-    { name: 'wide', files: 100000, dirs: 2000, commits: 50, refs: 20, withWorktree: true, pushSizes: [1, 20, 1000] },
+    { name: 'wide', files: 100000, dirs: 2000, commits: 2000, refs: 20, withWorktree: true, pushSizes: [1, 20, 1000] },
     { name: 'long', files: 2000, dirs: 100, commits: 50000, mergeEvery: 50, topicLen: 4, refs: 1000, pushSizes: [1, 20, 1000], refCurve: [10000, 100000] },
     { name: 'heavy', files: 2000, dirs: 100, commits: 120, refs: 20, bulk: { count: 840, size: 1 << 20 }, bigBlob: 200 << 20, pushSizes: [1, 20, 1000] },
   ];
@@ -58,7 +58,7 @@ function seedKey(spec) {
 
 /** Runs `fn` holding a lock directory (two runs sharing a cache build a repository once). A
  * lock whose holder is gone is taken over. */
-async function withLock(lockDir, log, fn) {
+export async function withLock(lockDir, log, fn) {
   for (let waited = 0; ; waited++) {
     try {
       mkdirSync(lockDir);
@@ -157,7 +157,7 @@ export async function finishRepo(dir, seedDir, mainTip, spec, log) {
   return { name: spec.name, dir, seedDir, pushDir, verifyDir, worktree, mainTip, pushes, facts, refVariants, spec };
 }
 
-async function buildSeed(gitdir, spec) {
+export async function buildSeed(gitdir, spec) {
   git(['init', '--quiet', '--bare', '--initial-branch=main', gitdir]);
   git(['--git-dir', gitdir, 'config', 'receive.autogc', 'false']);
   git(['--git-dir', gitdir, 'config', 'gc.auto', '0']);
@@ -175,7 +175,7 @@ async function buildSeed(gitdir, spec) {
 
   // Root commit: evidence files, every source file, and on heavy the big blob beside the evidence.
   const rootChanges = [];
-  for (const [path, bytes] of evidenceFiles('main')) rootChanges.push({ path, mark: await fi.blob(bytes) });
+  for (const [path, bytes] of evidenceFiles('main', spec.policy)) rootChanges.push({ path, mark: await fi.blob(bytes) });
   for (const path of files) {
     version.set(path, 0);
     rootChanges.push({ path, mark: await fi.blob(textContent(rng, path, 0)) });
@@ -254,7 +254,7 @@ async function buildSeed(gitdir, spec) {
   return git(['--git-dir', gitdir, 'rev-parse', 'refs/heads/main']);
 }
 
-function hashName(s) {
+export function hashName(s) {
   let h = 0;
   for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0;
   return h;

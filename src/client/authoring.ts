@@ -5,7 +5,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { resolveClientBase } from './base';
+import { resolveBase } from '../run/base';
 import { locateWorktree, type Worktree } from './git-cli';
 import { OverlaySource } from './overlay-source';
 import { checkEvidence } from '../evidence/index';
@@ -45,8 +45,8 @@ export async function openAuthoring(io: CliIO, command: string): Promise<Authori
   }
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
-    const base = await resolveClientBase(store, 'origin', ['HEAD']);
-    const baseTree = base.commit === null ? null : (await store.readCommit(base.commit)).tree;
+    const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
+    const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
     return {
       worktree,
       policy: parsed.policy,

@@ -1,7 +1,8 @@
 // Client results in the engine's shape, so they print through src/render.ts exactly as the
 // server and verify-ref print theirs.
 
-import { ZERO_OID, type GateResult, type RefResult } from '../engine';
+import type { GateResult, RefResult } from '../results';
+import { ZERO_OID } from '../types';
 import type { Policy } from '../evidence/types';
 import { emptyIdentities, type Finding, type Identities } from '../findings';
 import type { CliIO } from '../io';
@@ -20,12 +21,12 @@ export function singleResult(opts: {
 }): GateResult {
   const ref: RefResult = {
     update: { old: opts.old ?? ZERO_OID, new: ZERO_OID, ref: opts.ref },
-    kind: opts.ref.startsWith('refs/heads/') ? 'branch' : opts.ref.startsWith('refs/tags/') ? 'tag' : 'other',
     isProtectedRef: opts.isProtectedRef ?? false,
     verdict: verdictOf(opts.findings),
     findings: opts.findings,
     identities: opts.identities ?? emptyIdentities(),
     newCommits: [],
+    evidence: null,
   };
   return {
     unguarded: false,
@@ -52,4 +53,24 @@ export function rejectedVerdict(result: GateResult): Exclude<Verdict, 'eligible'
 export function printResult(io: CliIO, result: GateResult, header: string): void {
   io.stderr(renderHuman(result, header));
   io.stderr(`${machineLine(result)}\n`);
+}
+
+/**
+ * Findings of a commit being made (the staged index), with fixes a committer can type: a
+ * protected path is taken out of the commit with `git restore --staged PATH`, not "out of this
+ * push".
+ */
+export function forStagedCommit(findings: Finding[]): Finding[] {
+  return findings.map((f) => {
+    if (f.code !== 'PATH_PROTECTED' || f.path === undefined) return f;
+    const path = shellQuote(f.path);
+    const owners = /may only be changed by: (.*?);/.exec(f.fix)?.[1];
+    const who = owners === undefined ? '' : `; only ${owners} may change it, ask one of them`;
+    return { ...f, fix: `unstage it with \`git restore --staged ${path}\` (and \`git restore ${path}\` to drop the edit)${who}` };
+  });
+}
+
+/** A path as a POSIX shell word: bare when it is plainly safe, else single-quoted. */
+export function shellQuote(path: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }

@@ -43,12 +43,14 @@ export const DEFAULT_EXCEPTIONS = ['fixtures/**/*.md'];
 /** The policy init writes. Only the freeze section is switched on: its starter file (no rows)
  * is valid as written. The epoch, manifest and observations sections name files that must
  * exist once named; `epoch pin`, `manifest sample` and `observe` say how to add them. */
-export function starterPolicy(opts: { baseBranch: string; owners: string[] }): Record<string, unknown> {
+export function starterPolicy(opts: { baseBranch: string; owners: string[]; hookConfig?: string[] }): Record<string, unknown> {
   return {
     version: 1,
     baseBranch: opts.baseBranch,
     protectedRefs: [`refs/heads/${opts.baseBranch}`, 'refs/heads/release/**'],
-    protected: DEFAULT_PROTECTED,
+    // The hook manager's own configuration is protected like .husky/: it decides what the
+    // client hooks run.
+    protected: [...DEFAULT_PROTECTED, ...(opts.hookConfig ?? []).filter((p) => !DEFAULT_PROTECTED.includes(p))],
     exceptions: DEFAULT_EXCEPTIONS,
     owners: opts.owners,
     identityEnv: DEFAULT_IDENTITY_ENV,
@@ -69,10 +71,15 @@ export const PRE_COMMIT_COMMAND = 'receipt-gate pre-commit';
 export const PRE_PUSH_COMMAND = 'receipt-gate pre-push "$@"';
 export const LINT_STAGED_COMMAND = 'lint-staged';
 
-/** The husky hook files init writes when the project has none. husky 9 runs them with
- * `sh -e` and node_modules/.bin on PATH; lint-staged first, for per-file messages. */
-export const HUSKY_PRE_COMMIT = `${LINT_STAGED_COMMAND}\n${PRE_COMMIT_COMMAND}\n`;
+/** The husky 9 hook files init writes when the project has none. husky 9 runs them with
+ * `sh -e` and node_modules/.bin on PATH; the gate first (it is fast and answers before the
+ * project's slower steps), then lint-staged for the per-file messages of `receipt-gate check`. */
+export const HUSKY_PRE_COMMIT = `${PRE_COMMIT_COMMAND}\n${LINT_STAGED_COMMAND}\n`;
 export const HUSKY_PRE_PUSH = `${PRE_PUSH_COMMAND}\n`;
+
+/** The first lines of a husky 5-8 hook file: husky.sh reads HUSKY=0 and sets up the run;
+ * it does not put node_modules/.bin on PATH, so these hooks call the programs by path. */
+export const HUSKY_LEGACY_HEADER = '#!/bin/sh\n. "$(dirname "$0")/_/husky.sh"\n\n';
 
 export const CHECK_COMMAND = 'receipt-gate check';
 

@@ -1,4 +1,4 @@
-// `receipt-gate check FILE... [--now YYYY-MM-DD]` — validates evidence files in the working
+// `receipt-gate check FILE... [--format FORMAT] [--now YYYY-MM-DD]` — validates evidence files in the working
 // tree with the gate's own rules, for lint-staged (which passes absolute paths, with unstaged
 // changes stashed, so the working tree holds what is staged).
 //
@@ -6,36 +6,46 @@
 // a pin names a generator), and the findings on the files named are reported: schema errors
 // with the file, the JSON pointer and what was expected, digest and expiry errors. The policy
 // is the working tree's own (a staged policy is checked against its schema first).
+//
+// Named itself, the policy's globs are checked too: a malformed one is POLICY_INVALID (the
+// policy's own validation); one that matches no path at the base is a warning (a typo
+// protects nothing).
 
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
-import { resolveClientBase } from '../client/base';
+import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
 import { today } from '../clock';
-import { internalError } from '../engine';
+import { internalError } from '../rules/errors';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
+import type { Policy } from '../evidence/types';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
 import type { Finding } from '../findings';
+import { diffTrees } from '../git/diff';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
-import { findingLine, sortFindings, verdictLine } from '../render';
-import { EXIT, verdictOf } from '../verdict';
+import { matcher } from '../paths';
+import { printable, quotePath } from '../quote';
+import { findingsOutcome, formatOption, renderOutcome, type Format } from '../report/index';
+import { EXIT } from '../verdict';
+import { VERSION } from '../version';
 
-const USAGE = 'receipt-gate check FILE... [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate check FILE... [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const cli = parseCommandArgs(
     args,
-    { now: { type: 'string' } },
+    { now: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } },
     USAGE,
     io,
   );
   if (!cli) return 0;
   const { values, positionals } = cli;
+  const format = formatOption(values);
   if (positionals.length === 0) throw new UsageError(`name at least one FILE\nusage: ${USAGE}`);
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);
@@ -44,10 +54,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const tree = new DirectorySource(worktree.top, 'the working tree');
   const policyEntry = await tree.stat(POLICY_PATH);
   if (policyEntry.kind === 'missing') {
-    io.stderr(`receipt-gate check: no ${POLICY_PATH} at ${worktree.top}: nothing to check against (run 'receipt-gate init' first)\n`);
-    return EXIT.usage;
+    throw new UsageError(`no ${POLICY_PATH} at ${worktree.top}: nothing to check against (run 'receipt-gate init' first)`);
   }
   const findings: Finding[] = [];
+  const warnings: string[] = [];
   const parsed =
     policyEntry.kind === 'file'
       ? parsePolicy(await policyEntry.read())
@@ -70,8 +80,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     let store: ObjectStore | null = null;
     try {
       store = await ObjectStore.discover(worktree.top, io.env);
-      const base = await resolveClientBase(store, 'origin', ['HEAD']);
-      const baseTree = base.commit === null ? null : (await store.readCommit(base.commit)).tree;
+      const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
+      const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
       const report = await checkEvidence({
         policy: parsed.policy,
         atNew: tree,
@@ -80,6 +90,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       });
       const named = new Set(files);
       findings.push(...report.findings.filter((f) => f.path !== undefined && named.has(f.path)));
+      if (named.has(POLICY_PATH)) {
+        if (baseTree !== null) {
+          const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
+          warnings.push(...unmatchedGlobs(parsed.policy, paths, base.name ?? 'the base'));
+        }
+      }
     } catch (err) {
       findings.push(internalError(err, {}));
     } finally {
@@ -87,14 +103,48 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
   }
 
-  const verdict = verdictOf(findings);
-  if (findings.length > 0) {
-    const lines = sortFindings(findings).map((f) => `  ${findingLine(f)}`);
-    const out = `receipt-gate check (${files.length} file${files.length === 1 ? '' : 's'}, ${date}):\n${lines.join('\n')}\n${verdictLine(verdict, findings)}\n`;
-    if (verdict === 'closed') io.stderr(out);
-    else io.stdout(out);
+  for (const w of warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
+  return report(io, format, findings, files.length, date);
+}
+
+function report(io: CliIO, format: Format, findings: Finding[], fileCount: number, date: string): number {
+  const outcome = findingsOutcome('check', findings, {
+    header: `receipt-gate check (${fileCount} file${fileCount === 1 ? '' : 's'}, ${date}):`,
+  });
+  if (format !== 'text') {
+    io.stdout(renderOutcome(format, outcome, VERSION));
+  } else if (findings.length > 0) {
+    // lint-staged shows a failing task's output; a clean check prints nothing.
+    const text = renderOutcome('text', outcome, VERSION);
+    if (outcome.verdict === 'closed') io.stderr(text);
+    else io.stdout(text);
   }
-  return verdict === 'closed' ? EXIT.closed : EXIT.eligible;
+  return outcome.verdict === 'closed' ? EXIT.closed : EXIT.eligible;
+}
+
+/** The policy's globs, each with the list it stands in. */
+function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string }[] {
+  return [
+    ...policy.protected.map((glob) => ({ list: 'protected' as const, glob })),
+    ...policy.exceptions.map((glob) => ({ list: 'exceptions' as const, glob })),
+  ];
+}
+
+/** Globs that match none of `paths` (the base's files): a typo protects nothing. */
+function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
+  const out: string[] = [];
+  for (const { list, glob } of policyGlobs(policy)) {
+    if (!paths.some((p) => globMatches(glob, p))) {
+      out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
+    }
+  }
+  return out;
+}
+
+/** Whether the policy would apply `glob` to `path` (the matching the engine uses, folding
+ * included); the one place check asks it. */
+function globMatches(glob: string, path: string): boolean {
+  return matcher([glob])(path);
 }
 
 /** The repository path of a FILE argument (absolute, or relative to the current directory). */
@@ -109,7 +159,7 @@ function repoPath(top: string, cwd: string, file: string): string {
   }
   const rel = relative(top, absolute);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new UsageError(`${file} is outside the working tree ${top}`);
+    throw new UsageError(`${quotePath(file)} is outside the working tree ${quotePath(top)}`);
   }
   return rel.split(sep).join('/');
 }

@@ -10,12 +10,13 @@ import { runGit } from '../client/git-cli';
 import { IndexSource } from '../client/index-source';
 import { jsonText } from '../client/templates';
 import { today } from '../clock';
+import { Deadline } from '../deadline';
 import { readPin, type EpochPin } from '../evidence/epoch';
-import { sha256Hex } from '../evidence/read';
 import { validateAgainst } from '../evidence/schema';
 import { TreeSource } from '../evidence/tree-source';
 import { MAX_BLOB_BYTES, type EvidenceSource } from '../evidence/types';
 import { indexFilePath, readStagedIndex } from '../git/staged-index';
+import { sha256Hex } from '../hash';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 
@@ -57,7 +58,7 @@ async function pin(
     throw new UsageError(`the policy has no "epoch" section; an owner adds "epoch": {"pin": "fixtures/EPOCH"} to .receipt-gate.json first`);
   }
   const pinPath = a.policy.epoch.pin;
-  const current = (await readPin(a.tree, pinPath, a.policy)).pin;
+  const current = (await readPin(a.tree, pinPath, a.policy, Deadline.never())).pin;
   const generator = opts.generator ?? current?.generator;
   if (generator === undefined) {
     throw new UsageError(`name the generator with --generator PATH (${pinPath} does not exist yet to take it from)`);
@@ -88,7 +89,7 @@ async function pin(
   ];
   for (const [where, source] of known) {
     if (source === null) continue;
-    const there = (await readPin(source, pinPath, a.policy)).pin;
+    const there = (await readPin(source, pinPath, a.policy, Deadline.never())).pin;
     if (there && there.epoch_id === opts.id && there.generator_sha256 !== digest) {
       io.stderr(
         `receipt-gate epoch pin: nothing written; epoch ${opts.id} is already pinned to ${there.generator_sha256} in ${where}, ` +

@@ -1,27 +1,34 @@
 // `receipt-gate freeze add|list|prune` — the freeze file (policy.freeze.path, e.g. freeze.json).
 //
 //   freeze add --id TEST --reason R --expires YYYY-MM-DD [--owner NAME]   adds a row, added today
+//   freeze add --observation ID --expires-on YYYY-MM-DD --reason TEXT [--name NAME]
+//                                                                         writes the keyed freeze
+//                                                                         freezes/<NAME or ID>.json
 //   freeze list                                                           rows by expiry, expired first, with days left
 //   freeze prune                                                          drops expired rows
 //
 // Dates are UTC calendar dates; today comes from --now, RECEIPT_GATE_NOW or the clock. add and
 // prune check the file they would write with the gate's freeze rule and refuse to write one
-// it would reject.
+// it would reject (a keyed freeze whose observation is absent, did not re-run green, lacks
+// its witness or names another epoch; an expired or too long window). A file written with CRLF
+// line ends is written back with CRLF.
 
 import { parseCommandArgs } from '../args';
 import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
 import { gitConfig } from '../client/git-cli';
 import { jsonText, STARTER_FREEZE } from '../client/templates';
-import { isCalendarDate, today } from '../clock';
-import { dayNumber, plural } from '../evidence/dates';
+import { today } from '../clock';
+import { dayNumber, isCalendarDate, plural } from '../evidence/dates';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
 import type { FreezeRow as CheckedFreezeRow } from '../evidence/freeze';
 import { validateAgainst } from '../evidence/schema';
 import { UsageError, type CliIO } from '../io';
+import { printable, quotePath } from '../quote';
 import { EXIT } from '../verdict';
 
 const USAGE = [
   'receipt-gate freeze add --id TEST --reason REASON --expires YYYY-MM-DD [--owner NAME] [--now YYYY-MM-DD]',
+  '       receipt-gate freeze add --observation ID --expires-on YYYY-MM-DD --reason TEXT [--name NAME] [--now YYYY-MM-DD]',
   '       receipt-gate freeze list [--now YYYY-MM-DD]',
   '       receipt-gate freeze prune [--now YYYY-MM-DD]',
 ].join('\n');
@@ -45,6 +52,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       reason: { type: 'string' },
       expires: { type: 'string' },
       owner: { type: 'string' },
+      observation: { type: 'string' },
+      'expires-on': { type: 'string' },
+      name: { type: 'string' },
       now: { type: 'string' },
     },
     USAGE,
@@ -57,14 +67,31 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     throw new UsageError(`name one subcommand: add, list or prune\nusage: ${USAGE}`);
   }
   const date = today(io, values.now);
+  const keyed = values.observation !== undefined || values['expires-on'] !== undefined || values.name !== undefined;
+  if (keyed && sub !== 'add') throw new UsageError(`--observation, --expires-on and --name belong to 'freeze add'\nusage: ${USAGE}`);
+  if (keyed && (values.id !== undefined || values.expires !== undefined || values.owner !== undefined)) {
+    throw new UsageError(`a keyed freeze takes --observation, --expires-on and --reason; --id, --expires and --owner are for freeze.json rows\nusage: ${USAGE}`);
+  }
   const a = await openAuthoring(io, `freeze ${sub}`);
   try {
+    if (keyed) {
+      for (const [flag, value] of [['--observation', values.observation], ['--expires-on', values['expires-on']], ['--reason', values.reason]] as const) {
+        if (value === undefined || value === '') throw new UsageError(`${flag} is required for a keyed freeze\nusage: ${USAGE}`);
+      }
+      return await addKeyed(a, io, {
+        observation: values.observation!,
+        expiresOn: values['expires-on']!,
+        reason: values.reason!,
+        name: values.name ?? values.observation!,
+        date,
+      });
+    }
     if (!a.policy.freeze) {
       throw new UsageError(`the policy has no "freeze" section; an owner adds "freeze": {"path": "freeze.json"} to .receipt-gate.json first`);
     }
-    const file = await readFreezeFile(a, a.policy.freeze.path);
+    const { file, crlf } = await readFreezeFile(a, a.policy.freeze.path);
     if (sub === 'list') return list(io, a.policy.freeze.path, file, date);
-    if (sub === 'prune') return prune(a, io, file, date);
+    if (sub === 'prune') return prune(a, io, file, date, crlf);
     for (const [flag, value] of [['--id', values.id], ['--reason', values.reason], ['--expires', values.expires]] as const) {
       if (value === undefined || value === '') throw new UsageError(`${flag} is required\nusage: ${USAGE}`);
     }
@@ -74,20 +101,31 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       expires: values.expires!,
       owner: values.owner ?? gitConfig('user.email', a.worktree.top, io.env) ?? undefined,
       date,
-    });
+    }, crlf);
   } finally {
     a.close();
   }
 }
 
+/** JSON text with the line ends of the file it replaces. */
+function textBytes(value: unknown, crlf: boolean): Buffer {
+  const text = jsonText(value);
+  return Buffer.from(crlf ? text.replace(/\r?\n/g, '\r\n') : text);
+}
+
+function usesCrlf(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes).includes('\r\n');
+}
+
 /** The freeze file of the working tree; a file that does not exist yet reads as empty. */
-async function readFreezeFile(a: Authoring, path: string): Promise<FreezeFile> {
+async function readFreezeFile(a: Authoring, path: string): Promise<{ file: FreezeFile; crlf: boolean }> {
   const entry = await a.tree.stat(path);
-  if (entry.kind === 'missing') return { version: 1, frozen: [...STARTER_FREEZE.frozen] as FreezeRow[] };
+  if (entry.kind === 'missing') return { file: { version: 1, frozen: [...STARTER_FREEZE.frozen] as FreezeRow[] }, crlf: false };
   if (entry.kind !== 'file') throw new UsageError(`${path} is a ${entry.what}, not a file`);
   let plain: unknown;
+  const bytes = await entry.read();
   try {
-    plain = toPlain(parsePyJson(await entry.read()));
+    plain = toPlain(parsePyJson(bytes));
   } catch (err) {
     if (err instanceof PyJsonError) throw new UsageError(`${path} is not valid JSON (line ${err.line}, column ${err.column}: ${err.reason}); fix it by hand first`);
     throw err;
@@ -98,7 +136,7 @@ async function readFreezeFile(a: Authoring, path: string): Promise<FreezeFile> {
       `${path} does not match schemas/freeze.schema.json; fix it by hand first:\n${problems.map((p) => `  at ${p.pointer || '/'}: ${p.message}`).join('\n')}`,
     );
   }
-  return plain as FreezeFile;
+  return { file: plain as FreezeFile, crlf: usesCrlf(bytes) };
 }
 
 /** Days from `today` to `date` (0: today is the last day; negative: expired). */
@@ -129,8 +167,13 @@ async function add(
   io: CliIO,
   file: FreezeFile,
   row: { id: string; reason: string; expires: string; owner?: string; date: string },
+  crlf: boolean,
 ): Promise<number> {
   const path = a.policy.freeze!.path;
+  const reasons = a.policy.freeze!.reasons;
+  if (!reasons.includes(row.reason)) {
+    throw new UsageError(`--reason must be one of the policy's freeze reasons (${reasons.join(', ')}); got '${printable(row.reason)}'`);
+  }
   if (!isCalendarDate(row.expires)) throw new UsageError(`--expires must be a UTC calendar date YYYY-MM-DD, got '${row.expires}'`);
   if (file.frozen.some((r) => r.id === row.id)) {
     throw new UsageError(`${row.id} is already frozen in ${path}; a freeze is not extended in place (prune it once expired, then add it again with a fresh reason)`);
@@ -139,7 +182,7 @@ async function add(
   if (row.owner !== undefined) added.owner = row.owner;
   added.added = row.date;
   const next: FreezeFile = { ...file, frozen: [...file.frozen, added] };
-  const bytes = Buffer.from(jsonText(next));
+  const bytes = textBytes(next, crlf);
   const { refused } = await checkPlanned(a, a.tree, [{ path, bytes }], row.date);
   if (refused.length > 0) {
     printRefusal(io, 'freeze add', refused);
@@ -151,7 +194,7 @@ async function add(
   return EXIT.eligible;
 }
 
-async function prune(a: Authoring, io: CliIO, file: FreezeFile, date: string): Promise<number> {
+async function prune(a: Authoring, io: CliIO, file: FreezeFile, date: string, crlf: boolean): Promise<number> {
   const path = a.policy.freeze!.path;
   const expired = file.frozen.filter((r) => daysLeft(r.expires, date) < 0);
   if (expired.length === 0) {
@@ -159,7 +202,7 @@ async function prune(a: Authoring, io: CliIO, file: FreezeFile, date: string): P
     return EXIT.eligible;
   }
   const next: FreezeFile = { ...file, frozen: file.frozen.filter((r) => daysLeft(r.expires, date) >= 0) };
-  const bytes = Buffer.from(jsonText(next));
+  const bytes = textBytes(next, crlf);
   const { refused } = await checkPlanned(a, a.tree, [{ path, bytes }], date);
   if (refused.length > 0) {
     printRefusal(io, 'freeze prune', refused);
@@ -169,4 +212,71 @@ async function prune(a: Authoring, io: CliIO, file: FreezeFile, date: string): P
   for (const r of expired) io.stdout(`dropped ${r.id} (expired ${r.expires})\n`);
   io.stdout(commitHint(a.policy, [path]));
   return EXIT.eligible;
+}
+
+/** Keyed freeze names become file names: no folders, no dot files, nothing a checkout rewrites. */
+const FREEZE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * Writes freezes/<name>.json, the keyed freeze FLAKE_UNFROZEN asks an owner for:
+ * {observation_id, epoch_id (the pin's), expires_on, reason}. It is judged with every evidence
+ * rule before it is written, together with the observation and witness it cites; nothing is
+ * written when the gate would reject it.
+ */
+async function addKeyed(
+  a: Authoring,
+  io: CliIO,
+  opts: { observation: string; expiresOn: string; reason: string; name: string; date: string },
+): Promise<number> {
+  const section = a.policy.observations;
+  if (!section) {
+    throw new UsageError(`the policy has no "observations" section; an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
+  }
+  if (!FREEZE_NAME.test(opts.name)) {
+    throw new UsageError(`the freeze name '${printable(opts.name)}' must be letters, digits, '.', '_' or '-' (pass --name NAME when the observation id is not one)`);
+  }
+  if (!isCalendarDate(opts.expiresOn)) throw new UsageError(`--expires-on must be a UTC calendar date YYYY-MM-DD, got '${printable(opts.expiresOn)}'`);
+  if (opts.reason.trim() === '') throw new UsageError('--reason must say why the flake is frozen (free text, not empty)');
+  const observationPath = `${section.dir}/${opts.observation}.json`;
+  const observation = await a.tree.stat(observationPath);
+  if (observation.kind !== 'file') {
+    throw new UsageError(
+      `there is no observation ${quotePath(observationPath)} to freeze; record it first with 'receipt-gate observe --id ${printable(opts.observation)} --status flake --witness FILE --rerun-passed'`,
+    );
+  }
+  const epochId = await pinnedEpochId(a);
+  const path = `${section.freezes}/${opts.name}.json`;
+  if ((await a.tree.stat(path)).kind !== 'missing') {
+    throw new UsageError(`${quotePath(path)} exists; a keyed freeze is not extended in place (delete it once expired, then freeze again)`);
+  }
+  const record = { observation_id: opts.observation, epoch_id: epochId, expires_on: opts.expiresOn, reason: opts.reason };
+  const bytes = textBytes(record, usesCrlf(await observation.read()));
+  const { refused } = await checkPlanned(a, a.tree, [{ path, bytes }], opts.date, {
+    alsoJudged: [observationPath, `${section.dir}/${opts.observation}.bin`],
+  });
+  if (refused.length > 0) {
+    printRefusal(io, 'freeze add', refused);
+    return EXIT.closed;
+  }
+  writePlanned(a, [{ path, bytes }]);
+  io.stdout(
+    `froze observation ${printable(opts.observation)} in ${quotePath(path)} until ${opts.expiresOn} (${plural(daysLeft(opts.expiresOn, opts.date), 'day')} left, epoch ${printable(epochId)})\n`,
+  );
+  io.stdout(commitHint(a.policy, [path]));
+  return EXIT.eligible;
+}
+
+/** The epoch_id of the working tree's pin: a keyed freeze must name the pinned epoch. */
+async function pinnedEpochId(a: Authoring): Promise<string> {
+  const pin = a.policy.epoch?.pin;
+  if (!pin) throw new UsageError('the policy has no "epoch" section, so no keyed freeze can be valid (it must name the pinned epoch)');
+  const entry = await a.tree.stat(pin);
+  if (entry.kind !== 'file') throw new UsageError(`the epoch pin ${quotePath(pin)} is missing; an owner pins the epoch first ('receipt-gate epoch pin')`);
+  try {
+    const plain = toPlain(parsePyJson(await entry.read())) as { epoch_id?: unknown };
+    if (typeof plain.epoch_id === 'string' && plain.epoch_id !== '') return plain.epoch_id;
+  } catch (err) {
+    if (!(err instanceof PyJsonError)) throw err;
+  }
+  throw new UsageError(`the epoch pin ${quotePath(pin)} has no valid epoch_id; fix it first ('receipt-gate check ${pin}')`);
 }

@@ -1,33 +1,31 @@
 // `receipt-gate init [--owner NAME]... [--base-branch NAME]` — sets a project up: the policy,
-// starter evidence, the husky hooks and the lint-staged entry. Merges into what is there and
-// never overwrites it; running it again changes nothing.
+// starter evidence, and the hooks, added to the hook manager the project already uses
+// (src/client/managers.ts; husky 9 and lint-staged when it has none). Merges into what is
+// there and never overwrites it; running it again changes nothing; CRLF files stay CRLF.
 
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseCommandArgs } from '../args';
-import { gitConfig, locateWorktree, runGit } from '../client/git-cli';
-import { mergeHook, mergePackageJson } from '../client/init';
+import { clientIdentity, gitConfig, locateWorktree, runGit } from '../client/git-cli';
+import { planHooks } from '../client/hook-plan';
+import { addOwnersToPolicyText, mergePackageJson, parsePackageJson, toLf, withEol } from '../client/init';
+import { describeManager, detectHookManager, type HookManager, type ProjectView } from '../client/managers';
 import { OverlaySource } from '../client/overlay-source';
-import {
-  HUSKY_PRE_COMMIT,
-  HUSKY_PRE_PUSH,
-  jsonText,
-  lintStagedGlob,
-  STARTER_FREEZE,
-  starterPolicy,
-} from '../client/templates';
+import { jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
 import { today } from '../clock';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
 import { POLICY_PATH, type Policy } from '../evidence/types';
+import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, sortFindings } from '../render';
 import { EXIT } from '../verdict';
 
 declare const RECEIPT_GATE_VERSION: string;
-const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? `^${RECEIPT_GATE_VERSION}` : 'latest';
+/** receipt-gate pins itself exactly, as it pins husky and lint-staged. */
+const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
 const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--now YYYY-MM-DD]';
 
@@ -45,6 +43,7 @@ const OTHER_LINT_STAGED_CONFIGS = [
 ];
 
 interface PendingFile {
+  /** From the top of the working tree, or absolute (the hooks directory). */
   path: string;
   text: string;
   mode?: number;
@@ -62,43 +61,108 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     io,
   );
   if (!parsed) return 0;
-  const { values } = parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) throw new UsageError(`init takes no arguments, got '${positionals[0]}'\nusage: ${USAGE}`);
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);
   const top = worktree.top;
   if (realpathSync(io.cwd) !== realpathSync(top)) {
-    throw new UsageError(`run init at the top level of the working tree (${top}), where package.json and .husky/ belong`);
+    throw new UsageError(`run init at the top level of the working tree (${top}), where package.json and the hook configuration belong`);
   }
-  const read = (path: string): string | null => (existsSync(join(top, path)) ? readFileSync(join(top, path), 'utf8') : null);
+  // Refuse what the hooks could never check before writing anything: the store refuses
+  // SHA-256 and reftable repositories when it opens them.
+  try {
+    (await ObjectStore.discover(top, io.env)).close();
+  } catch (err) {
+    throw new UsageError(`${err instanceof Error ? err.message : String(err)} Nothing was written.`);
+  }
+
+  const abs = (path: string) => (isAbsolute(path) ? path : join(top, path));
+  const crlf = new Map<string, boolean>();
+  /** A file's text with LF line ends (CRLF files are written back with CRLF), or null. */
+  const read = (path: string): string | null => {
+    const file = abs(path);
+    if (!existsSync(file) || !statSync(file).isFile()) return null;
+    const lf = toLf(readFileSync(file, 'utf8'));
+    crlf.set(file, lf.crlf);
+    return lf.text;
+  };
 
   const pending: PendingFile[] = [];
   const notes: string[] = [];
+  const owners = ownersList(values.owner as string[] | string | undefined);
 
-  // 1. The policy: kept when there is one (it must be valid), else the starter policy.
+  // The hook manager the project already uses (its configuration is protected too).
+  const packageJson = read('package.json');
+  let pkg = null;
+  if (packageJson !== null) {
+    try {
+      pkg = parsePackageJson(packageJson);
+    } catch (err) {
+      throw new UsageError(`cannot merge into package.json: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
+    }
+  }
+  const hooksDir = gitPath('hooks', top, io.env);
+  const view: ProjectView = {
+    read,
+    exists: (path) => existsSync(abs(path)),
+    isDirectory: (path) => existsSync(abs(path)) && statSync(abs(path)).isDirectory(),
+    list: (dir) => (existsSync(abs(dir)) ? readdirSync(abs(dir)) : []),
+    pkg,
+    hooksPath: gitConfig('core.hooksPath', top, io.env),
+    hooksDir,
+  };
+  const manager = detectHookManager(view);
+  notes.push(`hook manager: ${describeManager(manager)}`);
+
+  // 1. The policy: kept when there is one (it must be valid; --owner adds owners to it), else
+  //    the starter policy.
   let policy: Policy;
   const existingPolicy = read(POLICY_PATH);
   if (existingPolicy !== null) {
-    const parsed = parsePolicy(Buffer.from(existingPolicy));
-    if (!parsed.ok) {
+    const parsedPolicy = parsePolicy(Buffer.from(existingPolicy));
+    if (!parsedPolicy.ok) {
       io.stderr(`receipt-gate init: the existing ${POLICY_PATH} is invalid; fix it first (init never overwrites it):\n`);
-      for (const f of parsed.findings) io.stderr(`  ${findingLine(f)}\n`);
+      for (const f of parsedPolicy.findings) io.stderr(`  ${findingLine(f)}\n`);
       return EXIT.closed;
     }
-    policy = parsed.policy;
-    notes.push(`kept the existing ${POLICY_PATH}`);
+    policy = parsedPolicy.policy;
+    const adding = owners.filter((o) => !policy.owners.includes(o));
+    if (adding.length === 0) {
+      notes.push(`kept the existing ${POLICY_PATH}${owners.length > 0 ? ` (${owners.join(', ')} already owners)` : ''}`);
+    } else {
+      const identity = clientIdentity(top, io.env);
+      if (identity === null || !policy.owners.includes(identity)) {
+        io.stderr(
+          `receipt-gate init: not adding ${adding.join(', ')} to the owners of ${POLICY_PATH}: only an owner (${policy.owners.join(', ') || 'none listed'}) may change the policy, and you are ${identity === null ? 'nobody (git config user.email is not set)' : identity}; the hooks and the server would refuse the commit. Ask an owner to run 'receipt-gate init --owner ${adding[0]}'. Nothing was written.\n`,
+        );
+        return EXIT.closed;
+      }
+      const text =
+        addOwnersToPolicyText(existingPolicy, adding) ??
+        jsonText({ ...(JSON.parse(existingPolicy) as Record<string, unknown>), owners: [...policy.owners, ...adding] });
+      const reparsed = parsePolicy(Buffer.from(text));
+      if (!reparsed.ok) {
+        for (const f of reparsed.findings) io.stderr(`  ${findingLine(f)}\n`);
+        throw new UsageError(`not adding ${adding.join(', ')} to the owners: the policy would be invalid (see above); check --owner. Nothing was written.`);
+      }
+      policy = reparsed.policy;
+      pending.push({ path: POLICY_PATH, text });
+      notes.push(`added ${adding.join(', ')} to the owners in ${POLICY_PATH}`);
+    }
   } else {
-    const owners = ownersFrom(values.owner as string[] | string | undefined, top, io.env);
+    const starterOwners = owners.length > 0 ? owners : defaultOwners(top, io.env);
     const baseBranch = (values['base-branch'] as string | undefined) ?? defaultBranch(top, io.env);
-    const text = jsonText(starterPolicy({ baseBranch, owners }));
-    const parsed = parsePolicy(Buffer.from(text));
-    if (!parsed.ok) {
+    const text = jsonText(starterPolicy({ baseBranch, owners: starterOwners, hookConfig: hookConfigFiles(manager) }));
+    const parsedPolicy = parsePolicy(Buffer.from(text));
+    if (!parsedPolicy.ok) {
       // e.g. an owner or branch name the schema refuses
-      for (const f of parsed.findings) io.stderr(`  ${findingLine(f)}\n`);
+      for (const f of parsedPolicy.findings) io.stderr(`  ${findingLine(f)}\n`);
       throw new UsageError(`the policy init would write is invalid (see above); check --owner and --base-branch`);
     }
-    policy = parsed.policy;
+    policy = parsedPolicy.policy;
     pending.push({ path: POLICY_PATH, text });
-    notes.push(`wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${owners.join(', ')})`);
+    notes.push(`wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')})`);
   }
 
   // 2. Starter evidence: only files that are valid as written.
@@ -107,39 +171,41 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     notes.push(`wrote ${policy.freeze.path} (no frozen tests)`);
   }
 
-  // 3. The husky hooks.
-  for (const [file, lines] of [
-    ['.husky/pre-commit', HUSKY_PRE_COMMIT],
-    ['.husky/pre-push', HUSKY_PRE_PUSH],
-  ] as const) {
-    const merge = mergeHook(read(file), lines.trimEnd().split('\n'), file);
-    if (merge.text !== null) pending.push({ path: file, text: merge.text, mode: 0o755 });
-    notes.push(...merge.notes);
-  }
-
-  // 4. package.json: prepare script, lint-staged entry, dev dependencies.
-  const otherConfig = OTHER_LINT_STAGED_CONFIGS.find((f) => existsSync(join(top, f))) ?? null;
-  let pkgMerge;
+  // 3. The hooks, in that manager.
+  let plan;
   try {
-    pkgMerge = mergePackageJson(read('package.json'), {
-      glob: lintStagedGlob(policy),
-      name: basename(top).toLowerCase().replace(/[^a-z0-9._-]/g, '-') || 'project',
-      otherLintStagedConfig: otherConfig,
-      selfVersion: SELF_VERSION,
-    });
+    plan = planHooks({ manager, read, packageJson, lintStagedGlob: lintStagedGlob(policy), selfVersion: SELF_VERSION });
   } catch (err) {
-    throw new UsageError(`cannot merge into package.json: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
+    throw new UsageError(`cannot add the hooks: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
   }
-  if (pkgMerge.text !== null) pending.push({ path: 'package.json', text: pkgMerge.text });
-  notes.push(...pkgMerge.notes);
-  if (otherConfig !== null) {
-    notes.push(`lint-staged is configured in ${otherConfig}: add "${lintStagedGlob(policy)}": "receipt-gate check" there yourself`);
+  notes.push(...plan.notes);
+  pending.push(...plan.files.filter((f) => f.path !== 'package.json'));
+
+  // 4. package.json (only when the project has one): prepare script, lint-staged entry, exact
+  //    dev dependencies.
+  const otherConfig = OTHER_LINT_STAGED_CONFIGS.find((f) => existsSync(join(top, f))) ?? null;
+  const plannedPkg = plan.files.find((f) => f.path === 'package.json')?.text ?? null;
+  if (packageJson !== null && plan.packageJson !== null) {
+    let pkgMerge;
+    try {
+      pkgMerge = mergePackageJson(plannedPkg ?? packageJson, { ...plan.packageJson, otherLintStagedConfig: otherConfig });
+    } catch (err) {
+      throw new UsageError(`cannot merge into package.json: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
+    }
+    const text = pkgMerge.text ?? plannedPkg;
+    if (text !== null) pending.push({ path: 'package.json', text });
+    notes.push(...pkgMerge.notes);
+    if (otherConfig !== null && plan.packageJson.glob !== null) {
+      notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "receipt-gate check" there yourself`);
+    }
+  } else if (plannedPkg !== null) {
+    pending.push({ path: 'package.json', text: plannedPkg });
   }
 
   // 5. Never write what the gate would reject: check the evidence as it will be.
-  const view = new OverlaySource(new DirectorySource(top, 'the working tree'), 'the working tree after init');
-  for (const file of pending) view.set(file.path, Buffer.from(file.text));
-  const report = await checkEvidence({ policy, atNew: view, atBase: null, today: date });
+  const overlay = new OverlaySource(new DirectorySource(top, 'the working tree'), 'the working tree after init');
+  for (const file of pending) if (!isAbsolute(file.path)) overlay.set(file.path, Buffer.from(file.text));
+  const report = await checkEvidence({ policy, atNew: overlay, atBase: null, today: date });
   const written = new Set(pending.map((f) => f.path));
   const ours = report.findings.filter((f) => f.severity === 'closed' && f.path !== undefined && written.has(f.path));
   if (ours.length > 0) {
@@ -149,38 +215,44 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
 
   for (const file of pending) {
-    mkdirSync(dirname(join(top, file.path)), { recursive: true });
-    writeFileSync(join(top, file.path), file.text, file.mode !== undefined ? { mode: file.mode } : {});
+    const target = abs(file.path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, withEol(file.text, crlf.get(target) ?? false), file.mode !== undefined ? { mode: file.mode } : {});
   }
 
-  // 6. Switch the hooks on when husky is installed (otherwise npm install will, via prepare).
-  const hooksPath = gitConfig('core.hooksPath', top, io.env);
-  const huskyBin = join(top, 'node_modules', '.bin', 'husky');
-  if (hooksPath !== '.husky/_') {
-    if (existsSync(huskyBin)) {
-      const ran = spawnSync(huskyBin, [], { cwd: top, env: io.env, encoding: 'utf8' });
-      if (ran.status === 0) notes.push('ran husky: git now runs the hooks in .husky/');
-      else notes.push(`husky did not switch the hooks on (${(ran.stderr || ran.stdout || String(ran.error)).trim()}); run 'npx husky'`);
+  // 6. Let the manager install the hooks it now has (never core.hooksPath for another one).
+  const activation = plan.activation;
+  if (activation !== null && (activation.unlessHooksPath === null || view.hooksPath !== activation.unlessHooksPath)) {
+    const program = activation.program.includes('/') ? join(top, activation.program) : activation.program;
+    if (activation.requires !== null && !existsSync(join(top, activation.requires))) {
+      notes.push(activation.otherwise);
     } else {
-      notes.push("run 'npm install' to install husky and lint-staged; its prepare script switches the hooks on");
+      const ran = spawnSync(program, activation.args, { cwd: top, env: io.env, encoding: 'utf8' });
+      const shown = [activation.program.replace(/^node_modules\/\.bin\//, ''), ...activation.args].join(' ');
+      if (ran.status === 0) notes.push(`ran '${shown}': git runs the new hooks`);
+      else notes.push(`'${shown}' did not succeed (${(ran.stderr || ran.stdout || String(ran.error)).trim().split('\n')[0]}); ${activation.otherwise}`);
     }
   }
 
   const remaining = report.findings.filter((f) => f.severity === 'closed');
   io.stdout(`receipt-gate init in ${top}:\n`);
   if (pending.length === 0) {
-    io.stdout('  nothing to change: the policy, evidence, hooks and lint-staged entry are in place\n');
+    io.stdout('  nothing to change: the policy, evidence and hooks are in place\n');
   }
   for (const note of notes) io.stdout(`  - ${note}\n`);
   if (remaining.length > 0) {
     io.stdout(`  the gate closes on evidence already in the tree; fix these before the first push:\n`);
     for (const f of sortFindings(remaining)) io.stdout(`    ${findingLine(f)}\n`);
   }
+  const toCommit = [...new Set([POLICY_PATH, ...(policy.freeze ? [policy.freeze.path] : []), ...pending.map((f) => f.path)])]
+    .filter((p) => !isAbsolute(p) || !relative(top, p).startsWith('..'))
+    .map((p) => (isAbsolute(p) ? relative(top, p) : p))
+    .filter((p) => !p.startsWith('.git/'));
   io.stdout(
     [
       'next steps:',
       `  1. review ${POLICY_PATH} (owners, protected paths), then commit it with the hooks as an owner:`,
-      `       git add ${[...new Set([POLICY_PATH, ...(policy.freeze ? [policy.freeze.path] : []), '.husky', 'package.json'])].join(' ')} && git commit -m "Guard evidence with receipt-gate"`,
+      `       git add ${toCommit.join(' ')} && git commit -m "Guard evidence with receipt-gate"`,
       '  2. install the server hook, the control (client hooks are early feedback anyone can skip):',
       '       on the git server, from a receipt-gate checkout: ./install.sh --server /path/to/repository.git',
       '  3. owners pin the evidence: receipt-gate epoch pin, manifest sample, freeze add, observe (docs/client.md)',
@@ -190,9 +262,35 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   return EXIT.eligible;
 }
 
-function ownersFrom(given: string[] | string | undefined, top: string, env: NodeJS.ProcessEnv): string[] {
+/** The files that configure the manager's hooks, for the starter policy's protected paths
+ * (.husky/** is protected already; package.json is everyone's to edit). */
+function hookConfigFiles(manager: HookManager): string[] {
+  switch (manager.kind) {
+    case 'lefthook':
+    case 'pre-commit':
+      return [manager.config];
+    case 'simple-git-hooks':
+      return manager.config === 'package.json' ? [] : [manager.config];
+    default:
+      return [];
+  }
+}
+
+function ownersList(given: string[] | string | undefined): string[] {
   const list = given === undefined ? [] : Array.isArray(given) ? given : [given];
-  if (list.length > 0) return [...new Set(list)];
+  return [...new Set(list)];
+}
+
+/** `git rev-parse --git-path NAME`, absolute: where git looks for hooks (core.hooksPath
+ * honoured, the common directory of a linked worktree). */
+function gitPath(name: string, top: string, env: NodeJS.ProcessEnv): string {
+  const run = runGit(['rev-parse', '--git-path', name], top, env);
+  if (run.status !== 0) throw new UsageError(`git rev-parse --git-path ${name} failed: ${run.stderr.trim()}`);
+  const path = run.stdout.trim();
+  return isAbsolute(path) ? path : join(top, path);
+}
+
+function defaultOwners(top: string, env: NodeJS.ProcessEnv): string[] {
   const email = gitConfig('user.email', top, env);
   if (email === null) {
     throw new UsageError(

@@ -13,11 +13,12 @@ import { parseCommandArgs } from '../args';
 import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
 import { jsonText } from '../client/templates';
 import { today } from '../clock';
+import { Deadline } from '../deadline';
 import { readPin } from '../evidence/epoch';
 import type { Observation } from '../evidence/observations';
-import { sha256Hex } from '../evidence/read';
 import { validateAgainst } from '../evidence/schema';
 import { MAX_BLOB_BYTES } from '../evidence/types';
+import { sha256Hex } from '../hash';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, sortFindings } from '../render';
 import { EXIT } from '../verdict';
@@ -79,7 +80,7 @@ async function observe(
   if (!section || !a.policy.epoch) {
     throw new UsageError(`the policy has no "observations" section (it needs "epoch" too); an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
   }
-  const pin = await readPin(a.tree, a.policy.epoch.pin, a.policy);
+  const pin = await readPin(a.tree, a.policy.epoch.pin, a.policy, Deadline.never());
   if (!pin.pin) {
     throw new UsageError(`observations are made on the pinned epoch, and ${a.policy.epoch.pin} is ${pin.missing ? 'missing' : 'invalid'}; pin it first with 'receipt-gate epoch pin --id ID'`);
   }

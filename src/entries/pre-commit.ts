@@ -11,24 +11,24 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
-import { resolveClientBase } from '../client/base';
 import { clientIdentity, gitConfig, locateWorktree } from '../client/git-cli';
 import { IndexSource } from '../client/index-source';
-import { printResult, rejectedVerdict, singleResult } from '../client/report';
+import { forStagedCommit, printResult, rejectedVerdict, singleResult } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
-import { internalError, protectedPathFindings } from '../engine';
-import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
-import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
 import { indexChangesAgainstTree, indexFilePath, readStagedIndex, type StagedIndex } from '../git/staged-index';
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
-import { refMatcher } from '../paths';
 import { shortRef } from '../render';
+import { internalError } from '../rules/errors';
+import { evidenceReport } from '../rules/evidence';
+import { protectedPathFindings } from '../rules/protected-paths';
+import { resolveBase } from '../run/base';
+import { createRunContext } from '../run/context';
 import { EXIT } from '../verdict';
 
 const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
@@ -54,7 +54,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const remote = branch.startsWith('refs/heads/')
       ? (gitConfig(`branch.${branch.slice('refs/heads/'.length)}.remote`, worktree.top, io.env) ?? 'origin')
       : 'origin';
-    const base = await resolveClientBase(store, remote, ['HEAD']);
+    const base = await resolveBase(store, { kind: 'client', remote, fallbacks: ['HEAD'] });
     const identity = clientIdentity(worktree.top, io.env, values.identity);
     const where = `${shortRef(branch)} (staged)`;
 
@@ -80,7 +80,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
     // A policy the commit adds or changes must itself be valid (the server checks it too).
     const stagedPolicy = await staged.stat(POLICY_PATH);
-    const basePolicyOid = base.commit === null ? null : await policyBlobAt(store, base.commit);
+    const basePolicyOid = base.policyOid;
     const stagedPolicyOid = index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null;
     if (stagedPolicy.kind === 'file' && stagedPolicyOid !== basePolicyOid) {
       const parsed = parsePolicy(await stagedPolicy.read());
@@ -109,26 +109,21 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       return EXIT.eligible;
     }
     const policy = base.policy;
+    const ctx = createRunContext({ store, base, identity, today: date, scope: { kind: 'base', exclude: [] } }, policy);
 
     const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index);
-    findings.push(...protectedPathFindings(policy, identity, changes, { ref: branch }));
+    findings.push(...forStagedCommit(protectedPathFindings(ctx, changes, { ref: branch })));
 
     let identities: Identities | undefined;
     try {
-      const baseTree = base.commit === null ? null : (await store.readCommit(base.commit)).tree;
-      const report = await checkEvidence({
-        policy,
-        atNew: staged,
-        atBase: baseTree === null ? null : new TreeSource(store, baseTree, `${base.name}`),
-        today: date,
-      });
+      const report = await evidenceReport(ctx, staged, null);
       findings.push(...report.findings.map((f) => ({ ...f, ref: branch })));
       identities = report.identities;
     } catch (err) {
       findings.push(internalError(err, { ref: branch }));
     }
 
-    const isProtectedRef = branch === `refs/heads/${policy.baseBranch}` || refMatcher(policy.protectedRefs)(branch);
+    const isProtectedRef = ctx.isProtectedRef(branch);
     const result = singleResult({ policy, identity, ref: branch, old: head, findings, identities, isProtectedRef });
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
@@ -169,9 +164,4 @@ async function stagedChanges(store: ObjectStore, head: string | null, others: st
     changes = changes.filter((c) => differs.has(c.path));
   }
   return changes;
-}
-
-async function policyBlobAt(store: ObjectStore, commit: string): Promise<string | null> {
-  const { tree } = await store.readCommit(commit);
-  return (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
 }

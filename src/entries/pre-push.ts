@@ -1,8 +1,12 @@
-// `receipt-gate pre-push REMOTE URL [--identity NAME] [--now YYYY-MM-DD]` — the client's husky
+// `receipt-gate pre-push [REMOTE [URL]] [--identity NAME] [--now YYYY-MM-DD]` — the client's
 // pre-push hook. git passes the remote's name and URL as arguments and one line per ref on
 // standard input:
 //
 //   <local ref> SP <local oid> SP <remote ref> SP <remote oid> LF
+//
+// Hook managers that do not pass these on are read through src/client/push-input.ts (the
+// pre-commit framework's PRE_COMMIT_* variables, husky 4's HUSKY_GIT_STDIN, else HEAD's branch,
+// said so on stderr); with nothing to go on the run is a usage error, never a silent pass.
 //
 // Each line is a ref update of the remote (old = remote oid, new = local oid, ref = remote
 // ref), judged by the engine exactly as the server will judge it: the policy and base from
@@ -11,45 +15,24 @@
 // (advisory: on the server, the pusher's login decides).
 
 import { parseCommandArgs } from '../args';
-import { commitOf, isRemoteBase, resolveClientBase, type ClientBase } from '../client/base';
 import { clientIdentity, locateWorktree } from '../client/git-cli';
 import { printResult, rejectedVerdict } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
-import { evaluate, ZERO_OID, type RefUpdate } from '../engine';
+import { evaluate } from '../engine';
+import { resolveBase } from '../run/base';
+import { ZERO_OID, type RefUpdate } from '../types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { readPushInput } from '../client/push-input';
 import { short, shortRef } from '../render';
 import { EXIT } from '../verdict';
 
-const USAGE = 'receipt-gate pre-push REMOTE [URL] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
+const USAGE =
+  'receipt-gate pre-push [REMOTE [URL]] [--identity NAME] [--now YYYY-MM-DD]   (git pre-push lines on stdin, else the pre-commit framework\'s PRE_COMMIT_* variables, else HEAD\'s branch; bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
-const OID_RE = /^[0-9a-f]{40}$/;
-
-export interface PushLine {
-  localRef: string;
-  localOid: string;
-  remoteRef: string;
-  remoteOid: string;
-}
-
-/** Parses git's pre-push input. Any malformed line is a usage error (the push is refused). */
-export function parsePushLines(text: string): PushLine[] {
-  const lines: PushLine[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
-    if (line.trim() === '') return;
-    const parts = line.split(' ');
-    const [localRef, localOid, remoteRef, remoteOid] = parts;
-    if (parts.length !== 4 || !localRef || !remoteRef || !OID_RE.test(localOid ?? '') || !OID_RE.test(remoteOid ?? '')) {
-      throw new UsageError(
-        `pre-push input line ${i + 1} is not '<local ref> <local oid> <remote ref> <remote oid>': ${JSON.stringify(line.slice(0, 200))}`,
-      );
-    }
-    lines.push({ localRef, localOid: localOid!, remoteRef, remoteOid: remoteOid! });
-  });
-  return lines;
-}
+/** Kept here for callers of the entry; the input is read in src/client/push-input.ts. */
+export { parsePushLines, type PushLine } from '../client/push-input';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
@@ -61,15 +44,16 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (skippedByBypass('pre-push', io)) return EXIT.eligible;
-  if (positionals.length < 1 || positionals.length > 2) {
-    throw new UsageError(`expected REMOTE and URL as git passes them, got ${positionals.length} arguments\nusage: ${USAGE}`);
+  if (positionals.length > 2) {
+    throw new UsageError(`expected at most REMOTE and URL, as git passes them; got ${positionals.length} arguments\nusage: ${USAGE}`);
   }
-  const remote = positionals[0]!;
   const date = today(io, values.now);
-  const lines = parsePushLines(await io.readStdin());
-  if (lines.length === 0) return EXIT.eligible; // nothing to push
-
   const worktree = locateWorktree(io.cwd, io.env);
+  const input = readPushInput({ positionals, stdin: await io.readStdin(), env: io.env, top: worktree.top });
+  const { remote, lines } = input;
+  if (lines.length === 0) return EXIT.eligible; // nothing to push
+  if (input.notice !== null) io.stderr(`receipt-gate ${input.notice}\n`);
+
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
     const identity = clientIdentity(worktree.top, io.env, values.identity);
@@ -95,18 +79,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       }
     }
 
-    const base = await pushBase(store, remote, lines);
+    const base = await resolveBase(store, { kind: 'push', remote, remoteTips: lines.map((l) => ({ ref: l.remoteRef, oid: l.remoteOid })) });
 
     const result = await evaluate(
-      {
-        store,
-        identity,
-        today: date,
-        newCommitsFrom: 'base',
-        policyCommit: base.commit,
-        baseTip: base.commit,
-        exclude: [...excluded],
-      },
+      { store, base, identity, today: date, scope: { kind: 'base', exclude: excluded } },
       updates,
     );
     if (result.unguarded && result.findings.length === 0) {
@@ -115,8 +91,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
-      const pushed = updates.map((u) => `${shortRef(u.ref)} (${short(u.new === ZERO_OID ? undefined : u.new)})`).join(', ');
-      const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.commit ? ` (${short(base.commit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
+      const pushed = updates.map((u) => `${shortRef(u.ref)} (${u.new === ZERO_OID ? 'deleted' : short(u.new)})`).join(', ');
+      const header = `receipt-gate pre-push to ${remote}: ${pushed} against ${base.name ?? 'no base'}${base.policyCommit ? ` (${short(base.policyCommit)})` : ''} as ${identity ?? 'nobody'} on ${date}`;
       printResult(io, result, header);
     }
     if (rejected === 'closed') return EXIT.closed;
@@ -125,31 +101,4 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     store.close();
   }
-}
-
-/**
- * The base of a push: the commit whose policy is in force and whose tip bounds the new commits.
- *
- * 1. When the push updates the base branch and git has just read its tip from the server
- *    (the line's remote oid, when this clone has that commit): that tip, the server's own base.
- * 2. Else the remote-tracking base branch, refs/remotes/<remote>/<baseBranch>, as this clone
- *    last fetched it.
- * 3. Else (a URL rather than a remote name, a remote never fetched) the local base branch.
- */
-async function pushBase(store: ObjectStore, remote: string, lines: PushLine[]): Promise<ClientBase> {
-  const known = await resolveClientBase(store, remote, ['HEAD']);
-  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
-  const live = lines.find((l) => l.remoteRef === branchRef && l.remoteOid !== ZERO_OID);
-  if (live && (await store.hasObject(live.remoteOid))) {
-    const fresh = await resolveClientBase(store, null, [live.remoteOid]);
-    return fresh.name === null ? fresh : { ...fresh, name: `${shortRef(branchRef)} on ${remote}` };
-  }
-  if (isRemoteBase(known)) return known;
-  const local = await resolveClientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
-  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
-  if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
-    const followed = await resolveClientBase(store, null, [named]);
-    if (followed.name !== null) return followed;
-  }
-  return local;
 }

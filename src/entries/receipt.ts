@@ -3,19 +3,23 @@
 // The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
-import { execFileSync } from 'node:child_process';
+import type { KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { readPolicyAt } from '../engine';
+import type { Policy } from '../evidence/types';
+import { addNote } from '../git/notes';
+import type { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { findingLine, short, shortRef, sortFindings, verdictLine } from '../render';
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
-import { fullRefName, openRepository, resolveBase, resolveCommit } from '../refs';
 import { receiptSchemaProblems } from '../receipt/schema';
+import type { Receipt } from '../receipt/types';
+import { fullRefName, resolveBase, resolveCommitSpec, type Base } from '../run/base';
+import { openRepository } from '../run/repository';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
@@ -24,26 +28,23 @@ const USAGE =
 declare const RECEIPT_GATE_VERSION: string;
 const TOOL_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
+const OPTIONS = {
+  ref: { type: 'string' },
+  base: { type: 'string' },
+  'properties-cmd': { type: 'string' },
+  'fixture-cmd': { type: 'string' },
+  junit: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  'sign-key': { type: 'string' },
+  note: { type: 'boolean' },
+  repo: { type: 'string' },
+  now: { type: 'string' },
+  timeout: { type: 'string' },
+  'fixture-timeout': { type: 'string' },
+} as const;
+
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(
-    args,
-    {
-      ref: { type: 'string' },
-      base: { type: 'string' },
-      'properties-cmd': { type: 'string' },
-      'fixture-cmd': { type: 'string' },
-      junit: { type: 'string', multiple: true },
-      out: { type: 'string' },
-      'sign-key': { type: 'string' },
-      note: { type: 'boolean' },
-      repo: { type: 'string' },
-      now: { type: 'string' },
-      timeout: { type: 'string' },
-      'fixture-timeout': { type: 'string' },
-    },
-    USAGE,
-    io,
-  );
+  const parsed = parseCommandArgs(args, OPTIONS, USAGE, io);
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
@@ -53,38 +54,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const propertiesTimeoutMs = seconds(values.timeout, '--timeout', 1800) * 1000;
   const fixtureTimeoutMs = seconds(values['fixture-timeout'], '--fixture-timeout', 60) * 1000;
   const junit = (values.junit as unknown as string[] | undefined) ?? [];
-  const outPath = resolve(io.cwd, values.out ?? 'receipt.json');
+  const outName = values.out ?? 'receipt.json';
+  const outPath = resolve(io.cwd, outName);
 
   // Load the key before any work, so a bad key is a usage error and not a wasted run.
-  let signKey = null;
-  if (values['sign-key'] !== undefined) {
-    // `--sign-key -` reads the key from standard input, so it is neither on disk nor in the
-    // environment that the grader's commands (the patch's code) inherit.
-    const fromStdin = values['sign-key'] === '-';
-    try {
-      const pem = fromStdin ? await io.readStdin() : readFileSync(resolve(io.cwd, values['sign-key']), 'utf8');
-      signKey = loadPrivateKey(pem, fromStdin ? 'the key on standard input' : values['sign-key']);
-    } catch (err) {
-      throw new UsageError(err instanceof KeyError ? err.message : `cannot read --sign-key ${values['sign-key']}: ${(err as Error).message}`);
-    }
-  }
+  const signKey = values['sign-key'] === undefined ? null : await loadSignKey(values['sign-key'], io);
 
-  const store = await openRepository(values.repo ?? io.cwd, io.env);
-  const refGiven = values.ref ?? 'HEAD';
-  const commit = await resolveCommit(store, refGiven, '--ref');
-  const refName = await fullRefName(store, refGiven);
-  const base = await resolveBase(store, values.base);
-  if (!base) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
-  const { policy, findings: policyFindings } = await readPolicyAt(store, base.commit);
-  if (!policy) {
-    if (policyFindings.length > 0) {
-      for (const f of policyFindings) io.stderr(`  ${findingLine(f)}\n`);
-      io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.commit)}) is invalid; nothing was graded\n`);
-      return EXIT.closed;
-    }
-    throw new UsageError(`${base.name} (${short(base.commit)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
-  }
+  const target = await openTarget(values.repo ?? io.cwd, values.ref ?? 'HEAD', values.base, io);
+  if (typeof target === 'number') return target;
+  const { store, refName, commit, base, policy } = target;
 
+  // The grader run.
   let result;
   try {
     result = await grade({
@@ -92,7 +72,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       policy,
       refName,
       commit,
-      base: base.commit,
+      base,
       today: date,
       generatedAt,
       toolVersion: TOOL_VERSION,
@@ -115,20 +95,73 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (problems.length > 0) {
     throw new Error(`the receipt does not validate against schemas/receipt.schema.json: ${problems.map((p) => `${p.pointer} ${p.message}`).join('; ')}`);
   }
-
-  let text: string;
-  let keyid: string | null = null;
-  if (signKey) {
-    const statement = statementFor(refName, commit, receipt);
-    const envelope = signEnvelope(PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement), 'utf8'), signKey);
-    keyid = envelope.signatures[0].keyid;
-    text = `${JSON.stringify(envelope, null, 2)}\n`;
-  } else {
-    text = `${JSON.stringify(receipt, null, 2)}\n`;
-  }
+  const { text, keyid } = receiptText(receipt, refName, commit, signKey);
   writeFileSync(outPath, text);
 
-  const lines = [`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) against ${base.name} (${short(base.commit)}) on ${date}`];
+  const lines = summaryLines(receipt, { refName, commit, base: { name: base.name, tip: base.tip! }, date });
+  lines.push(`receipt written to ${outName}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
+  if (values.note) {
+    const noted = await storeNote(store, text, commit, io.env);
+    if (!noted.ok) {
+      io.stdout(`${lines.join('\n')}\n`);
+      io.stderr(`receipt-gate receipt: could not store the git note: ${noted.error}\n`);
+      return EXIT.closed;
+    }
+    lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/receipt-gate)`);
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+  return exitCodeOf(receipt.verdict);
+}
+
+/** The commit, its full ref name, the base and the policy at the base; an exit code when the
+ * policy there is invalid (nothing is graded). */
+async function openTarget(
+  repo: string,
+  refGiven: string,
+  baseGiven: string | undefined,
+  io: CliIO,
+): Promise<{ store: ObjectStore; refName: string; commit: string; base: Base; policy: Policy } | number> {
+  const store = await openRepository(repo, io.env);
+  const commit = await resolveCommitSpec(store, refGiven, '--ref');
+  const refName = await fullRefName(store, refGiven);
+  const base = await resolveBase(store, baseGiven === undefined ? { kind: 'default' } : { kind: 'named', spec: baseGiven });
+  if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
+  const { policy, findings } = base;
+  if (policy) return { store, refName, commit, base, policy };
+  if (findings.length > 0) {
+    for (const f of findings) io.stderr(`  ${findingLine(f)}\n`);
+    io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.tip)}) is invalid; nothing was graded\n`);
+    return EXIT.closed;
+  }
+  throw new UsageError(`${base.name} (${short(base.tip)}) has no .receipt-gate.json: the repository is unguarded and nothing was graded. Add a policy with 'receipt-gate init'`);
+}
+
+/** `--sign-key -` reads the key from standard input, so it is neither on disk nor in the
+ * environment that the grader's commands (the patch's code) inherit. */
+async function loadSignKey(given: string, io: CliIO): Promise<KeyObject> {
+  const fromStdin = given === '-';
+  try {
+    const pem = fromStdin ? await io.readStdin() : readFileSync(resolve(io.cwd, given), 'utf8');
+    return loadPrivateKey(pem, fromStdin ? 'the key on standard input' : given);
+  } catch (err) {
+    throw new UsageError(err instanceof KeyError ? err.message : `cannot read --sign-key ${given}: ${(err as Error).message}`);
+  }
+}
+
+/** The receipt file's text: the bare receipt, or (with a key) an in-toto Statement in a DSSE
+ * envelope. */
+function receiptText(receipt: Receipt, refName: string, commit: string, signKey: KeyObject | null): { text: string; keyid: string | null } {
+  if (!signKey) return { text: `${JSON.stringify(receipt, null, 2)}\n`, keyid: null };
+  const statement = statementFor(refName, commit, receipt);
+  const envelope = signEnvelope(PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement), 'utf8'), signKey);
+  return { text: `${JSON.stringify(envelope, null, 2)}\n`, keyid: envelope.signatures[0].keyid };
+}
+
+function summaryLines(
+  receipt: Receipt,
+  at: { refName: string; commit: string; base: { name: string | null; tip: string }; date: string },
+): string[] {
+  const lines = [`receipt-gate receipt ${shortRef(at.refName)} (${short(at.commit)}) against ${at.base.name} (${short(at.base.tip)}) on ${at.date}`];
   lines.push(
     `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
     `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
@@ -137,25 +170,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (receipt.frozen_tests_passed.length > 0) lines.push(`  frozen tests that passed (still frozen): ${receipt.frozen_tests_passed.join(', ')}`);
   for (const f of sortFindings(receipt.findings)) lines.push(`  ${findingLine(f)}`);
   lines.push(verdictLine(receipt.verdict, receipt.findings));
-  lines.push(`receipt written to ${values.out ?? 'receipt.json'}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
+  return lines;
+}
 
-  if (values.note) {
-    // The one write receipt-gate makes to a repository, through git itself: the engine only reads.
-    try {
-      execFileSync('git', ['--git-dir', store.gitdir, 'notes', '--ref', 'receipt-gate', 'add', '-f', '-F', outPath, commit], {
-        env: io.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/receipt-gate)`);
-    } catch (err) {
-      const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
-      io.stdout(`${lines.join('\n')}\n`);
-      io.stderr(`receipt-gate receipt: could not store the git note: ${stderr || (err as Error).message}\n`);
-      return EXIT.closed;
-    }
+/** The one write receipt-gate makes to a repository (isomorphic-git's addNote): the engine only reads. */
+async function storeNote(store: ObjectStore, text: string, commit: string, env: NodeJS.ProcessEnv): Promise<{ ok: true } | { ok: false; error: string }> {
+  try {
+    await addNote(store, { ref: 'receipt-gate', oid: commit, note: text, force: true, env });
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
   }
-  io.stdout(`${lines.join('\n')}\n`);
-  return exitCodeOf(receipt.verdict);
 }
 
 function seconds(text: string | undefined, name: string, fallback: number): number {

@@ -7,14 +7,14 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import { readPolicyAt } from '../engine';
 import { UsageError, type CliIO } from '../io';
-import { short } from '../render';
+import { printable } from '../quote';
+import { short } from '../report/index';
 import { EXIT } from '../verdict';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
-import { fixtureRecordsAt, freezeStateAt, manifestSeedAt } from '../receipt/evidence-at';
-import { openRepository, resolveBase, resolveCommit } from '../refs';
-import { openReceipt, receiptFailures, type FailedFact } from '../receipt/verify';
+import { resolveBase, resolveCommitSpec } from '../run/base';
+import { openRepository } from '../run/repository';
+import { openReceipt, receiptFailures, repositoryFacts, type FailedFact } from '../receipt/verify';
 
 const USAGE = 'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
 
@@ -52,8 +52,20 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   let publicKey = null;
   if (values.pub !== undefined) {
+    let pem: string;
     try {
-      publicKey = loadPublicKey(readFileSync(resolve(io.cwd, values.pub), 'utf8'), values.pub);
+      pem = readFileSync(resolve(io.cwd, values.pub), 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --pub ${values.pub}: ${(err as Error).message}`);
+    }
+    // The private key must never reach the merge bot: refuse it rather than use its public half.
+    if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+      throw new UsageError(
+        `--pub ${values.pub} is a private key; pass the public key (the .pub file 'receipt-gate keygen' wrote) and keep the private key as the signing CI's secret`,
+      );
+    }
+    try {
+      publicKey = loadPublicKey(pem, values.pub);
     } catch (err) {
       throw new UsageError(err instanceof KeyError ? err.message : `cannot read --pub ${values.pub}: ${(err as Error).message}`);
     }
@@ -61,39 +73,27 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   const refGiven = values.ref ?? 'HEAD';
-  const commit = await resolveCommit(store, refGiven, '--ref');
-  const base = await resolveBase(store, values.base);
-  if (!base) throw new UsageError('no base to compare the freeze file with: pass --base REF');
-  const { policy } = await readPolicyAt(store, base.commit);
-  if (!policy) throw new UsageError(`${base.name} (${short(base.commit)}) has no valid .receipt-gate.json; nothing can be verified against it`);
+  const commit = await resolveCommitSpec(store, refGiven, '--ref');
+  const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+  if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to compare the freeze file with: pass --base REF');
+  const { policy } = base;
+  if (!policy) throw new UsageError(`${base.name} (${short(base.tip!)}) has no valid .receipt-gate.json; nothing can be verified against it`);
 
   const opened = openReceipt(text, publicKey, values['allow-unsigned'] === true);
   const failures: FailedFact[] = [...opened.failures];
   if (opened.receipt) {
-    const { tree } = await store.readCommit(commit);
-    const baseFreeze = await freezeStateAt(store, (await store.readCommit(base.commit)).tree, policy, date);
-    failures.push(
-      ...receiptFailures(opened.receipt, {
-        commit,
-        refName: refGiven,
-        baseFreezeDigest: baseFreeze.digest,
-        baseExpiredFreezes: baseFreeze.expired,
-        today: date,
-        baseName: base.name,
-        manifestSeed: await manifestSeedAt(store, tree, policy),
-        records: await fixtureRecordsAt(store, tree, policy),
-      }),
-    );
+    const facts = await repositoryFacts(store, policy, { commit, refName: refGiven, base: base.tip!, baseName: base.name ?? base.tip!, today: date });
+    failures.push(...receiptFailures(opened.receipt, facts));
   }
 
   if (failures.length > 0) {
-    for (const f of failures) io.stdout(`FAILED ${f.fact}: ${f.reason}\n`);
-    io.stderr(`receipt-gate verify-receipt: ${file} is refused for ${refGiven} (${short(commit)}): ${failures.length} fact(s) failed; do not merge\n`);
+    for (const f of failures) io.stdout(`FAILED ${f.fact}: ${printable(f.reason)}\n`);
+    io.stderr(`receipt-gate verify-receipt: ${printable(file)} is refused for ${printable(refGiven)} (${short(commit)}): ${failures.length} fact(s) failed; do not merge\n`);
     return EXIT.closed;
   }
   const how = opened.signed ? `signature verified (keyid ${opened.keyid?.slice(0, 16) ?? '?'})` : 'UNSIGNED (--allow-unsigned: the signature was not checked)';
   io.stdout(
-    `receipt verified for ${refGiven} (${short(commit)}) against ${base.name} (${short(base.commit)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
+    `receipt verified for ${printable(refGiven)} (${short(commit)}) against ${printable(base.name ?? "the base")} (${short(base.tip!)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none recorded'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
   );
   return 0;
 }

@@ -2,10 +2,12 @@
 // generator's blob bytes. A pin that keeps the base's epoch_id must keep its digest too: a new
 // generator is a new epoch, re-pinned by an owner under a new id.
 
+import type { Deadline } from '../deadline';
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { toPlain } from './pyjson';
-import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, sha256Hex, type FileRole } from './read';
-import { MAX_BLOB_BYTES, type EvidenceContext, type EvidenceSource, type Policy } from './types';
+import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, type FileRole } from './read';
+import { MAX_BLOB_BYTES, type EvidenceSource, type Policy, type RuleContext } from './types';
 
 export interface EpochPin {
   epoch_id: string;
@@ -36,12 +38,13 @@ export async function readPin(
   source: EvidenceSource,
   pinPath: string,
   policy: Policy,
+  deadline: Deadline,
 ): Promise<{ findings: Finding[]; pin: EpochPin | null; missing: boolean }> {
-  const read = await readJsonEvidence(source, pinPath, pinRole(policy, pinPath), policy.limits.maxEvidenceBytes);
+  const read = await readJsonEvidence(source, pinPath, pinRole(policy, pinPath), policy.limits.maxEvidenceBytes, deadline);
   if (read.kind === 'missing') return { findings: [], pin: null, missing: true };
   if (read.kind === 'failed') return { findings: read.findings, pin: null, missing: false };
   const plain = toPlain(read.value);
-  const findings = schemaFindings(pinRole(policy, pinPath), pinPath, 'epoch-pin.schema.json', plain);
+  const findings = schemaFindings(pinRole(policy, pinPath), pinPath, 'epoch-pin.schema.json', plain, deadline);
   if (findings.length > 0) return { findings, pin: null, missing: false };
   const p = plain as { epoch_id: string; generator: string; generator_sha256: string; inputs?: string[] };
   return {
@@ -51,13 +54,13 @@ export async function readPin(
   };
 }
 
-export async function checkEpoch(ctx: EvidenceContext): Promise<EpochCheck> {
+export async function checkEpoch(ctx: RuleContext): Promise<EpochCheck> {
   const { policy } = ctx;
   if (!policy.epoch) return { findings: [], pin: null, generatorSha256: null };
   const pinPath = policy.epoch.pin;
   const owner = anOwner(policy);
 
-  const atNew = await readPin(ctx.atNew, pinPath, policy);
+  const atNew = await readPin(ctx.atNew, pinPath, policy, ctx.deadline);
   if (atNew.missing) {
     return {
       findings: [
@@ -83,7 +86,7 @@ export async function checkEpoch(ctx: EvidenceContext): Promise<EpochCheck> {
     fix: `restore ${pin.generator} as a regular file, or ${owner} re-pins with \`receipt-gate epoch pin --id NEW_ID\``,
   };
   let generatorSha256: string | null = null;
-  const generator = await readFileBytes(ctx.atNew, pin.generator, generatorRole, MAX_BLOB_BYTES);
+  const generator = await readFileBytes(ctx.atNew, pin.generator, generatorRole, MAX_BLOB_BYTES, ctx.deadline);
   if (generator.kind === 'missing') {
     findings.push(
       finding('EPOCH_MISSING', {
@@ -95,7 +98,7 @@ export async function checkEpoch(ctx: EvidenceContext): Promise<EpochCheck> {
   } else if (generator.kind === 'failed') {
     findings.push(...generator.findings);
   } else {
-    generatorSha256 = sha256Hex(generator.bytes);
+    generatorSha256 = sha256Hex(generator.bytes, ctx.deadline);
     if (generatorSha256 !== pin.generator_sha256) {
       findings.push(
         finding('EPOCH_MISMATCH', {
@@ -109,7 +112,7 @@ export async function checkEpoch(ctx: EvidenceContext): Promise<EpochCheck> {
 
   // The same epoch_id at the base must keep its digest.
   if (ctx.atBase) {
-    const atBase = await readPin(ctx.atBase, pinPath, policy);
+    const atBase = await readPin(ctx.atBase, pinPath, policy, ctx.deadline);
     const before = atBase.pin;
     if (before && before.epoch_id === pin.epoch_id && before.generator_sha256 !== pin.generator_sha256) {
       findings.push(

@@ -1,69 +1,100 @@
 // Fixture records (fixtures/*.json other than the pin): {"id", "input", "sha256"}. A digest that
 // is not a real SHA-256 (64 lowercase hex) is a placeholder, and a placeholder is an error: it
 // would let any produced bytes "match". Comparing the digest with produced bytes is the
-// receipt's job (FIXTURE_DIGEST), not this rule's.
+// receipt's job (FIXTURE_DIGEST), not this rule's: it gets every record from here, with its
+// input as the bytes the fixture command reads.
 
 import picomatch from 'picomatch';
 import { finding, type Finding } from '../findings';
-import { toPlain } from './pyjson';
-import { readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
+import { dumpsCanonical, toPlain } from './pyjson';
+import { member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
+import { byCodeUnit } from './sources';
 import { show } from './schema';
-import type { EvidenceContext, EvidenceSource } from './types';
+import type { EvidenceSource, RuleContext } from './types';
 
+/** One fixture record as the receipt re-runs it. */
 export interface FixtureRecord {
   path: string;
-  id: string;
-  sha256: string;
+  /** The record's id when it is a string. */
+  id: string | null;
+  /** The recorded digest when it is a real SHA-256 (64 lowercase hex), else null. */
+  sha256: string | null;
+  /** The record's `input` as canonical JSON (Python's json.dumps with sort_keys and compact
+   * separators): the bytes the fixture command reads on stdin. Null when there is none. */
+  stdin: string | null;
+  /** Why the record cannot be re-run (the first problem this rule found); null when it can. */
+  problem: string | null;
 }
 
 export interface FixturesCheck {
   findings: Finding[];
-  /** Records whose digest is a real SHA-256. */
+  /** Every record the policy names, sorted by path; `problem` is null for the valid ones. */
   records: FixtureRecord[];
 }
 
 /** Paths matching the records glob (picomatch, dot files included, case-insensitive on NFC
  * forms, as every policy glob), other than the epoch pin. */
-export async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
+async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
   const isMatch = picomatch(glob.normalize('NFC'), { dot: true, nocase: true });
   const base = picomatch.scan(glob).base;
   const candidates = await source.list(base);
   return candidates.filter((p) => p !== pin && isMatch(p.normalize('NFC')));
 }
 
-export async function checkFixtures(ctx: EvidenceContext): Promise<FixturesCheck> {
+export async function checkFixtures(ctx: RuleContext): Promise<FixturesCheck> {
   const { policy } = ctx;
   if (!policy.fixtures) return { findings: [], records: [] };
   const findings: Finding[] = [];
   const records: FixtureRecord[] = [];
   for (const path of await fixtureRecordPaths(ctx.atNew, policy.fixtures.records, policy.epoch?.pin)) {
-    const role: FileRole = {
-      code: 'FIXTURE_PLACEHOLDER',
-      what: 'fixture record',
-      notA: 'not a fixture record',
-      fix: `write ${path} as {"id", "input", "sha256"} with the real SHA-256 of the fixture's bytes (schemas/fixture-record.schema.json)`,
-    };
-    const read = await readJsonEvidence(ctx.atNew, path, role, policy.limits.maxEvidenceBytes);
-    if (read.kind === 'missing') continue;
-    if (read.kind === 'failed') {
-      findings.push(...read.findings);
-      continue;
-    }
-    const plain = toPlain(read.value);
-    const problems = schemaFindings(role, path, 'fixture-record.schema.json', plain);
-    findings.push(...problems);
-    const record = plain as { id?: unknown; sha256?: unknown };
-    if (typeof record.sha256 === 'string' && !SHA256_RE.test(record.sha256)) {
-      findings.push(
-        finding('FIXTURE_PLACEHOLDER', {
-          path,
-          message: `${path} records sha256 ${show(record.sha256)}, a placeholder, not a SHA-256 (64 lowercase hex digits).`,
-          fix: `record the real SHA-256 of the bytes the fixture produces (an owner regenerates the fixtures on the pinned epoch)`,
-        }),
-      );
-    } else if (problems.length === 0) {
-      records.push({ path, id: record.id as string, sha256: record.sha256 as string });
-    }
+    ctx.deadline.check();
+    const checked = await checkRecord(ctx, path);
+    findings.push(...checked.findings);
+    if (checked.record) records.push(checked.record);
   }
-  return { findings, records };
+  return { findings, records: records.sort((a, b) => byCodeUnit(a.path, b.path)) };
 }
+
+async function checkRecord(ctx: RuleContext, path: string): Promise<{ findings: Finding[]; record: FixtureRecord | null }> {
+  const role: FileRole = {
+    code: 'FIXTURE_PLACEHOLDER',
+    what: 'fixture record',
+    notA: 'not a fixture record',
+    fix: `write ${path} as {"id", "input", "sha256"} with the real SHA-256 of the fixture's bytes (schemas/fixture-record.schema.json)`,
+  };
+  const read = await readJsonEvidence(ctx.atNew, path, role, ctx.policy.limits.maxEvidenceBytes, ctx.deadline);
+  if (read.kind === 'missing') return { findings: [], record: null }; // listed, then gone
+  if (read.kind === 'failed') {
+    return { findings: read.findings, record: { path, id: null, sha256: null, stdin: null, problem: problemOf(read.findings) } };
+  }
+  const plain = toPlain(read.value);
+  const findings = schemaFindings(role, path, 'fixture-record.schema.json', plain, ctx.deadline);
+  const id = member(read.value, 'id');
+  const sha256 = member(read.value, 'sha256');
+  const input = member(read.value, 'input');
+  if (sha256?.t === 'str' && !SHA256_RE.test(sha256.v)) {
+    findings.push(
+      finding('FIXTURE_PLACEHOLDER', {
+        path,
+        message: `${path} records sha256 ${show(sha256.v)}, a placeholder, not a SHA-256 (64 lowercase hex digits).`,
+        fix: `record the real SHA-256 of the bytes the fixture produces (an owner regenerates the fixtures on the pinned epoch)`,
+      }),
+    );
+  }
+  return {
+    findings,
+    record: {
+      path,
+      id: id?.t === 'str' ? id.v : null,
+      sha256: sha256?.t === 'str' && SHA256_RE.test(sha256.v) ? sha256.v : null,
+      stdin: input === undefined ? null : dumpsCanonical(input),
+      problem: findings.length > 0 ? problemOf(findings) : null,
+    },
+  };
+}
+
+/** The first finding's message, as a clause ("fixtures/a.json is not a fixture record: …"). */
+function problemOf(findings: Finding[]): string {
+  return findings[0]!.message.replace(/\.$/, '');
+}
+

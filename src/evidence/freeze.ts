@@ -3,10 +3,11 @@
 // (FREEZE_ACTIVE, info) and do not change the verdict; an expired row closes it, whoever pushes.
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { dateOf, dayNumber, plural, todayNumber } from './dates';
 import { toPlain } from './pyjson';
-import { anOwner, readJsonEvidence, schemaCheck, sha256Hex, type FileRole } from './read';
-import type { EvidenceContext } from './types';
+import { anOwner, readJsonEvidence, schemaCheck, type FileRole } from './read';
+import type { Policy, RuleContext } from './types';
 
 export interface FreezeRow {
   id: string;
@@ -16,134 +17,179 @@ export interface FreezeRow {
   added?: string;
 }
 
-export interface FreezeFileCheck {
-  findings: Finding[];
-  /** SHA-256 of the freeze file's bytes; null when there is no (readable) freeze file. */
+/** What the freeze file freezes today, as the receipt records it. */
+export interface FreezeFileState {
+  /** SHA-256 of the freeze file's bytes when they could be read (valid JSON or not); null when
+   * there is no freeze file, or it is not a regular file or over the size limit. */
   freezeFileSha256: string | null;
   /** Rows that are valid and not expired. */
   active: FreezeRow[];
+  /** Rows with a string id whose `expires` is a real date before today, in file order. */
+  expired: { id: string; expires: string }[];
 }
 
-export async function checkFreezeFile(ctx: EvidenceContext): Promise<FreezeFileCheck> {
+export interface FreezeFileCheck extends FreezeFileState {
+  findings: Finding[];
+}
+
+/** Everything a row is judged against. */
+interface RowRules {
+  path: string;
+  reasons: string[];
+  maxDays: number;
+  owner: string;
+  today: number;
+  todayText: string;
+}
+
+export async function checkFreezeFile(ctx: RuleContext): Promise<FreezeFileCheck> {
   const { policy } = ctx;
-  const none: FreezeFileCheck = { findings: [], freezeFileSha256: null, active: [] };
+  const none: FreezeFileCheck = { findings: [], freezeFileSha256: null, active: [], expired: [] };
   if (!policy.freeze) return none;
-  const { path, reasons, maxDays } = policy.freeze;
-  const owner = anOwner(policy);
-  const role: FileRole = {
+  const { path } = policy.freeze;
+  const role = freezeRole(policy, path);
+
+  const read = await readJsonEvidence(ctx.atNew, path, role, policy.limits.maxEvidenceBytes, ctx.deadline);
+  if (read.kind === 'missing') return none; // nothing frozen
+  if (read.kind === 'failed') {
+    const freezeFileSha256 = read.bytes ? sha256Hex(read.bytes, ctx.deadline) : null;
+    return { ...none, findings: read.findings, freezeFileSha256 };
+  }
+
+  const freezeFileSha256 = sha256Hex(read.bytes, ctx.deadline);
+  const plain = toPlain(read.value);
+  const { findings, pointers: badPointers } = schemaCheck(role, path, 'freeze.schema.json', plain, ctx.deadline);
+  const out: FreezeFileCheck = { findings, freezeFileSha256, active: [], expired: [] };
+  const frozen = isObject(plain) ? plain.frozen : undefined;
+  if (!Array.isArray(frozen)) return out;
+
+  const rules: RowRules = {
+    path,
+    reasons: policy.freeze.reasons,
+    maxDays: policy.freeze.maxDays,
+    owner: anOwner(policy),
+    today: todayNumber(ctx.today),
+    todayText: ctx.today,
+  };
+  const firstIndexOfId = new Map<string, number>();
+  frozen.forEach((row: unknown, i: number) => {
+    ctx.deadline.tick();
+    if (!isObject(row)) return;
+    const at = `/frozen/${i}`;
+    const schemaClean = !badPointers.some((p) => p === at || p.startsWith(at + '/'));
+    checkRow(row, i, schemaClean, firstIndexOfId, rules, out);
+  });
+  return out;
+}
+
+function freezeRole(policy: Policy, path: string): FileRole {
+  return {
     code: 'FREEZE_INVALID',
     what: 'freeze file',
     notA: 'not a valid freeze file',
-    fix: `fix ${path} to match schemas/freeze.schema.json (\`receipt-gate freeze add\` writes valid rows); ${owner} may change it`,
+    fix: `fix ${path} to match schemas/freeze.schema.json (\`receipt-gate freeze add\` writes valid rows); ${anOwner(policy)} may change it`,
   };
+}
 
-  const read = await readJsonEvidence(ctx.atNew, path, role, policy.limits.maxEvidenceBytes);
-  if (read.kind === 'missing') return none; // nothing frozen
-  if (read.kind === 'failed') return { ...none, findings: read.findings };
+/** Judges one row (`/frozen/i`): its id once, its reason, its window, its expiry; a row with no
+ * problem is active. Adds to `out`. */
+function checkRow(
+  row: Record<string, unknown>,
+  i: number,
+  schemaClean: boolean,
+  firstIndexOfId: Map<string, number>,
+  rules: RowRules,
+  out: FreezeFileCheck,
+): void {
+  const id = typeof row.id === 'string' ? row.id : undefined;
+  const label = `${rules.path} /frozen/${i}${id !== undefined ? ` (${JSON.stringify(id)})` : ''}`;
+  const problems: Finding[] = [];
 
-  const freezeFileSha256 = sha256Hex(read.bytes);
-  const plain = toPlain(read.value);
-  const { findings, pointers: badPointers } = schemaCheck(role, path, 'freeze.schema.json', plain);
-  const active: FreezeRow[] = [];
-  const today = todayNumber(ctx.today);
-
-  const frozen = isObject(plain) ? plain.frozen : undefined;
-  if (!Array.isArray(frozen)) return { findings, freezeFileSha256, active };
-
-  const firstIndexOfId = new Map<string, number>();
-  frozen.forEach((row: unknown, i: number) => {
-    if (!isObject(row)) return;
-    const at = `/frozen/${i}`;
-    const id = typeof row.id === 'string' ? row.id : undefined;
-    const label = `${path} ${at}${id !== undefined ? ` (${JSON.stringify(id)})` : ''}`;
-    let clean = !badPointers.some((p) => p === at || p.startsWith(at + '/'));
-
-    if (id !== undefined && id !== '') {
-      const first = firstIndexOfId.get(id);
-      if (first !== undefined) {
-        clean = false;
-        findings.push(
-          finding('FREEZE_INVALID', {
-            path,
-            message: `${label} freezes the same id as /frozen/${first}; each id may appear once.`,
-            fix: `merge the two rows of ${JSON.stringify(id)} into one; ${owner} may change ${path}`,
-          }),
-        );
-      } else {
-        firstIndexOfId.set(id, i);
-      }
+  if (id !== undefined && id !== '') {
+    const first = firstIndexOfId.get(id);
+    if (first !== undefined) {
+      problems.push(
+        finding('FREEZE_INVALID', {
+          path: rules.path,
+          message: `${label} freezes the same id as /frozen/${first}; each id may appear once.`,
+          fix: `merge the two rows of ${JSON.stringify(id)} into one; ${rules.owner} may change ${rules.path}`,
+        }),
+      );
+    } else {
+      firstIndexOfId.set(id, i);
     }
+  }
 
-    if (typeof row.reason === 'string' && !reasons.includes(row.reason)) {
-      clean = false;
-      findings.push(
-        finding('FREEZE_REASON', {
-          path,
-          message: `${label} gives reason ${JSON.stringify(row.reason)}, which is not one of the policy's freeze reasons (${reasons.join(', ')}).`,
-          fix: `use one of ${reasons.join(', ')}; only ${owner} may add a reason to freeze.reasons in the policy`,
+  if (typeof row.reason === 'string' && !rules.reasons.includes(row.reason)) {
+    problems.push(
+      finding('FREEZE_REASON', {
+        path: rules.path,
+        message: `${label} gives reason ${JSON.stringify(row.reason)}, which is not one of the policy's freeze reasons (${rules.reasons.join(', ')}).`,
+        fix: `use one of ${rules.reasons.join(', ')}; only ${rules.owner} may add a reason to freeze.reasons in the policy`,
+      }),
+    );
+  }
+
+  const expires = typeof row.expires === 'string' ? dayNumber(row.expires) : null;
+  const added = typeof row.added === 'string' ? dayNumber(row.added) : null;
+  if (expires !== null) {
+    const window = windowFinding(label, expires, added, row.added === undefined, rules);
+    if (window) problems.push(window);
+    if (expires < rules.today) {
+      if (id !== undefined) out.expired.push({ id, expires: dateOf(expires) });
+      problems.push(
+        finding('FREEZE_EXPIRED', {
+          path: rules.path,
+          message: `${label} expired: its last day was ${dateOf(expires)} and today is ${rules.todayText}.`,
+          fix: `${rules.owner} removes the expired entry with \`receipt-gate freeze prune\`, once the test is fixed or re-frozen with a fresh reason`,
         }),
       );
     }
+  }
+  out.findings.push(...problems);
 
-    const expires = typeof row.expires === 'string' ? dayNumber(row.expires) : null;
-    const added = typeof row.added === 'string' ? dayNumber(row.added) : null;
-    if (expires !== null) {
-      if (added !== null && added > expires) {
-        clean = false;
-        findings.push(
-          finding('FREEZE_WINDOW', {
-            path,
-            message: `${label} was added on ${dateOf(added)}, after it expires (${dateOf(expires)}).`,
-            fix: `correct the dates so that "added" is on or before "expires"`,
-          }),
-        );
-      } else if (added !== null && expires - added > maxDays) {
-        clean = false;
-        findings.push(
-          finding('FREEZE_WINDOW', {
-            path,
-            message: `${label} spans ${plural(expires - added, 'day')} (${dateOf(added)} to ${dateOf(expires)}), more than the policy's maxDays of ${maxDays}.`,
-            fix: `set "expires" to ${dateOf(added + maxDays)} or earlier; fix the test rather than extend the freeze`,
-          }),
-        );
-      } else if (row.added === undefined && expires - today > maxDays) {
-        clean = false;
-        findings.push(
-          finding('FREEZE_WINDOW', {
-            path,
-            message: `${label} expires on ${dateOf(expires)}, ${plural(expires - today, 'day')} after today (${ctx.today}), more than the policy's maxDays of ${maxDays}.`,
-            fix: `set "expires" to ${dateOf(today + maxDays)} or earlier`,
-          }),
-        );
-      }
-      if (expires < today) {
-        clean = false;
-        findings.push(
-          finding('FREEZE_EXPIRED', {
-            path,
-            message: `${label} expired: its last day was ${dateOf(expires)} and today is ${ctx.today}.`,
-            fix: `${owner} removes the expired entry with \`receipt-gate freeze prune\`, once the test is fixed or re-frozen with a fresh reason`,
-          }),
-        );
-      }
-    }
+  if (schemaClean && problems.length === 0 && id !== undefined && expires !== null && typeof row.reason === 'string') {
+    const entry: FreezeRow = { id, reason: row.reason, expires: dateOf(expires) };
+    if (typeof row.owner === 'string') entry.owner = row.owner;
+    if (added !== null) entry.added = dateOf(added);
+    out.active.push(entry);
+    out.findings.push(
+      finding('FREEZE_ACTIVE', {
+        severity: 'info',
+        path: rules.path,
+        message: `${id} is frozen (${row.reason}) until ${dateOf(expires)} (${expires === rules.today ? 'today is its last day' : `${plural(expires - rules.today, 'day')} left`}).`,
+        fix: `nothing to do now; fix the test and remove the row by ${dateOf(expires)}, after which the freeze closes the gate`,
+      }),
+    );
+  }
+}
 
-    if (clean && id !== undefined && expires !== null && typeof row.reason === 'string') {
-      const entry: FreezeRow = { id, reason: row.reason, expires: dateOf(expires) };
-      if (typeof row.owner === 'string') entry.owner = row.owner;
-      if (added !== null) entry.added = dateOf(added);
-      active.push(entry);
-      findings.push(
-        finding('FREEZE_ACTIVE', {
-          severity: 'info',
-          path,
-          message: `${id} is frozen (${row.reason}) until ${dateOf(expires)} (${expires === today ? 'today is its last day' : `${plural(expires - today, 'day')} left`}).`,
-          fix: `nothing to do now; fix the test and remove the row by ${dateOf(expires)}, after which the freeze closes the gate`,
-        }),
-      );
-    }
-  });
-  return { findings, freezeFileSha256, active };
+/** FREEZE_WINDOW: `added` after `expires`, a window over maxDays, or (no `added`) an expiry
+ * more than maxDays after today. */
+function windowFinding(label: string, expires: number, added: number | null, noAdded: boolean, rules: RowRules): Finding | null {
+  const { path, maxDays, today } = rules;
+  if (added !== null && added > expires) {
+    return finding('FREEZE_WINDOW', {
+      path,
+      message: `${label} was added on ${dateOf(added)}, after it expires (${dateOf(expires)}).`,
+      fix: `correct the dates so that "added" is on or before "expires"`,
+    });
+  }
+  if (added !== null && expires - added > maxDays) {
+    return finding('FREEZE_WINDOW', {
+      path,
+      message: `${label} spans ${plural(expires - added, 'day')} (${dateOf(added)} to ${dateOf(expires)}), more than the policy's maxDays of ${maxDays}.`,
+      fix: `set "expires" to ${dateOf(added + maxDays)} or earlier; fix the test rather than extend the freeze`,
+    });
+  }
+  if (noAdded && expires - today > maxDays) {
+    return finding('FREEZE_WINDOW', {
+      path,
+      message: `${label} expires on ${dateOf(expires)}, ${plural(expires - today, 'day')} after today (${rules.todayText}), more than the policy's maxDays of ${maxDays}.`,
+      fix: `set "expires" to ${dateOf(today + maxDays)} or earlier`,
+    });
+  }
+  return null;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,23 +1,35 @@
 // Every evidence rule over the whole tree at `new`: the epoch pin, the property manifest, the
 // freeze file, observations and keyed freezes, fixture records. Each rule is its own module;
-// this one runs them in a fixed order and gathers their findings and the evidence identities
-// that --json output and receipts record.
+// this one runs them in a fixed order and gathers their findings, the evidence identities that
+// --json output and receipts record, and what the rules parsed (for the receipt).
 
-import { emptyIdentities, finding, type Finding } from '../findings';
+import { Deadline, DeadlineExceeded } from '../deadline';
+import { emptyIdentities, finding, type Finding, type Identities } from '../findings';
 import { checkEpoch } from './epoch';
 import { checkFixtures } from './fixtures';
 import { checkFreezeFile } from './freeze';
 import { checkManifest } from './manifest';
 import { checkObservations } from './observations';
-import type { EvidenceContext, EvidenceReport } from './types';
+import { byCodeUnit } from './sources';
+import type { EvidenceContext, EvidenceReport, EvidenceResults, RuleContext } from './types';
 
-export async function checkEvidence(ctx: EvidenceContext): Promise<EvidenceReport> {
+/** Runs every rule. A rule that throws is a closing INTERNAL_ERROR naming it, except when the
+ * deadline passed: DeadlineExceeded propagates, and the caller reports LIMIT_EXCEEDED. */
+export async function checkEvidence(context: EvidenceContext): Promise<EvidenceReport> {
+  const ctx: RuleContext = { ...context, deadline: context.deadline ?? Deadline.never() };
   const findings: Finding[] = [];
   const identities = emptyIdentities();
+  const results: EvidenceResults = {
+    pin: null,
+    manifestSeed: null,
+    freeze: { freezeFileSha256: null, active: [], expired: [] },
+    fixtures: [],
+  };
 
   const epoch = await guarded('epoch pin', ctx.policy.epoch?.pin, findings, () => checkEpoch(ctx));
   if (epoch) {
     findings.push(...epoch.findings);
+    results.pin = epoch.pin;
     identities.epoch_id = epoch.pin?.epoch_id ?? null;
     identities.generator_sha256 = epoch.generatorSha256;
   }
@@ -25,12 +37,15 @@ export async function checkEvidence(ctx: EvidenceContext): Promise<EvidenceRepor
   const manifest = await guarded('property manifest', ctx.policy.manifest?.path, findings, () => checkManifest(ctx));
   if (manifest) {
     findings.push(...manifest.findings);
+    results.manifestSeed = manifest.seed;
     identities.manifest_sha256 = manifest.manifestSha256;
   }
 
   const freeze = await guarded('freeze file', ctx.policy.freeze?.path, findings, () => checkFreezeFile(ctx));
   if (freeze) {
-    findings.push(...freeze.findings);
+    const { findings: freezeFindings, ...state } = freeze;
+    findings.push(...freezeFindings);
+    results.freeze = state;
     identities.freeze_file_sha256 = freeze.freezeFileSha256;
   }
 
@@ -42,16 +57,23 @@ export async function checkEvidence(ctx: EvidenceContext): Promise<EvidenceRepor
   );
   if (observations) {
     findings.push(...observations.findings);
-    for (const [id, sha256] of [...observations.witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      // defineProperty: an observation may be named "__proto__".
-      Object.defineProperty(identities.witnesses, id, { value: sha256, enumerable: true, writable: true, configurable: true });
-    }
+    recordWitnesses(identities, observations.witnesses);
   }
 
   const fixtures = await guarded('fixture records', ctx.policy.fixtures?.records, findings, () => checkFixtures(ctx));
-  if (fixtures) findings.push(...fixtures.findings);
+  if (fixtures) {
+    findings.push(...fixtures.findings);
+    results.fixtures = fixtures.records;
+  }
 
-  return { findings: findings.map(printable), identities };
+  return { findings: findings.map(printable), identities, results };
+}
+
+function recordWitnesses(identities: Identities, witnesses: Map<string, string>): void {
+  for (const [id, sha256] of [...witnesses].sort(([a], [b]) => byCodeUnit(a, b))) {
+    // defineProperty: an observation may be named "__proto__".
+    Object.defineProperty(identities.witnesses, id, { value: sha256, enumerable: true, writable: true, configurable: true });
+  }
 }
 
 /** Messages quote names and text taken from the tree (file names, ids, reasons). Control,
@@ -59,6 +81,7 @@ export async function checkEvidence(ctx: EvidenceContext): Promise<EvidenceRepor
  * so evidence cannot forge extra lines or recolour a terminal or a `remote:` message. */
 export function printableText(text: string): string {
   return text.replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what this escapes
     /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
@@ -69,7 +92,8 @@ function printable(f: Finding): Finding {
 }
 
 /** Runs one rule; anything it throws (an unreadable object, a bug) becomes a closing
- * INTERNAL_ERROR finding that names the rule, never a silent pass. */
+ * INTERNAL_ERROR finding that names the rule, never a silent pass. Running out of time is not a
+ * failure of the rule: DeadlineExceeded goes on up. */
 async function guarded<T>(
   rule: string,
   path: string | undefined,
@@ -79,6 +103,7 @@ async function guarded<T>(
   try {
     return await run();
   } catch (err) {
+    if (err instanceof DeadlineExceeded) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     findings.push(
       finding('INTERNAL_ERROR', {

@@ -3,11 +3,13 @@
 // catalog, the properties must be exactly CPython's random.Random(seed).sample(catalog, k).
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { dumpsCanonical, pyEquals, toPlain, type PyValue } from './pyjson';
 import { PyRandom, PySampleError } from './pyrandom';
-import { anOwner, readJsonEvidence, schemaFindings, sha256Hex, SHA256_RE, type FileRole } from './read';
+import { anOwner, member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { show } from './schema';
-import type { EvidenceContext, Policy } from './types';
+import type { Deadline } from '../deadline';
+import type { Policy, RuleContext } from './types';
 
 export interface ManifestCheck {
   findings: Finding[];
@@ -19,9 +21,12 @@ export interface ManifestCheck {
 
 /** SHA-256 of `json.dumps({"seed": seed, "properties": properties}, sort_keys=True,
  * separators=(",", ":"))`, the values exactly as parsed. */
-export function manifestDigest(seed: PyValue, properties: PyValue): string {
+export function manifestDigest(seed: PyValue, properties: PyValue, deadline?: Deadline): string {
   const doc: PyValue = { t: 'dict', v: new Map([['seed', seed], ['properties', properties]]) };
-  return sha256Hex(dumpsCanonical(doc));
+  deadline?.check();
+  const canonical = dumpsCanonical(doc);
+  deadline?.check();
+  return sha256Hex(canonical, deadline);
 }
 
 function manifestRole(policy: Policy, path: string): FileRole {
@@ -42,11 +47,8 @@ function catalogRole(policy: Policy, path: string): FileRole {
   };
 }
 
-function member(v: PyValue, key: string): PyValue | undefined {
-  return v.t === 'dict' ? v.v.get(key) : undefined;
-}
 
-export async function checkManifest(ctx: EvidenceContext): Promise<ManifestCheck> {
+export async function checkManifest(ctx: RuleContext): Promise<ManifestCheck> {
   const { policy } = ctx;
   const none: ManifestCheck = { findings: [], manifestSha256: null, seed: null };
   if (!policy.manifest) return none;
@@ -54,7 +56,7 @@ export async function checkManifest(ctx: EvidenceContext): Promise<ManifestCheck
   const role = manifestRole(policy, path);
   const owner = anOwner(policy);
 
-  const read = await readJsonEvidence(ctx.atNew, path, role, policy.limits.maxEvidenceBytes);
+  const read = await readJsonEvidence(ctx.atNew, path, role, policy.limits.maxEvidenceBytes, ctx.deadline);
   if (read.kind === 'missing') {
     return {
       ...none,
@@ -69,7 +71,7 @@ export async function checkManifest(ctx: EvidenceContext): Promise<ManifestCheck
   }
   if (read.kind === 'failed') return { ...none, findings: read.findings };
 
-  const findings = schemaFindings(role, path, 'manifest.schema.json', toPlain(read.value));
+  const findings = schemaFindings(role, path, 'manifest.schema.json', toPlain(read.value), ctx.deadline);
   const seed = member(read.value, 'seed');
   const properties = member(read.value, 'properties');
   const recorded = member(read.value, 'manifest_sha256');
@@ -86,7 +88,7 @@ export async function checkManifest(ctx: EvidenceContext): Promise<ManifestCheck
   const seedOk = seed?.t === 'int';
   let manifestSha256: string | null = null;
   if (seedOk && properties?.t === 'list') {
-    const computed = manifestDigest(seed, properties);
+    const computed = manifestDigest(seed, properties, ctx.deadline);
     manifestSha256 = computed;
     if (recorded?.t === 'str' && SHA256_RE.test(recorded.v)) {
       if (recorded.v === computed) {
@@ -118,17 +120,17 @@ interface Catalog {
 }
 
 async function readCatalog(
-  ctx: EvidenceContext,
+  ctx: RuleContext,
   policy: Policy,
   catalogPath: string,
 ): Promise<{ findings: Finding[]; catalog: Catalog | null }> {
   const role = catalogRole(policy, catalogPath);
-  const read = await readJsonEvidence(ctx.atNew, catalogPath, role, policy.limits.maxEvidenceBytes);
+  const read = await readJsonEvidence(ctx.atNew, catalogPath, role, policy.limits.maxEvidenceBytes, ctx.deadline);
   // The catalog is optional (SPEC section 1): a policy may name it before it exists. Deleting
   // it is a touch of a protected evidence path, which the path rule closes for non-owners.
   if (read.kind === 'missing') return { findings: [], catalog: null };
   if (read.kind === 'failed') return { findings: read.findings, catalog: null };
-  const findings = schemaFindings(role, catalogPath, 'catalog.schema.json', toPlain(read.value));
+  const findings = schemaFindings(role, catalogPath, 'catalog.schema.json', toPlain(read.value), ctx.deadline);
   const k = member(read.value, 'k');
   if (k?.t === 'float' && Number.isInteger(k.v)) {
     findings.push(
@@ -145,7 +147,7 @@ async function readCatalog(
 }
 
 async function checkSample(
-  ctx: EvidenceContext,
+  ctx: RuleContext,
   policy: Policy,
   manifestPath: string,
   seed: bigint,
@@ -169,7 +171,9 @@ async function checkSample(
   const k = Number(catalog.k);
   let drawn: PyValue[];
   try {
+    ctx.deadline.check();
     drawn = new PyRandom(seed).sample(catalog.properties, k);
+    ctx.deadline.check();
   } catch (err) {
     if (!(err instanceof PySampleError)) throw err;
     return [

@@ -4,11 +4,12 @@
 // matching, and an unexpired keyed freeze that cites it.
 
 import { finding, type Finding } from '../findings';
+import { sha256Hex } from '../hash';
 import { dateOf, dayNumber, plural, todayNumber } from './dates';
 import { DEFAULT_FREEZE } from './policy';
 import { toPlain } from './pyjson';
-import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, sha256Hex, type FileRole } from './read';
-import { MAX_BLOB_BYTES, type EvidenceContext, type EvidenceSource, type Policy } from './types';
+import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, type FileRole } from './read';
+import { MAX_BLOB_BYTES, type EvidenceSource, type RuleContext } from './types';
 
 export interface Observation {
   id: string;
@@ -50,20 +51,25 @@ interface ObservationState {
   witnessOk: boolean;
 }
 
+/** What the keyed freezes are judged against. */
+interface FreezeRules {
+  pinnedEpoch: string | null;
+  maxDays: number;
+  owner: string;
+  today: number;
+}
+
 /**
  * Checks every observation and keyed freeze. `pinnedEpoch` is the pin's epoch_id at `new`, or null
  * when the pin is missing or invalid (that is already a closing finding; epochs are then not
  * compared, and no keyed freeze is valid).
  */
-export async function checkObservations(ctx: EvidenceContext, pinnedEpoch: string | null): Promise<ObservationsCheck> {
+export async function checkObservations(ctx: RuleContext, pinnedEpoch: string | null): Promise<ObservationsCheck> {
   const { policy } = ctx;
   const witnesses = new Map<string, string>();
   if (!policy.observations) return { findings: [], witnesses };
   const { dir, freezes } = policy.observations;
-  const maxDays = policy.freeze?.maxDays ?? DEFAULT_FREEZE.maxDays;
-  const owner = anOwner(policy);
   const findings: Finding[] = [];
-  const today = todayNumber(ctx.today);
 
   // A folder replaced by a symlink, a submodule or a file would hide every record in it.
   findings.push(...(await folderFindings(ctx.atNew, dir, 'OBSERVATION_FAILED', 'observations')));
@@ -72,131 +78,27 @@ export async function checkObservations(ctx: EvidenceContext, pinnedEpoch: strin
   // Observations.
   const observations = new Map<string, ObservationState>();
   for (const path of await jsonFilesIn(ctx.atNew, dir)) {
-    const stem = stemOf(path);
-    const role: FileRole = {
-      code: 'OBSERVATION_FAILED',
-      what: 'observation record',
-      notA: 'not a valid observation record',
-      fix: `record the observation again with \`receipt-gate observe --id ${stem} --status S --witness FILE\` (format: schemas/observation.schema.json)`,
-    };
-    const record = await readRecord<Observation>(ctx.atNew, path, role, policy, 'observation.schema.json');
-    findings.push(...record.findings);
-    if (!record.value) continue;
-    const obs = record.value;
-    if (obs.id !== stem) {
-      findings.push(
-        finding('OBSERVATION_FAILED', {
-          path,
-          message: `${path} is not a valid observation record: its id ${JSON.stringify(obs.id)} does not match the file name (${JSON.stringify(stem)}).`,
-          fix: `name the file ${dir}/${obs.id}.json, or set "id" to ${JSON.stringify(stem)}`,
-        }),
-      );
-      continue;
-    }
-    if (obs.status === 'fail') {
-      findings.push(
-        finding('OBSERVATION_FAILED', {
-          path,
-          message: `Observation ${obs.id} has status fail: the property failed on the pinned epoch.`,
-          fix: `fix the code so ${obs.id} passes, then record a new observation; a failure cannot be frozen`,
-        }),
-      );
-    }
-    if (pinnedEpoch !== null && obs.epoch_id !== pinnedEpoch) {
-      findings.push(
-        finding('OBSERVATION_EPOCH', {
-          path,
-          message: `Observation ${obs.id} was made on epoch ${obs.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
-          fix: `re-run ${obs.id} on epoch ${pinnedEpoch} and record it with \`receipt-gate observe\``,
-        }),
-      );
-    }
-    const witness = await checkWitness(ctx.atNew, `${dir}/${obs.id}.bin`, obs, path);
-    findings.push(...witness.findings);
-    if (witness.sha256 !== null) witnesses.set(obs.id, witness.sha256);
-    observations.set(obs.id, { path, record: obs, witnessOk: witness.ok });
+    ctx.deadline.check();
+    const checked = await checkObservation(ctx, path, dir, pinnedEpoch);
+    findings.push(...checked.findings);
+    if (!checked.state) continue;
+    if (checked.sha256 !== null) witnesses.set(checked.state.record.id, checked.sha256);
+    observations.set(checked.state.record.id, checked.state);
   }
 
   // Keyed freezes.
+  const rules: FreezeRules = {
+    pinnedEpoch,
+    maxDays: policy.freeze?.maxDays ?? DEFAULT_FREEZE.maxDays,
+    owner: anOwner(policy),
+    today: todayNumber(ctx.today),
+  };
   const heldObservations = new Set<string>();
   for (const path of await jsonFilesIn(ctx.atNew, freezes)) {
-    const role: FileRole = {
-      code: 'FREEZE_INVALID',
-      what: 'keyed freeze',
-      notA: 'not a valid keyed freeze',
-      fix: `fix ${path} to match schemas/keyed-freeze.schema.json, or delete it`,
-    };
-    const record = await readRecord<KeyedFreeze>(ctx.atNew, path, role, policy, 'keyed-freeze.schema.json');
-    findings.push(...record.findings);
-    if (!record.value) continue;
-    const kf = record.value;
-    let valid = pinnedEpoch !== null;
-    if (pinnedEpoch !== null && kf.epoch_id !== pinnedEpoch) {
-      valid = false;
-      findings.push(
-        finding('OBSERVATION_EPOCH', {
-          path,
-          message: `Keyed freeze ${path} names epoch ${kf.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
-          fix: `freeze only observations of epoch ${pinnedEpoch}: re-observe on the pinned epoch, or delete ${path}`,
-        }),
-      );
-    }
-    const cited = observations.get(kf.observation_id);
-    if (!cited) {
-      valid = false;
-      findings.push(
-        finding('FREEZE_UNWITNESSED', {
-          path,
-          message: `Keyed freeze ${path} cites observation ${JSON.stringify(kf.observation_id)}, but there is no valid ${dir}/${kf.observation_id}.json.`,
-          fix: `record the observation with \`receipt-gate observe --id ${kf.observation_id} --status flake --witness FILE --rerun-passed\`, or delete ${path}`,
-        }),
-      );
-    } else {
-      if (!cited.record.rerun_passed) {
-        valid = false;
-        findings.push(
-          finding('FREEZE_UNWITNESSED', {
-            path,
-            message: `Keyed freeze ${path} cites observation ${kf.observation_id}, whose re-run did not pass (rerun_passed is false).`,
-            fix: `re-run ${kf.observation_id} until it passes and record it with --rerun-passed, or fix the test; a freeze needs a green re-run`,
-          }),
-        );
-      }
-      // A missing or mismatched witness is reported once, on the observation; it also voids the freeze.
-      if (!cited.witnessOk) valid = false;
-      if (pinnedEpoch !== null && cited.record.epoch_id !== pinnedEpoch) valid = false;
-    }
-    const expires = dayNumber(kf.expires_on)!; // the schema checked it is a real date
-    if (expires < today) {
-      valid = false;
-      findings.push(
-        finding('FREEZE_EXPIRED', {
-          path,
-          message: `Keyed freeze ${path} expired: its last day was ${kf.expires_on} and today is ${ctx.today}.`,
-          fix: `${owner} deletes ${path} once ${kf.observation_id} is fixed, or re-observes and freezes it again`,
-        }),
-      );
-    } else if (expires - today > maxDays) {
-      valid = false;
-      findings.push(
-        finding('FREEZE_WINDOW', {
-          path,
-          message: `Keyed freeze ${path} expires on ${kf.expires_on}, ${plural(expires - today, 'day')} after today (${ctx.today}), more than the policy's maxDays of ${maxDays}.`,
-          fix: `set "expires_on" to ${dateOf(today + maxDays)} or earlier`,
-        }),
-      );
-    }
-    if (valid) {
-      heldObservations.add(kf.observation_id);
-      findings.push(
-        finding('FREEZE_HELD', {
-          severity: 'hold',
-          path,
-          message: `Observation ${kf.observation_id} is a witnessed flake on epoch ${kf.epoch_id}, frozen until ${kf.expires_on} (${kf.reason}).`,
-          fix: `a held patch may merge into unprotected refs only; fix ${kf.observation_id} and delete ${path} to clear the hold`,
-        }),
-      );
-    }
+    ctx.deadline.check();
+    const checked = await checkKeyedFreeze(ctx, path, observations, rules);
+    findings.push(...checked.findings);
+    if (checked.holds !== null) heldObservations.add(checked.holds);
   }
 
   // Flakes nobody froze.
@@ -212,6 +114,160 @@ export async function checkObservations(ctx: EvidenceContext, pinnedEpoch: strin
     }
   }
   return { findings, witnesses };
+}
+
+/** One observation record and its witness. `state` is null when the record is not valid. */
+async function checkObservation(
+  ctx: RuleContext,
+  path: string,
+  dir: string,
+  pinnedEpoch: string | null,
+): Promise<{ findings: Finding[]; state: ObservationState | null; sha256: string | null }> {
+  const stem = stemOf(path);
+  const role: FileRole = {
+    code: 'OBSERVATION_FAILED',
+    what: 'observation record',
+    notA: 'not a valid observation record',
+    fix: `record the observation again with \`receipt-gate observe --id ${stem} --status S --witness FILE\` (format: schemas/observation.schema.json)`,
+  };
+  const record = await readRecord<Observation>(ctx, path, role, 'observation.schema.json');
+  const findings = [...record.findings];
+  if (!record.value) return { findings, state: null, sha256: null };
+  const obs = record.value;
+  if (obs.id !== stem) {
+    findings.push(
+      finding('OBSERVATION_FAILED', {
+        path,
+        message: `${path} is not a valid observation record: its id ${JSON.stringify(obs.id)} does not match the file name (${JSON.stringify(stem)}).`,
+        fix: `name the file ${dir}/${obs.id}.json, or set "id" to ${JSON.stringify(stem)}`,
+      }),
+    );
+    return { findings, state: null, sha256: null };
+  }
+  if (obs.status === 'fail') {
+    findings.push(
+      finding('OBSERVATION_FAILED', {
+        path,
+        message: `Observation ${obs.id} has status fail: the property failed on the pinned epoch.`,
+        fix: `fix the code so ${obs.id} passes, then record a new observation; a failure cannot be frozen`,
+      }),
+    );
+  }
+  if (pinnedEpoch !== null && obs.epoch_id !== pinnedEpoch) {
+    findings.push(
+      finding('OBSERVATION_EPOCH', {
+        path,
+        message: `Observation ${obs.id} was made on epoch ${obs.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
+        fix: `re-run ${obs.id} on epoch ${pinnedEpoch} and record it with \`receipt-gate observe\``,
+      }),
+    );
+  }
+  const witness = await checkWitness(ctx, `${dir}/${obs.id}.bin`, obs, path);
+  findings.push(...witness.findings);
+  return { findings, state: { path, record: obs, witnessOk: witness.ok }, sha256: witness.sha256 };
+}
+
+/** One keyed freeze: valid (it holds the observation it cites, `holds`) only when it names the
+ * pinned epoch, cites a valid observation of that epoch whose re-run passed and whose witness
+ * matches, and is neither expired nor too long. */
+async function checkKeyedFreeze(
+  ctx: RuleContext,
+  path: string,
+  observations: Map<string, ObservationState>,
+  rules: FreezeRules,
+): Promise<{ findings: Finding[]; holds: string | null }> {
+  const role: FileRole = {
+    code: 'FREEZE_INVALID',
+    what: 'keyed freeze',
+    notA: 'not a valid keyed freeze',
+    fix: `fix ${path} to match schemas/keyed-freeze.schema.json, or delete it`,
+  };
+  const record = await readRecord<KeyedFreeze>(ctx, path, role, 'keyed-freeze.schema.json');
+  const findings = [...record.findings];
+  if (!record.value) return { findings, holds: null };
+  const kf = record.value;
+  const { pinnedEpoch } = rules;
+  const cited = observations.get(kf.observation_id);
+  const problems = [
+    ...(pinnedEpoch !== null && kf.epoch_id !== pinnedEpoch
+      ? [
+          finding('OBSERVATION_EPOCH', {
+            path,
+            message: `Keyed freeze ${path} names epoch ${kf.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
+            fix: `freeze only observations of epoch ${pinnedEpoch}: re-observe on the pinned epoch, or delete ${path}`,
+          }),
+        ]
+      : []),
+    ...citationFindings(path, kf, cited, ctx.policy.observations!.dir),
+    ...expiryFindings(ctx, path, kf, rules),
+  ];
+  findings.push(...problems);
+  // A missing or mismatched witness is reported once, on the observation; it also voids the freeze.
+  const valid =
+    pinnedEpoch !== null &&
+    problems.length === 0 &&
+    cited !== undefined &&
+    cited.witnessOk &&
+    cited.record.epoch_id === pinnedEpoch;
+  if (!valid) return { findings, holds: null };
+  findings.push(
+    finding('FREEZE_HELD', {
+      severity: 'hold',
+      path,
+      message: `Observation ${kf.observation_id} is a witnessed flake on epoch ${kf.epoch_id}, frozen until ${kf.expires_on} (${kf.reason}).`,
+      fix: `a held patch may merge into unprotected refs only; fix ${kf.observation_id} and delete ${path} to clear the hold`,
+    }),
+  );
+  return { findings, holds: kf.observation_id };
+}
+
+/** FREEZE_UNWITNESSED: the freeze cites no valid observation, or one whose re-run failed. */
+function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState | undefined, dir: string): Finding[] {
+  if (!cited) {
+    return [
+      finding('FREEZE_UNWITNESSED', {
+        path,
+        message: `Keyed freeze ${path} cites observation ${JSON.stringify(kf.observation_id)}, but there is no valid ${dir}/${kf.observation_id}.json.`,
+        fix: `record the observation with \`receipt-gate observe --id ${kf.observation_id} --status flake --witness FILE --rerun-passed\`, or delete ${path}`,
+      }),
+    ];
+  }
+  if (!cited.record.rerun_passed) {
+    return [
+      finding('FREEZE_UNWITNESSED', {
+        path,
+        message: `Keyed freeze ${path} cites observation ${kf.observation_id}, whose re-run did not pass (rerun_passed is false).`,
+        fix: `re-run ${kf.observation_id} until it passes and record it with --rerun-passed, or fix the test; a freeze needs a green re-run`,
+      }),
+    ];
+  }
+  return [];
+}
+
+/** FREEZE_EXPIRED when `expires_on` is before today, FREEZE_WINDOW when it is more than maxDays
+ * after today. */
+function expiryFindings(ctx: RuleContext, path: string, kf: KeyedFreeze, rules: FreezeRules): Finding[] {
+  const { today, maxDays } = rules;
+  const expires = dayNumber(kf.expires_on)!; // the schema checked it is a real date
+  if (expires < today) {
+    return [
+      finding('FREEZE_EXPIRED', {
+        path,
+        message: `Keyed freeze ${path} expired: its last day was ${kf.expires_on} and today is ${ctx.today}.`,
+        fix: `${rules.owner} deletes ${path} once ${kf.observation_id} is fixed, or re-observes and freezes it again`,
+      }),
+    ];
+  }
+  if (expires - today > maxDays) {
+    return [
+      finding('FREEZE_WINDOW', {
+        path,
+        message: `Keyed freeze ${path} expires on ${kf.expires_on}, ${plural(expires - today, 'day')} after today (${ctx.today}), more than the policy's maxDays of ${maxDays}.`,
+        fix: `set "expires_on" to ${dateOf(today + maxDays)} or earlier`,
+      }),
+    ];
+  }
+  return [];
 }
 
 async function folderFindings(
@@ -233,22 +289,21 @@ async function folderFindings(
 }
 
 async function readRecord<T>(
-  source: EvidenceSource,
+  ctx: RuleContext,
   path: string,
   role: FileRole,
-  policy: Policy,
   schema: 'observation.schema.json' | 'keyed-freeze.schema.json',
 ): Promise<{ findings: Finding[]; value: T | null }> {
-  const read = await readJsonEvidence(source, path, role, policy.limits.maxEvidenceBytes);
+  const read = await readJsonEvidence(ctx.atNew, path, role, ctx.policy.limits.maxEvidenceBytes, ctx.deadline);
   if (read.kind === 'missing') return { findings: [], value: null }; // listed, then gone: not ours to report
   if (read.kind === 'failed') return { findings: read.findings, value: null };
   const plain = toPlain(read.value);
-  const findings = schemaFindings(role, path, schema, plain);
+  const findings = schemaFindings(role, path, schema, plain, ctx.deadline);
   return { findings, value: findings.length === 0 ? (plain as T) : null };
 }
 
 async function checkWitness(
-  source: EvidenceSource,
+  ctx: RuleContext,
   binPath: string,
   obs: Observation,
   recordPath: string,
@@ -259,7 +314,7 @@ async function checkWitness(
     notA: 'not a usable witness',
     fix: `store the witness bytes of ${obs.id} as the regular file ${binPath} (\`receipt-gate observe --witness FILE\`)`,
   };
-  const read = await readFileBytes(source, binPath, role, MAX_BLOB_BYTES);
+  const read = await readFileBytes(ctx.atNew, binPath, role, MAX_BLOB_BYTES, ctx.deadline);
   if (read.kind === 'missing') {
     return {
       findings: [
@@ -274,7 +329,7 @@ async function checkWitness(
     };
   }
   if (read.kind === 'failed') return { findings: read.findings, sha256: null, ok: false };
-  const sha256 = sha256Hex(read.bytes);
+  const sha256 = sha256Hex(read.bytes, ctx.deadline);
   if (sha256 !== obs.witness_sha256) {
     return {
       findings: [

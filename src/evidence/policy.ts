@@ -4,6 +4,8 @@
 // the value of the SPEC's example policy.
 
 import { finding, type Finding } from '../findings';
+import { compileGlob, GlobError } from '../glob';
+import { foldKey } from '../paths';
 import { parsePyJson, PyJsonError, toPlain } from './pyjson';
 import { validateAgainst } from './schema';
 import { POLICY_PATH, type Policy } from './types';
@@ -47,16 +49,19 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
       findings: [invalid(`${path} is not a valid policy: JSON syntax error at line ${err.line}, column ${err.column}: ${reason}.`)],
     };
   }
+  // Schema problems and unusable globs are listed together, one finding per pointer.
   const problems = validateAgainst('policy.schema.json', plain);
-  if (problems.length > 0) {
-    return {
-      ok: false,
-      findings: problems.map((p) =>
-        invalid(`${path} is not a valid policy: at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}.`),
-      ),
-    };
+  const messages = problems.map(
+    (p) => `${path} is not a valid policy: at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}.`,
+  );
+  const reported = new Set(problems.map((p) => p.pointer));
+  for (const p of unusableGlobs(plain)) {
+    if (reported.has(p.pointer)) continue;
+    messages.push(`${path} is not a valid policy: at ${p.pointer}: ${JSON.stringify(p.glob)} is not a usable ${p.noun}: ${p.reason}.`);
   }
-  const policy = withDefaults(plain as PolicyFile);
+  if (messages.length > 0) return { ok: false, findings: messages.map(invalid) };
+  const file = plain as PolicyFile;
+  const policy = withDefaults(file);
   const clashes: string[] = [];
   if (policy.observations && folderOverlap(policy.observations.dir, policy.observations.freezes)) {
     clashes.push(
@@ -122,9 +127,50 @@ function withDefaults(file: PolicyFile): Policy {
   return policy;
 }
 
+/**
+ * Every glob of the policy that the gate refuses (see src/glob.ts): malformed (unbalanced
+ * braces, brackets or parentheses), unable to match any git path (a leading or trailing `/`, an
+ * empty segment), or of a form picomatch backtracks on catastrophically (nested extglobs,
+ * stars inside extglobs, `+(a|aa)`). Path globs are folded as paths are; ref globs are not.
+ */
+function unusableGlobs(plain: unknown): { pointer: string; glob: string; noun: 'glob' | 'path'; reason: string }[] {
+  const out: { pointer: string; glob: string; noun: 'glob' | 'path'; reason: string }[] = [];
+  // Read defensively: this also runs on a document that failed its schema.
+  const doc = (plain !== null && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const check = (pointer: string, glob: unknown, fold: boolean) => {
+    if (typeof glob !== 'string' || glob === '') return;
+    try {
+      compileGlob(glob, { fold });
+    } catch (err) {
+      if (!(err instanceof GlobError)) throw err;
+      out.push({ pointer, glob, noun: 'glob', reason: err.message });
+    }
+  };
+  list(doc.protectedRefs).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
+  list(doc.protected).forEach((g, i) => check(`/protected/${i}`, g, true));
+  list(doc.exceptions).forEach((g, i) => check(`/exceptions/${i}`, g, true));
+  const member = (section: string, key: string): unknown => {
+    const value = doc[section];
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  };
+  check('/fixtures/records', member('fixtures', 'records'), true);
+  // Evidence paths are matched as literal globs (evidencePaths): one too deep to compile is
+  // refused here rather than failing the run later.
+  for (const [section, key] of [['epoch', 'pin'], ['manifest', 'path'], ['manifest', 'catalog'], ['freeze', 'path'], ['observations', 'dir'], ['observations', 'freezes']] as const) {
+    const value = member(section, key);
+    if (typeof value === 'string' && value !== '') {
+      const before = out.length;
+      check(`/${section}/${key}`, `${escapeGlob(value)}/**`, true);
+      for (const problem of out.slice(before)) Object.assign(problem, { glob: value, noun: 'path' });
+    }
+  }
+  return out;
+}
+
 function folderOverlap(a: string, b: string): boolean {
-  const x = a.normalize('NFC').toLowerCase();
-  const y = b.normalize('NFC').toLowerCase();
+  const x = foldKey(a);
+  const y = foldKey(b);
   return x === y || x.startsWith(y + '/') || y.startsWith(x + '/');
 }
 

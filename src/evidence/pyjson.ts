@@ -6,6 +6,25 @@
 // between `1` and `1.0`, the order Python keeps for duplicate keys, and treats `__proto__`
 // specially. So this module scans the text itself, following CPython's `_json.c` scanner
 // (same grammar, same error messages and positions), and writes Python's encoder output.
+//
+// Speed: an evidence file may be megabytes of numbers, and the run's deadline must hold inside
+// one parse. The scanner walks the document's code points (a Uint32Array, for Python's
+// positions) and takes text (numbers, strings without escapes) as slices of a string that holds
+// the same code points truncated to 16 bits, so no character is copied one at a time; floats
+// whose repr JavaScript already writes are not taken apart again.
+
+import { isAscii } from 'node:buffer';
+import { Deadline } from '../deadline';
+
+/** Options of parsePyJson, dumpsCanonical and toPlain (a Deadline alone is taken as `{ deadline }`). */
+export interface PyJsonOptions {
+  /** Checked inside the loops (every value, every 64 Ki code points): throws DeadlineExceeded. */
+  deadline?: Deadline;
+}
+
+function deadlineOf(options: PyJsonOptions | Deadline): Deadline | undefined {
+  return options instanceof Deadline ? options : options.deadline;
+}
 
 /** A value as Python's `json.loads` returns it. */
 export type PyValue =
@@ -79,22 +98,26 @@ function lineAndColumn(doc: ArrayLike<number>, offset: number): { line: number; 
  * `json.loads(bytes)`: `bytes.decode(json.detect_encoding(b), 'surrogatepass')`;
  * `json.loads(str)`: a leading U+FEFF is an error.
  */
-function toCodePoints(input: Uint8Array | string): Uint32Array {
+function toCodePoints(input: Uint8Array | string, deadline: Deadline | undefined): Uint32Array {
   if (typeof input === 'string') {
-    const cps = stringToCodePoints(input);
+    const cps = stringToCodePoints(input, deadline);
     if (cps.length > 0 && cps[0] === 0xfeff) {
       throw new PyJsonError('Unexpected UTF-8 BOM (decode using utf-8-sig)', cps, 0);
     }
     return cps;
   }
-  return decodeBytes(input);
+  return decodeBytes(input, deadline);
 }
 
+/** Every 64 Ki steps of a loop over the document: the deadline's clock is read. */
+const CHECK_MASK = 0xffff;
+
 /** A JS string's code points: valid surrogate pairs combine, lone surrogates stay. */
-function stringToCodePoints(s: string): Uint32Array {
+function stringToCodePoints(s: string, deadline: Deadline | undefined): Uint32Array {
   const out = new Uint32Array(s.length);
   let n = 0;
   for (let i = 0; i < s.length; i++) {
+    if ((i & CHECK_MASK) === 0) deadline?.check();
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
       const d = s.charCodeAt(i + 1);
@@ -139,39 +162,48 @@ function hex2(x: number): string {
   return x.toString(16).padStart(2, '0');
 }
 
-function decodeBytes(b: Uint8Array): Uint32Array {
+function decodeBytes(b: Uint8Array, deadline: Deadline | undefined): Uint32Array {
   const encoding = detectEncoding(b);
+  deadline?.check();
   switch (encoding) {
     case 'utf-8':
-      return decodeUtf8(b, 0, 'utf-8');
+      return decodeUtf8(b, 0, 'utf-8', deadline);
     case 'utf-8-sig':
-      return decodeUtf8(b.subarray(3), 0, 'utf-8'); // positions count from after the BOM, as Python's do
+      return decodeUtf8(b.subarray(3), 0, 'utf-8', deadline); // positions count from after the BOM, as Python's do
     case 'utf-16': // the codec reads the BOM, then reports errors as the endian codec it chose
-      return b[0] === 0xff ? decodeUtf16(b, 2, true, 'utf-16-le') : decodeUtf16(b, 2, false, 'utf-16-be');
+      return b[0] === 0xff ? decodeUtf16(b, 2, true, 'utf-16-le', deadline) : decodeUtf16(b, 2, false, 'utf-16-be', deadline);
     case 'utf-16-le':
-      return decodeUtf16(b, 0, true, 'utf-16-le');
+      return decodeUtf16(b, 0, true, 'utf-16-le', deadline);
     case 'utf-16-be':
-      return decodeUtf16(b, 0, false, 'utf-16-be');
+      return decodeUtf16(b, 0, false, 'utf-16-be', deadline);
     case 'utf-32':
-      return b[0] === 0xff ? decodeUtf32(b, 4, true, 'utf-32-le') : decodeUtf32(b, 4, false, 'utf-32-be');
+      return b[0] === 0xff ? decodeUtf32(b, 4, true, 'utf-32-le', deadline) : decodeUtf32(b, 4, false, 'utf-32-be', deadline);
     case 'utf-32-le':
-      return decodeUtf32(b, 0, true, 'utf-32-le');
+      return decodeUtf32(b, 0, true, 'utf-32-le', deadline);
     case 'utf-32-be':
-      return decodeUtf32(b, 0, false, 'utf-32-be');
+      return decodeUtf32(b, 0, false, 'utf-32-be', deadline);
   }
 }
 
 /** CPython's strict UTF-8 decoder with the `surrogatepass` handler (encoded surrogates pass). */
-function decodeUtf8(b: Uint8Array, start: number, codec: string): Uint32Array {
+function decodeUtf8(b: Uint8Array, start: number, codec: string, deadline: Deadline | undefined): Uint32Array {
   const out = new Uint32Array(b.length - start);
   let n = 0;
   let i = start;
   const cont = (k: number) => k < b.length && (b[k]! & 0xc0) === 0x80;
   while (i < b.length) {
+    if ((n & CHECK_MASK) === 0) deadline?.check();
     const c = b[i]!;
     if (c < 0x80) {
-      out[n++] = c;
-      i++;
+      // A run of ASCII (at most 64 Ki), copied without the checks below.
+      const stop = Math.min(b.length, i + CHECK_MASK);
+      let j = i + 1;
+      while (j < stop && b[j]! < 0x80) j++;
+      if (j - i > 16) out.set(b.subarray(i, j), n);
+      else for (let k = i; k < j; k++) out[n + k - i] = b[k]!;
+      n += j - i;
+      i = j;
+      if (j === stop) deadline?.check();
       continue;
     }
     if (c < 0xc2 || c > 0xf4) throw decodeError(codec, b, i, i + 1, 'invalid start byte');
@@ -214,12 +246,19 @@ function truncatedOrInvalid(codec: string, b: Uint8Array, start: number, valid: 
     : decodeError(codec, b, start, start + valid, 'invalid continuation byte');
 }
 
-function decodeUtf16(b: Uint8Array, start: number, littleEndian: boolean, codec: string): Uint32Array {
+function decodeUtf16(
+  b: Uint8Array,
+  start: number,
+  littleEndian: boolean,
+  codec: string,
+  deadline: Deadline | undefined,
+): Uint32Array {
   const out = new Uint32Array(Math.ceil((b.length - start) / 2));
   let n = 0;
   const unit = (k: number) => (littleEndian ? b[k]! | (b[k + 1]! << 8) : (b[k]! << 8) | b[k + 1]!);
   let i = start;
   while (i + 1 < b.length) {
+    if ((n & CHECK_MASK) === 0) deadline?.check();
     const c = unit(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 3 < b.length) {
       const d = unit(i + 2);
@@ -236,11 +275,18 @@ function decodeUtf16(b: Uint8Array, start: number, littleEndian: boolean, codec:
   return out.subarray(0, n);
 }
 
-function decodeUtf32(b: Uint8Array, start: number, littleEndian: boolean, codec: string): Uint32Array {
+function decodeUtf32(
+  b: Uint8Array,
+  start: number,
+  littleEndian: boolean,
+  codec: string,
+  deadline: Deadline | undefined,
+): Uint32Array {
   const out = new Uint32Array(Math.floor((b.length - start) / 4));
   let n = 0;
   let i = start;
   for (; i + 3 < b.length; i += 4) {
+    if ((n & CHECK_MASK) === 0) deadline?.check();
     const c = littleEndian
       ? (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0
       : ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
@@ -272,9 +318,10 @@ class ExpectingValue {
 }
 
 /** `json.loads(input)`. Throws PyJsonError for everything Python rejects. */
-export function parsePyJson(input: Uint8Array | string): PyValue {
-  const s = toCodePoints(input);
-  const scanner = new Scanner(s);
+export function parsePyJson(input: Uint8Array | string, options: PyJsonOptions | Deadline = {}): PyValue {
+  const deadline = deadlineOf(options);
+  const { s, text } = decodeDocument(input, deadline);
+  const scanner = new Scanner(s, text, deadline);
   let idx = scanner.skipWhitespace(0);
   let value: PyValue;
   try {
@@ -288,14 +335,75 @@ export function parsePyJson(input: Uint8Array | string): PyValue {
   return value;
 }
 
+/** The document's code points, and the same as a string of one code unit each (see unitsText). */
+function decodeDocument(input: Uint8Array | string, deadline: Deadline | undefined): { s: Uint32Array; text: string } {
+  if (typeof input !== 'string') {
+    // The common case, ASCII bytes: copied, not decoded one byte at a time.
+    const encoding = detectEncoding(input);
+    const body = encoding === 'utf-8' ? input : encoding === 'utf-8-sig' ? input.subarray(3) : null;
+    if (body !== null && isAscii(body)) {
+      const s = new Uint32Array(body.length);
+      for (let i = 0; i < body.length; i += CHECK_MASK + 1) {
+        deadline?.check();
+        s.set(body.subarray(i, i + CHECK_MASK + 1), i);
+      }
+      return { s, text: Buffer.from(body.buffer, body.byteOffset, body.length).toString('latin1') };
+    }
+    // Well-formed UTF-8 (no encoded surrogate, which only surrogatepass lets through): decoded
+    // natively; anything else goes to decodeUtf8, which also finds Python's error.
+    if (body !== null) {
+      let decoded: string | null = null;
+      try {
+        decoded = STRICT_UTF8.decode(body);
+      } catch {
+        decoded = null;
+      }
+      if (decoded !== null) {
+        deadline?.check();
+        const s = stringToCodePoints(decoded, deadline);
+        return { s, text: s.length === decoded.length ? decoded : unitsText(s) };
+      }
+    }
+  }
+  const s = toCodePoints(input, deadline);
+  deadline?.check();
+  return { s, text: typeof input === 'string' && s.length === input.length ? input : unitsText(s) };
+}
+
+/**
+ * The code points as a string of one code unit each (truncated to 16 bits): text[i] is s[i]
+ * wherever s[i] is at most U+FFFF, so a slice of BMP-only code points is a slice of it.
+ */
+function unitsText(s: Uint32Array): string {
+  const units = new Uint16Array(s); // ToUint16 of each code point
+  if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, units.byteLength).toString('utf16le');
+  const parts: string[] = [];
+  for (let i = 0; i < units.length; i += 4096) parts.push(String.fromCharCode(...units.subarray(i, i + 4096)));
+  return parts.join('');
+}
+
+/** Throws on malformed input; keeps a leading U+FEFF (the utf-8-sig BOM is already cut off). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 class Scanner {
   /** Index of the first code point after the value just scanned. */
   next = 0;
 
-  constructor(private readonly s: Uint32Array) {}
+  constructor(
+    private readonly s: Uint32Array,
+    /** See unitsText. */
+    private readonly text: string,
+    private readonly deadline: Deadline | undefined,
+  ) {}
 
   skipWhitespace(idx: number): number {
-    while (idx < this.s.length && isWhitespace(this.s[idx])) idx++;
+    const s = this.s;
+    while (idx < s.length && isWhitespace(s[idx])) {
+      idx++;
+      if ((idx & CHECK_MASK) === 0) this.deadline?.check();
+    }
     return idx;
   }
 
@@ -311,12 +419,13 @@ class Scanner {
 
   scanOnce(idx: number, depth: number): PyValue {
     const s = this.s;
+    this.deadline?.tick();
     if (idx >= s.length) throw new ExpectingValue(idx);
     switch (s[idx]) {
       case QUOTE: {
-        const { value, end, splitPairs } = this.scanString(idx + 1);
-        this.next = end;
-        return splitPairs.length > 0 ? { t: 'str', v: value, splitPairs } : { t: 'str', v: value };
+        const value = this.scanString(idx + 1);
+        const splitPairs = this.splitPairs;
+        return splitPairs !== null ? { t: 'str', v: value, splitPairs } : { t: 'str', v: value };
       }
       case 0x7b /* { */:
         this.enter(idx, depth, 'object');
@@ -383,9 +492,9 @@ class Scanner {
         if (idx >= s.length || s[idx] !== QUOTE) {
           this.fail('Expecting property name enclosed in double quotes', idx);
         }
-        const { value: key, end, fakePairAt } = this.scanString(idx + 1);
-        if (fakePairAt >= 0) this.failFakePair(fakePairAt);
-        idx = this.skipWhitespace(end);
+        const key = this.scanString(idx + 1);
+        if (this.fakePairAt >= 0) this.failFakePair(this.fakePairAt);
+        idx = this.skipWhitespace(this.next);
         if (idx >= s.length || s[idx] !== 0x3a /* : */) this.fail("Expecting ':' delimiter", idx);
         idx = this.skipWhitespace(idx + 1);
         const value = this.scanOnce(idx, depth);
@@ -430,21 +539,32 @@ class Scanner {
     );
   }
 
+  /** Where the last string scanned has a "fake pair" (see failFakePair), or -1. */
+  private fakePairAt = -1;
+  /** The last string's splitPairs (see PyValue), null when there are none. */
+  private splitPairs: number[] | null = null;
+
   /**
-   * scanstring_unicode (strict). `end` is the index after the opening quote. Returns the string,
-   * the index after the closing quote, and where a "fake pair" starts (see failFakePair), or -1.
+   * scanstring_unicode (strict). `end` is the index after the opening quote. Returns the string;
+   * sets `next` to the index after the closing quote, and `fakePairAt` and `splitPairs`.
    */
-  scanString(end: number): { value: string; end: number; fakePairAt: number; splitPairs: number[] } {
+  scanString(end: number): string {
     const s = this.s;
     const len = s.length;
     const begin = end - 1;
+    this.fakePairAt = -1;
+    this.splitPairs = null;
     // Fast path: no escape, control character or surrogate before the closing quote.
     let astralOnly = false;
     for (let i = end; i < len; i++) {
       const c = s[i]!;
-      if (c === QUOTE) return { value: codePointsToString(s, end, i, astralOnly), end: i + 1, fakePairAt: -1, splitPairs: [] };
+      if (c === QUOTE) {
+        this.next = i + 1;
+        return astralOnly ? codePointsToString(s, end, i) : this.text.slice(end, i);
+      }
       if (c === BACKSLASH || c <= 0x1f || (c >= 0xd800 && c <= 0xdfff)) break;
       if (c > 0xffff) astralOnly = true;
+      if ((i & CHECK_MASK) === 0) this.deadline?.check();
     }
     const units: number[] = [];
     const chunks: string[] = [];
@@ -471,7 +591,10 @@ class Scanner {
       }
       if (units.length >= 4096) flush();
     };
+    let escapes = 0;
     for (;;) {
+      // Every 4096 escapes (8 Ki code points at least) the clock is read too.
+      if ((++escapes & 0xfff) === 0) this.deadline?.check();
       // A run of literal characters up to the next quote or backslash.
       let next = end;
       let c = 0;
@@ -480,6 +603,7 @@ class Scanner {
       for (; next < len; next++) {
         c = s[next]!;
         if (c === QUOTE || c === BACKSLASH) break;
+        if ((next & CHECK_MASK) === 0) this.deadline?.check();
         if (c <= 0x1f) this.fail('Invalid control character at', next);
         if (c >= 0xd800) {
           if (c <= 0xdfff) surrogates = true;
@@ -491,7 +615,7 @@ class Scanner {
           for (let i = end; i < next; i++) write(s[i]!, i); // tracks split pairs
         } else {
           flush();
-          chunks.push(codePointsToString(s, end, next, astral > 0));
+          chunks.push(astral > 0 ? codePointsToString(s, end, next) : this.text.slice(end, next));
           written += next - end + astral;
           lastWasHigh = false;
         }
@@ -527,7 +651,10 @@ class Scanner {
       }
     }
     flush();
-    return { value: chunks.join(''), end, fakePairAt, splitPairs };
+    this.next = end;
+    this.fakePairAt = fakePairAt;
+    this.splitPairs = splitPairs.length > 0 ? splitPairs : null;
+    return chunks.join('');
   }
 
   private hex4(from: number, to: number): number {
@@ -552,8 +679,7 @@ class Scanner {
       if (idx >= s.length) throw new ExpectingValue(start);
     }
     if (s[idx]! >= 0x31 && s[idx]! <= 0x39) {
-      idx++;
-      while (isDigit(s[idx])) idx++;
+      idx = this.digitsEnd(idx + 1);
     } else if (s[idx] === 0x30) {
       idx++;
     } else {
@@ -562,21 +688,26 @@ class Scanner {
     let isFloat = false;
     if (s[idx] === 0x2e && isDigit(s[idx + 1])) {
       isFloat = true;
-      idx += 2;
-      while (isDigit(s[idx])) idx++;
+      idx = this.digitsEnd(idx + 2);
     }
     if (s[idx] === 0x65 || s[idx] === 0x45) {
       let e = idx + 1;
       if (s[e] === 0x2d || s[e] === 0x2b) e++;
       if (isDigit(s[e])) {
-        while (isDigit(s[e])) e++;
         isFloat = true;
-        idx = e;
+        idx = this.digitsEnd(e);
       }
     }
     this.next = idx;
-    if (isFloat) return { t: 'float', v: Number(bmpText(s, start, idx)) }; // correctly rounded, as float() is
-    const digits = idx - start - (s[start] === 0x2d ? 1 : 0);
+    if (isFloat) return { t: 'float', v: Number(this.text.slice(start, idx)) }; // correctly rounded, as float() is
+    const negative = s[start] === 0x2d;
+    const digits = idx - start - (negative ? 1 : 0);
+    if (digits <= 15) {
+      // Exact in a double: no string, no BigInt parse.
+      let n = 0;
+      for (let i = negative ? start + 1 : start; i < idx; i++) n = n * 10 + (s[i]! - 0x30);
+      return { t: 'int', v: BigInt(negative ? -n : n) };
+    }
     if (digits > INT_MAX_STR_DIGITS) {
       this.fail(
         `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: ` +
@@ -584,22 +715,24 @@ class Scanner {
         start,
       );
     }
-    return { t: 'int', v: BigInt(bmpText(s, start, idx)) };
+    return { t: 'int', v: BigInt(this.text.slice(start, idx)) };
+  }
+
+  /** The index after the run of ASCII digits starting at idx. */
+  private digitsEnd(idx: number): number {
+    const s = this.s;
+    while (isDigit(s[idx])) {
+      idx++;
+      if ((idx & CHECK_MASK) === 0) this.deadline?.check();
+    }
+    return idx;
   }
 }
 
-/** The code points s[from..to) as a string; with `astral`, some are above U+FFFF. */
-function codePointsToString(s: Uint32Array, from: number, to: number, astral: boolean): string {
-  if (!astral) return bmpText(s, from, to);
+/** The code points s[from..to) as a string, some of them above U+FFFF. */
+function codePointsToString(s: Uint32Array, from: number, to: number): string {
   const parts: string[] = [];
   for (let i = from; i < to; i += 4096) parts.push(String.fromCodePoint(...s.subarray(i, Math.min(to, i + 4096))));
-  return parts.join('');
-}
-
-/** The code points s[from..to), all at most U+FFFF, as a string. */
-function bmpText(s: Uint32Array, from: number, to: number): string {
-  const parts: string[] = [];
-  for (let i = from; i < to; i += 4096) parts.push(String.fromCharCode(...s.subarray(i, Math.min(to, i + 4096))));
   return parts.join('');
 }
 
@@ -619,14 +752,15 @@ const SIMPLE_ESCAPES = new Map<number, number>([
 // left at their defaults.
 
 /** `json.dumps(v, sort_keys=True, separators=(",", ":"))` */
-export function dumpsCanonical(v: PyValue): string {
+export function dumpsCanonical(v: PyValue, options: PyJsonOptions | Deadline = {}): string {
   const out: string[] = [];
-  encode(v, out, 0);
+  encode(v, out, 0, deadlineOf(options));
   return out.join('');
 }
 
-function encode(v: PyValue, out: string[], depth: number): void {
+function encode(v: PyValue, out: string[], depth: number, deadline: Deadline | undefined): void {
   if (depth > MAX_DEPTH + 8) throw new RangeError(`dumpsCanonical: value nested deeper than ${MAX_DEPTH + 8} levels`);
+  deadline?.tick();
   switch (v.t) {
     case 'null':
       out.push('null');
@@ -641,28 +775,40 @@ function encode(v: PyValue, out: string[], depth: number): void {
       out.push(floatStr(v.v));
       return;
     case 'str':
-      out.push(asciiEscape(v.v));
+      out.push(asciiEscape(v.v, deadline));
       return;
-    case 'list':
+    case 'list': {
+      const items = v.v;
       out.push('[');
-      v.v.forEach((item, i) => {
+      for (let i = 0; i < items.length; i++) {
         if (i > 0) out.push(',');
-        encode(item, out, depth + 1);
-      });
+        encode(items[i]!, out, depth + 1, deadline);
+      }
       out.push(']');
       return;
+    }
     case 'dict': {
       out.push('{');
-      const keys = [...v.v.keys()].sort(compareCodePoints);
-      keys.forEach((key, i) => {
-        if (i > 0) out.push(',');
-        out.push(asciiEscape(key), ':');
-        encode(v.v.get(key)!, out, depth + 1);
-      });
+      const keys = sortedKeys(v.v);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        out.push(i > 0 ? ',' : '', asciiEscape(key, deadline), ':');
+        encode(v.v.get(key)!, out, depth + 1, deadline);
+      }
       out.push('}');
       return;
     }
   }
+}
+
+/** Below U+D800 UTF-16 order is code point order, and the default sort compares code units. */
+const SURROGATE_OR_ABOVE = /[\ud800-\uffff]/;
+
+/** The dict's keys in Python's `sorted` order (by code point). */
+function sortedKeys(dict: Map<string, PyValue>): string[] {
+  const keys = [...dict.keys()];
+  if (keys.length < 2) return keys;
+  return keys.some((k) => SURROGATE_OR_ABOVE.test(k)) ? keys.sort(compareCodePoints) : keys.sort();
 }
 
 function intRepr(x: bigint): string {
@@ -704,46 +850,38 @@ export function compareCodePoints(a: string, b: string): number {
 
 /** Anything but printable ASCII other than `"` and `\`. */
 const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+const NEEDS_ESCAPE_ALL = /[^\x20\x21\x23-\x5b\x5d-\x7e]/g;
+
+const SHORT_ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '"': '\\"',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
+
+/**
+ * One UTF-16 code unit as _json.c writes it. Astral characters come out as their surrogate
+ * pair, which is exactly the two code units JavaScript stores; lone surrogates as themselves.
+ */
+function escapeUnit(unit: string): string {
+  return SHORT_ESCAPES[unit] ?? `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
 
 /** ascii_escape_unicode of _json.c */
-function asciiEscape(s: string): string {
+function asciiEscape(s: string, deadline: Deadline | undefined): string {
   if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 0x5c && c !== 0x22) {
-      out += s[i];
-      continue;
-    }
-    switch (c) {
-      case 0x5c:
-        out += '\\\\';
-        break;
-      case 0x22:
-        out += '\\"';
-        break;
-      case 0x08:
-        out += '\\b';
-        break;
-      case 0x0c:
-        out += '\\f';
-        break;
-      case 0x0a:
-        out += '\\n';
-        break;
-      case 0x0d:
-        out += '\\r';
-        break;
-      case 0x09:
-        out += '\\t';
-        break;
-      default:
-        // Astral characters come out as their surrogate pair, which is exactly the two UTF-16
-        // code units JavaScript stores; lone surrogates come out as themselves.
-        out += '\\u' + c.toString(16).padStart(4, '0');
-    }
+  if (s.length <= CHECK_MASK) return `"${s.replace(NEEDS_ESCAPE_ALL, escapeUnit)}"`;
+  // Code unit by code unit, so a long string may be cut anywhere; the clock is read between.
+  const parts = ['"'];
+  for (let i = 0; i < s.length; i += CHECK_MASK + 1) {
+    deadline?.check();
+    parts.push(s.slice(i, i + CHECK_MASK + 1).replace(NEEDS_ESCAPE_ALL, escapeUnit));
   }
-  return out + '"';
+  parts.push('"');
+  return parts.join('');
 }
 
 /**
@@ -770,6 +908,13 @@ export function pyFloatRepr(x: number): string {
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const magnitude = Math.abs(x);
+  if (magnitude >= 1e-4 && magnitude < 1e16) {
+    // Both write plain decimals here (JavaScript switches to exponents only below 1e-6 and from
+    // 1e21), with the same shortest digits; Python adds ".0" to an integral value.
+    const text = String(x);
+    return text.includes('.') ? text : `${text}.0`;
+  }
   const sign = x < 0 ? '-' : '';
   const { digits, decpt } = shortestDigits(Math.abs(x));
   const exponent = decpt - 1; // digits d1d2... mean 0.d1d2... × 10^decpt = d1.d2... × 10^exponent
@@ -792,7 +937,12 @@ export function pyFloatRepr(x: number): string {
  * `__proto__` and `constructor`, is an own enumerable data property, so nothing is polluted and
  * a validator sees the key.
  */
-export function toPlain(v: PyValue): unknown {
+export function toPlain(v: PyValue, options: PyJsonOptions | Deadline = {}): unknown {
+  return plain(v, deadlineOf(options));
+}
+
+function plain(v: PyValue, deadline: Deadline | undefined): unknown {
+  deadline?.tick();
   switch (v.t) {
     case 'null':
       return null;
@@ -804,12 +954,16 @@ export function toPlain(v: PyValue): unknown {
       const asNumber = Number(v.v);
       return Number.isSafeInteger(asNumber) ? asNumber : v.v;
     }
-    case 'list':
-      return v.v.map(toPlain);
+    case 'list': {
+      const items = v.v;
+      const out = new Array<unknown>(items.length);
+      for (let i = 0; i < items.length; i++) out[i] = plain(items[i]!, deadline);
+      return out;
+    }
     case 'dict': {
       const obj: Record<string, unknown> = {};
       for (const [key, value] of v.v) {
-        Object.defineProperty(obj, key, { value: toPlain(value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(obj, key, { value: plain(value, deadline), enumerable: true, writable: true, configurable: true });
       }
       return obj;
     }

@@ -2,15 +2,11 @@
 // checked before a byte is read, a symlink, directory or submodule where a file should be is the
 // file's own *_INVALID finding, and JSON is parsed as Python's json.loads parses it.
 
-import { createHash } from 'node:crypto';
+import type { Deadline } from '../deadline';
 import { finding, type Finding, type FindingCode } from '../findings';
 import { parsePyJson, PyJsonError, type PyValue } from './pyjson';
 import { validateAgainst, type SchemaFile } from './schema';
 import { MAX_BLOB_BYTES, type EvidenceSource, type Policy } from './types';
-
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 export const SHA256_RE = /^[0-9a-f]{64}$/;
 
@@ -35,7 +31,8 @@ export interface FileRole {
 export type JsonRead =
   | { kind: 'ok'; value: PyValue; bytes: Uint8Array }
   | { kind: 'missing' }
-  | { kind: 'failed'; findings: Finding[] };
+  /** `bytes` is there when the file was read but is not JSON. */
+  | { kind: 'failed'; findings: Finding[]; bytes?: Uint8Array };
 
 /** Reads and parses one JSON evidence file, refusing it over `maxBytes` before reading it. */
 export async function readJsonEvidence(
@@ -43,11 +40,12 @@ export async function readJsonEvidence(
   path: string,
   role: FileRole,
   maxBytes: number,
+  deadline: Deadline,
 ): Promise<JsonRead> {
-  const bytes = await readFileBytes(source, path, role, maxBytes);
+  const bytes = await readFileBytes(source, path, role, maxBytes, deadline);
   if (bytes.kind !== 'ok') return bytes;
   try {
-    return { kind: 'ok', value: parsePyJson(bytes.bytes), bytes: bytes.bytes };
+    return { kind: 'ok', value: parseEvidenceJson(bytes.bytes, deadline), bytes: bytes.bytes };
   } catch (err) {
     if (!(err instanceof PyJsonError)) throw err;
     const reason = err.message.replace(/: line \d+ column \d+ \(char \d+\)$/, '');
@@ -56,8 +54,22 @@ export async function readJsonEvidence(
       findings: [
         invalid(role, path, `JSON syntax error at line ${err.line}, column ${err.column}: ${reason}`),
       ],
+      bytes: bytes.bytes,
     };
   }
+}
+
+/** parsePyJson as it is being given a deadline to check while it parses; until it takes one,
+ * the extra argument is ignored and the clock is read before and after. */
+const parseWithDeadline: (input: Uint8Array, deadline?: Deadline) => PyValue = parsePyJson;
+
+/** The one place evidence JSON is parsed, as Python's json.loads parses it, within the run's
+ * deadline. */
+export function parseEvidenceJson(bytes: Uint8Array, deadline: Deadline): PyValue {
+  deadline.check();
+  const value = parseWithDeadline(bytes, deadline);
+  deadline.check();
+  return value;
 }
 
 export type BytesRead =
@@ -71,7 +83,9 @@ export async function readFileBytes(
   path: string,
   role: FileRole,
   maxBytes: number,
+  deadline: Deadline,
 ): Promise<BytesRead> {
+  deadline.check();
   const entry = await source.stat(path);
   if (entry.kind === 'missing') return { kind: 'missing' };
   if (entry.kind === 'other') {
@@ -92,6 +106,7 @@ export async function readFileBytes(
       ],
     };
   }
+  deadline.check();
   const bytes = await entry.read();
   if (bytes.length > maxBytes) {
     // The entry's size was wrong; do not trust what was read.
@@ -109,9 +124,14 @@ export async function readFileBytes(
   return { kind: 'ok', bytes };
 }
 
+/** A member of a parsed JSON object (the last one of a duplicated key, as Python keeps it). */
+export function member(v: PyValue, key: string): PyValue | undefined {
+  return v.t === 'dict' ? v.v.get(key) : undefined;
+}
+
 /** One finding per schema problem, each naming the file, the JSON pointer and what was expected. */
-export function schemaFindings(role: FileRole, path: string, schema: SchemaFile, plain: unknown): Finding[] {
-  return schemaCheck(role, path, schema, plain).findings;
+export function schemaFindings(role: FileRole, path: string, schema: SchemaFile, plain: unknown, deadline: Deadline): Finding[] {
+  return schemaCheck(role, path, schema, plain, deadline).findings;
 }
 
 /** schemaFindings, plus the JSON pointer of each problem (parallel arrays). */
@@ -120,8 +140,11 @@ export function schemaCheck(
   path: string,
   schema: SchemaFile,
   plain: unknown,
+  deadline: Deadline,
 ): { findings: Finding[]; pointers: string[] } {
+  deadline.check();
   const problems = validateAgainst(schema, plain);
+  deadline.check();
   return {
     findings: problems.map((p) =>
       invalid(role, path, `at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}`),

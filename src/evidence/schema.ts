@@ -49,6 +49,7 @@ export const AJV_OPTIONS = {
   logger: false,
 } as const;
 const compiled = new Map<string, ValidateFunction>();
+const added = new Set<string>();
 
 function validatorFor(schemaFile: string): ValidateFunction {
   const cached = compiled.get(schemaFile);
@@ -56,22 +57,35 @@ function validatorFor(schemaFile: string): ValidateFunction {
   if (!Object.prototype.hasOwnProperty.call(SCHEMAS, schemaFile)) {
     throw new Error(`no schema named ${schemaFile} in schemas/`);
   }
-  const ahead = precompiled?.[schemaFile];
-  if (ahead) {
-    compiled.set(schemaFile, ahead);
-    return ahead;
-  }
+  const validate = precompiled?.[schemaFile] ?? compileAtRunTime(SCHEMA_BASE + schemaFile);
+  compiled.set(schemaFile, validate);
+  return validate;
+}
+
+/** The one ajv set-up: AJV_OPTIONS, the `date` format as Python's datetime.date reads it, and
+ * every evidence schema. Loaded only when a validator is not precompiled: the bundle carries
+ * every evidence schema precompiled, so the hook never pays for ajv's compiler at start-up. */
+function runtimeAjv(): Ajv2020 {
   if (!ajv) {
-    // Loaded only here: the bundle carries every schema precompiled, so the hook never pays
-    // for ajv's compiler at start-up.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above
     const { default: Ajv } = require('ajv/dist/2020') as typeof import('ajv/dist/2020');
     ajv = new Ajv({ ...AJV_OPTIONS });
     ajv.addFormat('date', { type: 'string', validate: isCalendarDate });
     for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
   }
-  const validate = ajv.getSchema(SCHEMA_BASE + schemaFile);
-  if (!validate) throw new Error(`schema ${schemaFile} did not compile`);
-  compiled.set(schemaFile, validate);
+  return ajv;
+}
+
+/** A validator for a schema with this `$id`; `schema` is added first when ajv does not have it
+ * yet (schemas outside the evidence set, such as the receipt's). */
+export function compileAtRunTime(id: string, schema?: object): ValidateFunction {
+  const instance = runtimeAjv();
+  if (schema && !added.has(id)) {
+    instance.addSchema(schema, id);
+    added.add(id);
+  }
+  const validate = instance.getSchema(id);
+  if (!validate) throw new Error(`schema ${id} did not compile`);
   return validate;
 }
 
@@ -186,7 +200,7 @@ function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
   });
 }
 
-export function escapePointer(token: string): string {
+function escapePointer(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

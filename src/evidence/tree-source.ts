@@ -2,9 +2,11 @@
 // exactly, as git stores them; sizes come from object headers, so an oversized blob is
 // refused before it is read.
 
+import type { Deadline } from '../deadline';
 import type { ObjectStore } from '../git/store';
 import { GitReadError, type EntryKind } from '../git/types';
-import type { EvidenceEntry, EvidenceSource } from './types';
+import { checkEvidence } from './index';
+import type { EvidenceEntry, EvidenceReport, EvidenceSource, Policy } from './types';
 
 /** The evidence view of one tree or index entry: a regular file's size comes from the object
  * header, and its bytes are read only when asked for. */
@@ -41,4 +43,24 @@ export class TreeSource implements EvidenceSource {
     const files = await this.store.listFiles(this.treeOid, dir);
     return files.map((f) => f.path).sort();
   }
+}
+
+/** checkEvidence over a commit's tree (and the base commit's, for EPOCH_REWRITTEN), for the
+ * tools that judge one commit outside a push: the receipt's verifier, and the grader until the
+ * engine hands it the report of its own run. */
+export async function checkEvidenceAtCommit(
+  store: ObjectStore,
+  policy: Policy,
+  commit: string,
+  opts: { base: string | null; today: string; deadline?: Deadline },
+): Promise<EvidenceReport> {
+  const tree = (await store.readCommit(commit)).tree;
+  const baseTree = opts.base === null ? null : (await store.readCommit(opts.base)).tree;
+  return checkEvidence({
+    policy,
+    atNew: new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`),
+    atBase: baseTree === null || opts.base === null ? null : new TreeSource(store, baseTree, `base ${opts.base.slice(0, 7)}`),
+    today: opts.today,
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
+  });
 }

@@ -1,7 +1,11 @@
 // Shapes shared by the evidence modules. An EvidenceSource is a read-only view of one tree:
 // a commit's tree (git objects), the staged index, or a working directory (`check`).
 
+import type { Deadline } from '../deadline';
 import type { Finding, Identities } from '../findings';
+import type { EpochPin } from './epoch';
+import type { FixtureRecord } from './fixtures';
+import type { FreezeFileState } from './freeze';
 
 export type EvidenceEntry =
   | { kind: 'file'; path: string; size: number; read(): Promise<Uint8Array> }
@@ -52,9 +56,33 @@ export interface EvidenceContext {
   atBase: EvidenceSource | null;
   /** Today as a UTC calendar date, YYYY-MM-DD (injected clock). */
   today: string;
+  /** The run's deadline (limits.timeoutMs). Every rule checks it while it reads, parses and
+   * hashes; DeadlineExceeded propagates to the caller, which reports LIMIT_EXCEEDED. Tools that
+   * run without a limit (authoring, `check`) may leave it out. */
+  deadline?: Deadline;
+}
+
+/** The context as each rule module gets it: the deadline is always there. */
+export interface RuleContext extends EvidenceContext {
+  deadline: Deadline;
+}
+
+/** What the rules read and validated at `new`, for the receipt and its verifier: they record
+ * these instead of reading the files again. A rule that failed (INTERNAL_ERROR) or whose section
+ * the policy leaves out contributes its empty value. */
+export interface EvidenceResults {
+  /** The epoch pin, when valid. */
+  pin: EpochPin | null;
+  /** The manifest's seed, when it is an integer (whatever else is wrong with the manifest). */
+  manifestSeed: bigint | null;
+  /** The freeze file: its digest, its valid unexpired rows and its expired rows. */
+  freeze: FreezeFileState;
+  /** Every fixture record, sorted by path, each with what the receipt needs to re-run it. */
+  fixtures: FixtureRecord[];
 }
 
 export interface EvidenceReport {
   findings: Finding[];
   identities: Identities;
+  results: EvidenceResults;
 }

@@ -2,16 +2,29 @@
 //
 // The compare is recursive and never descends into two subtrees with the same oid, so a
 // one-file change deep in a large tree reads only the trees along its path. Entries are paired
-// by their raw name bytes, never by decoded names.
+// by their raw name bytes, never by decoded names, one entry per name (the first copy, see
+// src/git/raw-tree.ts), each with the mode a checkout gives it.
+//
+// Every tree read on the changed side (b) is also judged as git fsck judges it: an entry of a
+// tree fsck objects to (a name listed twice, entries out of order, a bad or zero-padded mode,
+// `.git`, ...) is reported as an unsafe change at that entry's path, with the fsck message id
+// in `unsafeReason`, even when the entry itself did not change. Trees only on the old side are
+// not judged: deleting a bad tree is how it gets fixed.
 
+import type { Deadline } from '../deadline';
+import type { RawTree, TreeProblem } from './raw-tree';
 import type { ObjectStore } from './store';
 import { isUnsafeName } from './tree';
-import type { ChangeKind, EntryKind, PathChange, TreeEntry } from './types';
+import type { ChangeKind, EntryKind, FsckId, PathChange, TreeEntry } from './types';
 
 type Side = { mode: string; kind: EntryKind; oid: string };
 
 const side = (e: TreeEntry): Side => ({ mode: e.mode, kind: e.kind, oid: e.oid });
+const treeSide = (oid: string): Side => ({ mode: '40000', kind: 'tree', oid });
 const isFileKind = (k: EntryKind) => k === 'file' || k === 'exec';
+
+/** fsck messages about an entry's name: every path below such a directory is unsafe too. */
+const NAME_PROBLEMS: ReadonlySet<FsckId> = new Set<FsckId>(['fullPathname', 'emptyName', 'hasDot', 'hasDotdot', 'hasDotgit']);
 
 /** The tree an oid stands for: a tree as is, a commit's (or a tag's commit's) tree. */
 async function treeOf(store: ObjectStore, oid: string | null): Promise<string | null> {
@@ -32,28 +45,62 @@ async function treeOf(store: ObjectStore, oid: string | null): Promise<string | 
  * - `type`: the kind changed between file/exec, symlink, gitlink and directory. When one side
  *   is a directory, the path itself is reported as `type` (with the tree on that side) and the
  *   paths beneath the directory are reported as added or deleted, each on its own.
- * Modes 100644 and 100664 are the same kind, as in git: only a content change shows.
+ * Modes are compared as a checkout reads them (100644, 100664 and 100600 are the same), as in
+ * git: only a content change shows. Unsafe entries of `b` (see the top of this file) are
+ * reported with `unsafe: true` even when unchanged; such a record may repeat a path.
+ * `deadline.tick()` is called for every entry compared.
  */
-export async function diffTrees(store: ObjectStore, a: string | null, b: string | null): Promise<PathChange[]> {
+export async function diffTrees(store: ObjectStore, a: string | null, b: string | null, deadline?: Deadline): Promise<PathChange[]> {
   const out: PathChange[] = [];
   const ta = await treeOf(store, a);
   const tb = await treeOf(store, b);
-  if (ta !== tb) await compareTrees(store, ta, tb, '', false, out);
+  if (ta !== tb) await compareTrees({ store, out, deadline }, ta, tb, '', null, null);
   return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
+interface Walk {
+  store: ObjectStore;
+  out: PathChange[];
+  deadline: Deadline | undefined;
+}
+
+/** One entry of a tree being compared: its decoded form and its index in the RawTree. */
+type Slot = { e: TreeEntry; i: number };
+
+/**
+ * Compares tree `a` with tree `b` at `prefix`. `inherited` is the reason every path below is
+ * unsafe (a directory above has an unsafe name), or null; `own` is how the path `prefix`
+ * itself was reported by the caller (the side of `a` there), for a marker on this tree.
+ */
 async function compareTrees(
-  store: ObjectStore,
+  w: Walk,
   a: string | null,
   b: string | null,
   prefix: string,
-  prefixUnsafe: boolean,
-  out: PathChange[],
+  inherited: string | null,
+  own: { before: Side | undefined } | null,
 ): Promise<void> {
-  const ra = a !== null ? await store.readRawTree(a) : null;
-  const rb = b !== null ? await store.readRawTree(b) : null;
-  const before = new Map<string, TreeEntry>();
-  const after = new Map<string, TreeEntry>();
+  const ra = a !== null ? await w.store.readRawTree(a) : null;
+  const rb = b !== null ? await w.store.readRawTree(b) : null;
+  const deadline = w.deadline;
+  if (ra === null || rb === null) {
+    // A whole directory added or deleted, and nothing git fsck says of it to report: every
+    // entry is a change, so none is paired or looked up by name.
+    const t = (ra ?? rb)!;
+    if (ra !== null || t.problems.length === 0) {
+      await addedOrDeleted(w, t, ra === null, prefix, inherited);
+      return;
+    }
+  }
+  const before = new Map<string, Slot>();
+  const after = new Map<string, Slot>();
+  const tick = () => deadline?.tick();
+  // First copy of a name wins (see raw-tree.ts): a later copy never replaces it.
+  const take = (map: Map<string, Slot>, t: RawTree, i: number) => {
+    if (!t.isFirstOfName(i)) return;
+    const key = t.nameKey(i);
+    if (!map.has(key)) map.set(key, { e: t.entry(i), i });
+  };
   if (ra && rb && ra.ordered && rb.ordered) {
     // Both trees are in git's order with unique names: walk them side by side and skip every
     // entry whose bytes are identical on both sides (same name, mode and oid: unchanged);
@@ -61,50 +108,208 @@ async function compareTrees(
     let i = 0;
     let j = 0;
     while (i < ra.length && j < rb.length) {
+      tick();
       if (ra.sameEntry(i, rb, j)) {
         i++;
         j++;
         continue;
       }
       const order = ra.compareOrder(i, rb, j);
-      if (order <= 0) before.set(ra.nameKey(i), ra.entry(i++));
-      if (order >= 0) after.set(rb.nameKey(j), rb.entry(j++));
+      if (order <= 0) take(before, ra, i++);
+      if (order >= 0) take(after, rb, j++);
     }
-    for (; i < ra.length; i++) before.set(ra.nameKey(i), ra.entry(i));
-    for (; j < rb.length; j++) after.set(rb.nameKey(j), rb.entry(j));
+    for (; i < ra.length; i++, tick()) take(before, ra, i);
+    for (; j < rb.length; j++, tick()) take(after, rb, j);
   } else {
-    if (ra) for (let i = 0; i < ra.length; i++) before.set(ra.nameKey(i), ra.entry(i));
-    if (rb) for (let j = 0; j < rb.length; j++) after.set(rb.nameKey(j), rb.entry(j));
+    if (ra) for (let i = 0; i < ra.length; i++, tick()) take(before, ra, i);
+    if (rb) for (let j = 0; j < rb.length; j++, tick()) take(after, rb, j);
   }
-  const keys = new Set([...before.keys(), ...after.keys()]);
+
+  // What git fsck says about b, by entry; the entries it names are reported even unchanged.
+  const problems = rb && rb.problems.length > 0 ? problemsByEntry(rb, prefix) : null;
+  const notSorted = rb?.problems.find((p) => p.id === 'treeNotSorted');
+  if (rb && problems && notSorted) {
+    // Reported at the tree's own path; the root tree has none, so at the entry out of order.
+    const reason = problemReason(rb, notSorted, prefix);
+    if (prefix !== '') {
+      const was = own?.before;
+      w.out.push({ path: prefix, change: was ? (was.kind === 'tree' ? 'modify' : 'type') : 'add', ...(was ? { before: was } : {}), after: treeSide(rb.oid), unsafe: true, unsafeReason: reason });
+    } else {
+      problems.set(notSorted.entry, [...(problems.get(notSorted.entry) ?? []), { id: notSorted.id, reason }]);
+    }
+  }
+  // Entries fsck names are compared even when the walk skipped them as identical, so the old
+  // side's entry of that name is looked up too (one index of a's names, built only here).
+  let namesOfA: Map<string, number> | null = null;
+  const oldEntry = (key: string): Slot | undefined => {
+    const hit = before.get(key);
+    if (hit || !ra) return hit;
+    if (!namesOfA) {
+      namesOfA = new Map();
+      for (let i = 0; i < ra.length; i++) if (ra.isFirstOfName(i) && !namesOfA.has(ra.nameKey(i))) namesOfA.set(ra.nameKey(i), i);
+    }
+    const i = namesOfA.get(key);
+    return i === undefined ? undefined : { e: ra.entry(i), i };
+  };
+  if (rb && problems) {
+    for (const j of problems.keys()) {
+      const key = rb.nameKey(j);
+      if (!rb.isFirstOfName(j) || after.has(key)) continue;
+      after.set(key, { e: rb.entry(j), i: j });
+      const was = oldEntry(key);
+      if (was) before.set(key, was);
+    }
+  }
+
+  const keys = [...before.keys()];
+  for (const key of after.keys()) if (!before.has(key)) keys.push(key);
   for (const key of keys) {
-    const ea = before.get(key);
-    const eb = after.get(key);
+    tick();
+    const sa = before.get(key);
+    const sb = after.get(key);
+    const ea = sa?.e;
+    const eb = sb?.e;
     const entry = (ea ?? eb)!;
-    if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind) continue;
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    const unsafe = prefixUnsafe || isUnsafeName(entry.rawName);
+    const flagged = sb && problems ? problems.get(sb.i) : undefined;
+    const fsckReason = flagged ? flagged.map((f) => f.reason).join('; ') : null;
+    const fsckNameReason = flagged?.find((f) => NAME_PROBLEMS.has(f.id))?.reason ?? null;
+    // The path is unsafe for its name (or a name above it) or for what fsck says of the entry;
+    // the paths below a directory only for a name, not for the directory's mode.
+    const nameReason = inherited ?? fsckNameReason ?? (isUnsafeName(entry.rawName) ? unsafeNameReason(entry.name) : null);
+    const reason = inherited ?? fsckReason ?? nameReason;
+    const unsafe = reason !== null;
+    const record = (c: Omit<PathChange, 'unsafe' | 'unsafeReason'>) => {
+      w.out.push(unsafe ? { ...c, unsafe, unsafeReason: reason } : { ...c, unsafe });
+    };
+    const below = nameReason;
+    if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind && ea.mode === eb.mode) {
+      if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
+      continue;
+    }
     if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') {
-      await compareTrees(store, ea.oid, eb.oid, path, unsafe, out);
+      await compareTrees(w, ea.oid, eb.oid, path, below, { before: side(ea) });
+      if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
       continue;
     }
     if (!eb) {
-      if (ea!.kind === 'tree') await compareTrees(store, ea!.oid, null, path, unsafe, out);
-      else out.push({ path, change: 'delete', before: side(ea!), unsafe });
+      if (ea!.kind === 'tree') await compareTrees(w, ea!.oid, null, path, nameReason, null);
+      else record({ path, change: 'delete', before: side(ea!) });
       continue;
     }
     if (!ea) {
-      if (eb.kind === 'tree') await compareTrees(store, null, eb.oid, path, unsafe, out);
-      else out.push({ path, change: 'add', after: side(eb), unsafe });
+      if (eb.kind === 'tree') {
+        await compareTrees(w, null, eb.oid, path, below, { before: undefined });
+        if (flagged) record({ path, change: 'add', after: side(eb) });
+      } else {
+        record({ path, change: 'add', after: side(eb) });
+      }
       continue;
     }
-    let change: ChangeKind;
-    if (ea.kind === eb.kind) change = 'modify';
-    else if (isFileKind(ea.kind) && isFileKind(eb.kind)) change = 'mode';
-    else change = 'type';
-    out.push({ path, change, before: side(ea), after: side(eb), unsafe });
-    if (ea.kind === 'tree') await compareTrees(store, ea.oid, null, path, unsafe, out);
-    if (eb.kind === 'tree') await compareTrees(store, null, eb.oid, path, unsafe, out);
+    record({ path, change: changeKind(ea, eb), before: side(ea), after: side(eb) });
+    if (ea.kind === 'tree') await compareTrees(w, ea.oid, null, path, nameReason, null);
+    if (eb.kind === 'tree') await compareTrees(w, null, eb.oid, path, below, { before: side(ea) });
+  }
+
+  // Later copies of a name in b (a duplicateEntries tree, or any other problem on a copy):
+  // reported against the entry the old side has at that name.
+  if (problems) {
+    for (const [j, reasons] of problems) {
+      if (rb!.isFirstOfName(j)) continue;
+      const eb = rb!.entry(j);
+      const ea = oldEntry(rb!.nameKey(j))?.e;
+      const path = prefix === '' ? eb.name : `${prefix}/${eb.name}`;
+      const unsafeReason = inherited ?? reasons.map((r) => r.reason).join('; ');
+      const c: PathChange = ea
+        ? { path, change: changeKind(ea, eb), before: side(ea), after: side(eb), unsafe: true, unsafeReason }
+        : { path, change: 'add', after: side(eb), unsafe: true, unsafeReason };
+      w.out.push(c);
+    }
+  }
+}
+
+/** Every path below tree `t`, added (`added`) or deleted, for a tree git fsck has nothing to
+ * say about (or one on the old side, which is not judged). */
+async function addedOrDeleted(w: Walk, t: RawTree, added: boolean, prefix: string, inherited: string | null): Promise<void> {
+  const out = w.out;
+  for (let i = 0; i < t.length; i++) {
+    w.deadline?.tick();
+    if (!t.isFirstOfName(i)) continue;
+    const name = t.name(i);
+    const path = prefix === '' ? name : `${prefix}/${name}`;
+    const reason = inherited ?? (t.hasUnsafeName(i) ? unsafeNameReason(name) : null);
+    const s = t.side(i);
+    if (s.kind === 'tree') {
+      await compareTrees(w, added ? null : s.oid, added ? s.oid : null, path, reason, added ? { before: undefined } : null);
+      continue;
+    }
+    const c: PathChange = added ? { path, change: 'add', after: s, unsafe: reason !== null } : { path, change: 'delete', before: s, unsafe: reason !== null };
+    if (reason !== null) c.unsafeReason = reason;
+    out.push(c);
+  }
+}
+
+function changeKind(ea: TreeEntry, eb: TreeEntry): ChangeKind {
+  if (ea.kind === eb.kind) return 'modify';
+  if (isFileKind(ea.kind) && isFileKind(eb.kind)) return 'mode';
+  return 'type';
+}
+
+/** The entries of `t` git fsck names (treeNotSorted aside: it is about the whole tree), each
+ * with its message ids and the sentences saying why. */
+function problemsByEntry(t: RawTree, prefix: string): Map<number, { id: FsckId; reason: string }[]> {
+  const out = new Map<number, { id: FsckId; reason: string }[]>();
+  for (const p of t.problems) {
+    if (p.id === 'treeNotSorted') continue;
+    const list = out.get(p.entry) ?? [];
+    list.push({ id: p.id, reason: problemReason(t, p, prefix) });
+    out.set(p.entry, list);
+  }
+  return out;
+}
+
+/** A name as it appears in a sentence: in single quotes, or as a JSON string when it holds a
+ * quote, a backslash or a control character (so no byte of a name can start a line). */
+function quoted(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /['\\\u0000-\u001f\u007f-\u009f]/.test(name) ? JSON.stringify(name) : `'${name}'`;
+}
+
+function unsafeNameReason(name: string): string {
+  return `the tree has an entry named ${quoted(name)}, which no checkout can write safely (.git in some spelling, '.', '..', empty, or holding '\\' or NUL)`;
+}
+
+/** One sentence per fsck message, naming the entry, the tree and git fsck's id. */
+function problemReason(t: RawTree, p: TreeProblem, prefix: string): string {
+  const e = t.entry(p.entry);
+  const name = quoted(e.name);
+  const tree = prefix === '' ? 'the root tree' : `the tree ${quoted(prefix)}`;
+  const id = `(git fsck: ${p.id})`;
+  switch (p.id) {
+    case 'duplicateEntries':
+      return `${tree} lists ${name} twice ${id}`;
+    case 'treeNotSorted':
+      return `${tree} lists ${name} after ${quoted(t.entry(p.entry - 1).name)}, out of git's order ${id}`;
+    case 'badFilemode':
+      return `${name} in ${tree} has mode ${t.rawMode(p.entry)}, which git does not write (a checkout reads it as ${e.mode}) ${id}`;
+    case 'zeroPaddedFilemode':
+      return `${name} in ${tree} has the zero-padded mode ${t.rawMode(p.entry)} ${id}`;
+    case 'nullSha1':
+      return `${name} in ${tree} points to the null object id ${id}`;
+    case 'fullPathname':
+      return `${tree} has an entry named ${name}, which holds '/' ${id}`;
+    case 'emptyName':
+      return `${tree} has an entry with an empty name ${id}`;
+    case 'hasDot':
+    case 'hasDotdot':
+      return `${tree} has an entry named ${name} ${id}`;
+    case 'hasDotgit':
+      return `${tree} has an entry named ${name}, which a checkout on some filesystem reads as .git ${id}`;
+    case 'gitmodulesSymlink':
+    case 'gitattributesSymlink':
+    case 'gitignoreSymlink':
+    case 'mailmapSymlink':
+      return `${name} in ${tree} is a symbolic link, which git refuses to check out ${id}`;
   }
 }
 
@@ -112,24 +317,29 @@ async function compareTrees(
  * The paths commit `commitOid` touches: against its parent; for a root commit (or a shallow
  * boundary) against the empty tree; for a merge, the paths that differ from every parent (as
  * `git diff-tree -c`), each reported with its change against the first parent. A rename is a
- * delete and an add. Sorted by path.
+ * delete and an add. Unsafe entries (see diffTrees) are kept for a merge when the first
+ * parent's diff has them. Sorted by path.
  */
-export async function touchedPaths(store: ObjectStore, commitOid: string): Promise<PathChange[]> {
+export async function touchedPaths(store: ObjectStore, commitOid: string, deadline?: Deadline): Promise<PathChange[]> {
   const commit = await store.readCommitRecord(commitOid);
   const shallow = (await store.shallowCommits()).has(commit.oid);
   const parents = shallow ? [] : commit.parents;
-  if (parents.length === 0) return diffTrees(store, null, commit.tree);
+  if (parents.length === 0) return diffTrees(store, null, commit.tree, deadline);
   const parentTrees: string[] = [];
   for (const p of parents) {
-    if (!(await store.hasObject(p))) return diffTrees(store, null, commit.tree); // missing parent: a boundary
+    if (!(await store.hasObject(p))) return diffTrees(store, null, commit.tree, deadline); // missing parent: a boundary
     parentTrees.push((await store.readCommitRecord(p)).tree);
   }
-  const first = await diffTrees(store, parentTrees[0]!, commit.tree);
+  const first = await diffTrees(store, parentTrees[0]!, commit.tree, deadline);
   if (parentTrees.length === 1) return first;
   let keep = new Set(first.map((c) => c.path));
   for (const tree of parentTrees.slice(1)) {
     if (keep.size === 0) break;
-    const other = new Set((await diffTrees(store, tree, commit.tree)).map((c) => c.path));
+    const other = new Set<string>();
+    for (const c of await diffTrees(store, tree, commit.tree, deadline)) {
+      deadline?.tick();
+      other.add(c.path);
+    }
     keep = new Set([...keep].filter((p) => other.has(p)));
   }
   return first.filter((c) => keep.has(c.path));

@@ -3,19 +3,21 @@
 // isomorphic-git only knows `<gitdir>/objects/xx/…` and `<gitdir>/objects/pack`; it has no
 // notion of git's quarantine (pre-receive), of GIT_ALTERNATE_OBJECT_DIRECTORIES or of
 // `objects/info/alternates` (`git clone --shared`). Its one extension point is the injected
-// `fs`, so this view makes every object git could read look like a loose object under
-// `<gitdir>/objects`:
+// `fs`, so this view shows it the loose objects of every object directory git would read:
 //
-//   - loose objects are served from the first object directory of the ordered list that has
-//     them (quarantine → alternates from the environment → the repository's objects → each
-//     directory's info/alternates, recursively);
-//   - packed objects are read here (see pack.ts) and handed over as a loose object, so
-//     isomorphic-git never loads a pack (the pack directory looks empty to it);
+//   - `<gitdir>/objects/xx/…` is the loose file of the first object directory of the ordered
+//     list that has it (quarantine → alternates from the environment → the repository's
+//     objects → each directory's info/alternates, recursively), served byte for byte;
+//   - `objects/pack` lists as empty: packed objects are read by pack.ts directly (the store
+//     asks `locate` first), never by isomorphic-git, which would load a pack whole;
+//   - every other path is the real file (config, refs), read synchronously;
 //   - every write fails; every promise method does its work synchronously (no thread-pool hop).
+//
+// The view checks no SHA-1 and re-encodes nothing: the store checks every object once.
 
 import { existsSync, readdirSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { constants as zlibConstants, deflateSync, inflateSync } from 'node:zlib';
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type * as git from 'isomorphic-git';
 import { BaseCache, PackFile, type PackedHeader } from './pack';
 import { GitReadError, type ObjectType } from './types';
@@ -104,6 +106,18 @@ function erofs(path: string): NodeJS.ErrnoException {
   return err;
 }
 
+/** Thrown while a packed delta is rebuilt whose base is a loose object the caller has not read
+ * yet: the store reads that object (through isomorphic-git, SHA-1 checked) and tries again. */
+export class LooseBaseNeeded extends Error {
+  constructor(readonly oid: string) {
+    super(`the delta base ${oid} is a loose object`);
+    this.name = 'LooseBaseNeeded';
+  }
+}
+
+/** A packed location, as `locate` returns it. */
+export type PackedLocation = Extract<ObjectLocation, { where: 'pack' }>;
+
 /** Object directories with their packs, and a read-only fs for isomorphic-git over them. */
 export class ObjectsView {
   private packsByDir = new Map<string, PackFile[]>();
@@ -111,12 +125,32 @@ export class ObjectsView {
   /** Loose object names per fan-out directory (`<objects>/xx`); null: no such directory. */
   private readonly looseNames = new Map<string, Set<string> | null>();
   private readonly objectsPrefix: string;
+  /** Quarantine paths, longest first, as they may appear in a message (see `scrub`). */
+  private readonly quarantinePaths: string[];
 
   constructor(
     readonly gitdir: string,
     readonly dirs: ObjectDirectory[],
   ) {
     this.objectsPrefix = join(gitdir, 'objects') + '/';
+    this.quarantinePaths = dirs
+      .filter((d) => d.quarantine)
+      .map((d) => d.path)
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /** How messages name an object directory: the push's quarantine is "the pushed objects",
+   * never its path (SPEC §6: messages do not print the server's quarantine directory). */
+  private label(dir: ObjectDirectory): string {
+    return dir.quarantine ? 'the pushed objects' : dir.path;
+  }
+
+  /** `text` with every quarantine path replaced by "the pushed objects": for messages that
+   * come from elsewhere (isomorphic-git, node:fs) and may quote a path. */
+  scrub(text: string): string {
+    let out = text;
+    for (const path of this.quarantinePaths) out = out.split(path).join('the pushed objects');
+    return out.replace(/[^\s'"()]*tmp_objdir-incoming-[^\s'"()]*/g, 'the pushed objects');
   }
 
   private packs(dir: ObjectDirectory): PackFile[] {
@@ -133,17 +167,32 @@ export class ObjectsView {
       for (const name of names.sort()) {
         if (!name.endsWith('.idx')) continue;
         const packPath = join(packDir, name.slice(0, -4) + '.pack');
-        if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases));
+        const label = dir.quarantine ? `${name.slice(0, -4)}.pack of the pushed objects` : packPath;
+        if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases, label));
       }
       this.packsByDir.set(dir.path, packs);
     }
     return packs;
   }
 
-  /** True when the fan-out directory listing (read once per directory, as git's loose-object
-   * cache does) names the object. */
-  private listedLoose(dir: ObjectDirectory, oid: string): boolean {
-    const key = `${dir.path}/${oid.slice(0, 2)}`;
+  /** Every pack of every object directory, in directory order (for abbreviated oids). */
+  allPacks(): PackFile[] {
+    return this.dirs.flatMap((d) => this.packs(d));
+  }
+
+  /** Loose object names (38 hex digits after the fan-out) of the fan-out directory `xx` in
+   * every object directory, for abbreviated oids. */
+  looseInFanout(fanout: string): string[] {
+    const out: string[] = [];
+    for (const dir of this.dirs) {
+      const names = this.fanoutNames(dir, fanout);
+      if (names) for (const n of names) if (/^[0-9a-f]{38}$/.test(n)) out.push(fanout + n);
+    }
+    return out;
+  }
+
+  private fanoutNames(dir: ObjectDirectory, fanout: string): Set<string> | null {
+    const key = `${dir.path}/${fanout}`;
     let names = this.looseNames.get(key);
     if (names === undefined) {
       try {
@@ -153,15 +202,29 @@ export class ObjectsView {
       }
       this.looseNames.set(key, names);
     }
+    return names;
+  }
+
+  /** True when the fan-out directory listing (read once per directory, as git's loose-object
+   * cache does) names the object. */
+  private listedLoose(dir: ObjectDirectory, oid: string): boolean {
+    const names = this.fanoutNames(dir, oid.slice(0, 2));
     return names !== null && names.has(oid.slice(2));
+  }
+
+  /** The first directory holding `oid` as a loose file (listed, or written since). */
+  private looseFile(oid: string): { dir: ObjectDirectory; file: string } | null {
+    for (const dir of this.dirs) {
+      if (this.listedLoose(dir, oid)) return { dir, file: join(dir.path, oid.slice(0, 2), oid.slice(2)) };
+    }
+    return null;
   }
 
   /** Finds an object: loose objects first (in directory order), then packs. */
   locate(oid: string): ObjectLocation | null {
     if (!OID_RE.test(oid)) return null;
-    for (const dir of this.dirs) {
-      if (this.listedLoose(dir, oid)) return { where: 'loose', dir, file: join(dir.path, oid.slice(0, 2), oid.slice(2)) };
-    }
+    const loose = this.looseFile(oid);
+    if (loose) return { where: 'loose', ...loose };
     for (const dir of this.dirs) {
       for (const pack of this.packs(dir)) {
         const offset = pack.find(oid);
@@ -171,7 +234,10 @@ export class ObjectsView {
     // Written after its directory was listed.
     for (const dir of this.dirs) {
       const file = join(dir.path, oid.slice(0, 2), oid.slice(2));
-      if (existsSync(file)) return { where: 'loose', dir, file };
+      if (existsSync(file)) {
+        this.looseNames.delete(`${dir.path}/${oid.slice(0, 2)}`);
+        return { where: 'loose', dir, file };
+      }
     }
     return null;
   }
@@ -189,43 +255,29 @@ export class ObjectsView {
     return inQuarantine;
   }
 
-  /** Type and size from the object's header, without inflating the object. Null: absent. */
+  /** Type and size from the object's header, without reading the object: the first bytes of
+   * a loose file (isomorphic-git can only read one whole), or the pack entry headers. */
   header(oid: string, depth = 0): PackedHeader | null {
     if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     const loc = this.locate(oid);
     if (!loc) return null;
-    if (loc.where === 'loose') return looseHeader(oid, loc.file);
+    if (loc.where === 'loose') return looseHeader(oid, loc.file, this.label(loc.dir));
     return loc.pack.header(oid, loc.offset, (base) => this.header(base, depth + 1));
   }
 
-  /** The full object (type and content), read without isomorphic-git. */
-  readRaw(oid: string, depth = 0, located?: ObjectLocation): { type: ObjectType; data: Buffer } {
+  /** Rebuilds a packed object with pack.ts (no SHA-1 check: the store checks it). A REF_DELTA
+   * base in another pack is rebuilt the same way; one that is a loose object comes from
+   * `looseBase`, or LooseBaseNeeded is thrown so the caller can read it first. */
+  readPacked(oid: string, loc: PackedLocation, looseBase: (oid: string) => { type: ObjectType; data: Buffer } | undefined, depth = 0): { type: ObjectType; data: Buffer } {
     if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
-    const loc = located ?? this.locate(oid);
-    if (!loc) throw new GitReadError(`Object ${oid} is not in the repository.`, oid);
-    if (loc.where === 'pack') return loc.pack.read(oid, loc.offset, (base) => this.readRaw(base, depth + 1));
-    const wrapped = inflateLoose(oid, loc.file);
-    const nul = wrapped.indexOf(0);
-    const head = parseLooseHeader(oid, wrapped.subarray(0, nul < 0 ? wrapped.length : nul), loc.file);
-    return { type: head.type, data: wrapped.subarray(nul + 1) };
-  }
-
-  /** A loose-object encoding of `oid` (zlib of `<type> <size>\0<content>`), as isomorphic-git
-   * reads it from `objects/xx/…`, or null when the object is absent. */
-  private looseBytes(oid: string): Buffer | null {
-    const loc = this.locate(oid);
-    if (!loc) return null;
-    if (loc.where === 'loose') {
-      try {
-        return readFileSync(loc.file);
-      } catch (err) {
-        throw new GitReadError(`Cannot read object ${oid} (${loc.file}): ${(err as Error).message}.`, oid);
-      }
-    }
-    const { type, data } = loc.pack.read(oid, loc.offset, (base) => this.readRaw(base));
-    // Level 0 ("stored"): the bytes are only framed, not compressed; isomorphic-git inflates
-    // them and checks the SHA-1 of the result against the oid.
-    return deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`, 'latin1'), data]), { level: 0 });
+    return loc.pack.read(oid, loc.offset, (base) => {
+      const at = this.locate(base);
+      if (!at) throw new GitReadError(`Object ${oid} is a delta against ${base}, which is not in the repository; the pack is incomplete. Run \`git fsck\`.`, oid);
+      if (at.where === 'pack') return this.readPacked(base, at, looseBase, depth + 1);
+      const hit = looseBase(base);
+      if (hit) return hit;
+      throw new LooseBaseNeeded(base);
+    });
   }
 
   close(): void {
@@ -239,37 +291,40 @@ export class ObjectsView {
     return normal.startsWith(this.objectsPrefix) ? normal.slice(this.objectsPrefix.length) : null;
   }
 
+  /** The loose file `objects/xx/yyyy…` names, in the first directory that has it. */
+  private looseFor(rel: string): { dir: ObjectDirectory; file: string } | null {
+    const m = /^([0-9a-f]{2})\/([0-9a-f]{38})$/.exec(rel);
+    return m ? this.looseFile(m[1]! + m[2]!) : null;
+  }
+
   /** The fs object handed to isomorphic-git: `{ promises }` with read-only methods. */
   fs(): git.PromiseFsClient {
     const readFile = async (path: string, opts?: unknown): Promise<Buffer | string> => {
       if (typeof path !== 'string') throw enoent(String(path));
       const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
       const rel = this.objectPath(path);
-      let buf: Buffer;
+      let file = path;
       if (rel !== null) {
-        const m = /^([0-9a-f]{2})\/([0-9a-f]{38})$/.exec(rel);
-        const bytes = m ? this.looseBytes(m[1]! + m[2]!) : null;
-        if (!bytes) throw enoent(path);
-        buf = bytes;
-      } else {
-        buf = readFileSync(path);
+        const loose = this.looseFor(rel);
+        if (!loose) throw enoent(path);
+        file = loose.file;
       }
+      const buf = readFileSync(file);
       return encoding ? buf.toString(encoding as BufferEncoding) : buf;
     };
-    // Only existence and the file/directory distinction matter to isomorphic-git: a virtual
-    // loose object is reported with the stat of a real file (HEAD), the object and pack
-    // directories with the stat of the git directory.
+    // Only existence and the file/directory distinction matter to isomorphic-git: the object
+    // and pack directories have the stat of the git directory.
     const stat = async (path: string) => {
       const rel = this.objectPath(path);
       if (rel === '' || rel === 'pack') return statSync(this.gitdir);
       if (rel !== null) {
-        const m = /^([0-9a-f]{2})\/([0-9a-f]{38})$/.exec(rel);
-        if (m && this.locate(m[1]! + m[2]!)) return statSync(join(this.gitdir, 'HEAD'));
+        const loose = this.looseFor(rel);
+        if (loose) return statSync(loose.file);
         throw enoent(path);
       }
       return statSync(path);
     };
-    // Packs and fan-out directories list as empty: every object is reached by its full name.
+    // Packs and fan-out directories list as empty: every loose object is reached by its name.
     const readdir = async (path: string) => {
       const rel = this.objectPath(path);
       if (rel === 'pack' || (rel !== null && rel !== '')) return [];
@@ -295,27 +350,49 @@ export class ObjectsView {
   }
 }
 
-function parseLooseHeader(oid: string, head: Buffer, file: string): PackedHeader {
+/** A read-only, synchronous-underneath fs for isomorphic-git over the real files (config,
+ * refs): for reads that need no object directories. */
+export function plainReadOnlyFs(): git.PromiseFsClient {
+  const readFile = async (path: string, opts?: unknown): Promise<Buffer | string> => {
+    const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw enoent(path);
+      throw err;
+    }
+    return encoding ? buf.toString(encoding as BufferEncoding) : buf;
+  };
+  const stat = async (path: string) => {
+    try {
+      return statSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw enoent(path);
+      throw err;
+    }
+  };
+  const refuse = async (path: string) => {
+    throw erofs(String(path));
+  };
+  const readdir = async (path: string) => readdirSync(path);
+  const promises = { readFile, stat, lstat: stat, readdir, readlink: refuse, writeFile: refuse, mkdir: refuse, rmdir: refuse, unlink: refuse, symlink: refuse, rm: refuse };
+  return { promises };
+}
+
+function parseLooseHeader(oid: string, head: Buffer, where: string): PackedHeader {
   const m = /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(head.toString('latin1'));
-  if (!m) throw new GitReadError(`Object ${oid} (${file}) has no valid loose-object header; the object is corrupt. Run \`git fsck\`.`, oid);
+  if (!m) throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
   return { type: m[1] as ObjectType, size: Number(m[2]) };
 }
 
-function inflateLoose(oid: string, file: string): Buffer {
-  try {
-    return inflateSync(readFileSync(file));
-  } catch (err) {
-    throw new GitReadError(`Object ${oid} (${file}) cannot be read or inflated: ${(err as Error).message}. Run \`git fsck\`.`, oid);
-  }
-}
-
 /** Type and size of a loose object from the first bytes of its file. */
-function looseHeader(oid: string, file: string): PackedHeader {
+function looseHeader(oid: string, file: string, where: string): PackedHeader {
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch (err) {
-    throw new GitReadError(`Cannot open object ${oid} (${file}): ${(err as Error).message}.`, oid);
+    throw new GitReadError(`Cannot open object ${oid} (loose, in ${where}): ${(err as NodeJS.ErrnoException).code ?? 'error'}.`, oid);
   }
   try {
     for (let take = 256; ; take *= 8) {
@@ -325,12 +402,12 @@ function looseHeader(oid: string, file: string): PackedHeader {
       try {
         out = inflateSync(buf.subarray(0, n), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
       } catch (err) {
-        throw new GitReadError(`Object ${oid} (${file}) does not inflate: ${(err as Error).message}. Run \`git fsck\`.`, oid);
+        throw new GitReadError(`Object ${oid} (loose, in ${where}) does not inflate: ${(err as Error).message}. Run \`git fsck\`.`, oid);
       }
       const nul = out.indexOf(0);
-      if (nul >= 0) return parseLooseHeader(oid, out.subarray(0, nul), file);
+      if (nul >= 0) return parseLooseHeader(oid, out.subarray(0, nul), where);
       if (n < take || out.length > 64) {
-        throw new GitReadError(`Object ${oid} (${file}) has no valid loose-object header; the object is corrupt. Run \`git fsck\`.`, oid);
+        throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
       }
     }
   } finally {

@@ -38,15 +38,19 @@ export class PackIndex {
   private readonly offsetsAt: number;
   private readonly largeOffsetsAt: number;
 
+  private readonly label: string;
+
   constructor(
     readonly path: string,
     private readonly buf: Buffer,
+    label = `the pack index ${path}`,
   ) {
-    const tooShort = () => new GitReadError(`The pack index ${path} is truncated; run \`git fsck\` and repack the repository.`);
+    this.label = label;
+    const tooShort = () => new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`);
     if (buf.length >= 8 && buf.readUInt32BE(0) === 0xff744f63) {
       const version = buf.readUInt32BE(4);
       if (version !== 2) {
-        throw new GitReadError(`The pack index ${path} has version ${version}; receipt-gate reads versions 1 and 2 (repack with a current git).`);
+        throw new GitReadError(`${capitalise(label)} has version ${version}; receipt-gate reads versions 1 and 2 (repack with a current git).`);
       }
       this.version = 2;
       this.fanoutAt = 8;
@@ -70,14 +74,39 @@ export class PackIndex {
     }
   }
 
-  static load(path: string): PackIndex {
+  /** @param label how messages name the index (defaults to its path) */
+  static load(path: string, label = `the pack index ${path}`): PackIndex {
     let buf: Buffer;
     try {
       buf = readFileSync(path);
     } catch (err) {
-      throw new GitReadError(`Cannot read the pack index ${path}: ${(err as Error).message}.`);
+      throw new GitReadError(`Cannot read ${label}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
     }
-    return new PackIndex(path, buf);
+    return new PackIndex(path, buf, label);
+  }
+
+  /** The oids that start with `prefix` (2 to 40 lowercase hex digits), at most `limit`: the
+   * fan-out narrows to the first byte, a binary search finds the first candidate. */
+  findPrefix(prefix: string, limit: number): string[] {
+    const even = prefix.length % 2 === 0 ? prefix : prefix + '0';
+    const key = Buffer.from(even, 'hex');
+    const first = key[0]!;
+    let lo = first === 0 ? 0 : this.buf.readUInt32BE(this.fanoutAt + (first - 1) * 4);
+    const end = this.buf.readUInt32BE(this.fanoutAt + first * 4);
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.nameAt(mid);
+      if (key.compare(this.buf, at, at + key.length) > 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < end && out.length < limit; i++) {
+      const oid = this.oidAt(i);
+      if (!oid.startsWith(prefix)) break;
+      out.push(oid);
+    }
+    return out;
   }
 
   private nameAt(i: number): number {
@@ -110,11 +139,11 @@ export class PackIndex {
     if ((small & 0x80000000) === 0) return small;
     const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
     if (at + 8 > this.buf.length - 40) {
-      throw new GitReadError(`The pack index ${this.path} names a 64-bit offset outside its table; the index is corrupt (run \`git index-pack\` again).`);
+      throw new GitReadError(`${capitalise(this.label)} names a 64-bit offset outside its table; the index is corrupt (run \`git index-pack\` again).`);
     }
     const value = this.buf.readBigUInt64BE(at);
     if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new GitReadError(`The pack index ${this.path} holds an offset beyond 2^53 bytes; the index is corrupt.`);
+      throw new GitReadError(`${capitalise(this.label)} holds an offset beyond 2^53 bytes; the index is corrupt.`);
     }
     return Number(value);
   }
@@ -182,19 +211,31 @@ export class PackFile {
   private fileSize = 0;
   private index: PackIndex | null = null;
 
+  /** How messages name this pack (never a quarantine path: see fs-view.ts). */
+  readonly label: string;
+
   constructor(
     readonly packPath: string,
     readonly idxPath: string,
     private readonly bases: BaseCache,
-  ) {}
+    label?: string,
+  ) {
+    this.label = label ?? packPath;
+  }
 
   private get idx(): PackIndex {
-    if (!this.index) this.index = PackIndex.load(this.idxPath);
+    if (!this.index) this.index = PackIndex.load(this.idxPath, `the index of ${this.label}`);
     return this.index;
   }
 
   find(oid: string): number | null {
     return this.idx.find(oid);
+  }
+
+  /** The oids of this pack that start with `prefix` (at least 2 lowercase hex digits), at most
+   * `limit` of them. */
+  findPrefix(prefix: string, limit: number): string[] {
+    return this.idx.findPrefix(prefix, limit);
   }
 
   close(): void {
@@ -208,11 +249,11 @@ export class PackFile {
         this.fd = openSync(this.packPath, 'r');
         this.fileSize = fstatSync(this.fd).size;
       } catch (err) {
-        throw new GitReadError(`Cannot open the pack ${this.packPath} to read object ${oid}: ${(err as Error).message}.`, oid);
+        throw new GitReadError(`Cannot open the pack ${this.label} to read object ${oid}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`, oid);
       }
       const head = Buffer.alloc(12);
       if (readSync(this.fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== 'PACK') {
-        throw new GitReadError(`The pack ${this.packPath} does not start with a pack header; it is corrupt (object ${oid} cannot be read).`, oid);
+        throw new GitReadError(`The pack ${this.label} does not start with a pack header; it is corrupt (object ${oid} cannot be read).`, oid);
       }
     }
     return this.fd;
@@ -223,7 +264,7 @@ export class PackFile {
     const fd = this.open(oid);
     const end = Math.min(position + length, this.fileSize);
     if (position >= end) {
-      throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.packPath}; the pack is truncated.`, oid);
+      throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.label}; the pack is truncated.`, oid);
     }
     const buf = Buffer.allocUnsafe(end - position);
     let done = 0;
@@ -268,7 +309,7 @@ export class PackFile {
   }
 
   private corrupt(oid: string, offset: number, why: string): GitReadError {
-    return new GitReadError(`Object ${oid} in the pack ${this.packPath} (offset ${offset}) is corrupt: ${why}. Run \`git fsck\`.`, oid);
+    return new GitReadError(`Object ${oid} in the pack ${this.label} (offset ${offset}) is corrupt: ${why}. Run \`git fsck\`.`, oid);
   }
 
   /** Inflates the zlib stream at `dataAt` that must yield exactly `size` bytes. */
@@ -299,7 +340,7 @@ export class PackFile {
       try {
         out = inflateSync(compressed, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
       } catch (err) {
-        throw new GitReadError(`Object ${oid} in the pack ${this.packPath} is corrupt: its data does not inflate (${(err as Error).message}).`, oid);
+        throw new GitReadError(`Object ${oid} in the pack ${this.label} is corrupt: its data does not inflate (${(err as Error).message}).`, oid);
       }
       if (out.length >= want || compressed.length < take) return out;
     }
@@ -376,6 +417,10 @@ export class PackFile {
     }
     return base;
   }
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function readDeltaVarint(buf: Buffer, cursor: { at: number }, oid: string): number {

@@ -1,18 +1,44 @@
-// Tree objects kept as their raw bytes, for comparing large trees quickly.
+// Tree objects kept as their raw bytes, read as git reads them.
 //
 // A diff of two trees that share most entries (a wide directory where one file changed) only
 // needs the entries that differ. A RawTree records where each entry starts, ends and where its
 // name lies; two entries whose bytes (mode, name and oid) are identical are the same entry and
 // are skipped without decoding the name or the oid. Only the entries that differ become
-// TreeEntry objects (see parseTree for the rules, which the checks here repeat exactly).
+// TreeEntry objects.
+//
+// Reading rules (git 2.39, tree-walk.c and fsck.c):
+// - A tree git cannot split into entries (no space after the mode, a mode that is not octal
+//   digits, a name without its NUL, a truncated oid) is a GitReadError: git refuses it too.
+// - Any octal mode is read; the entry gets the mode a checkout gives it (canonMode: 100600 is
+//   100644, 040000 is 40000, 100664 is 100644). What git fsck says about the tree (a mode it
+//   calls bad or zero-padded, entries out of order, a name listed twice, `.git`, ...) is kept
+//   in `problems`, never thrown: the gate reports it as an unsafe path instead.
+// - One entry per name: when a crafted tree lists a name twice, the entry is the first one.
+//   git itself does not agree with itself here: `git show REV:path`, `git cat-file -p
+//   REV:path` and `git rev-parse REV:path` (get_tree_entry) read the first copy, while
+//   `git read-tree` and `git checkout` write every copy into the index in turn and keep the
+//   last, and `git diff-tree` pairs the copies with the other tree's entries in order. The
+//   first copy is the one git names by path; every tree with a second copy is a
+//   duplicateEntries problem, so a push that brings one is refused whichever copy a reader
+//   takes. RawTree.find, RawTree.entries and the diff all take the first copy.
+// - Unlike get_tree_entry, find() also finds a name that sits out of git's order (get_tree_entry
+//   stops at the first name that sorts after the one it looks for; a checkout still writes it).
 
-import { decodePathBytes, kindOfMode } from './tree';
-import { GitReadError, type TreeEntry } from './types';
+import { fsckTree, type TreeProblem } from './fsck';
+import { canonMode, decodePathBytes, isDirMode, isUnsafeName, kindOfCanonMode, parseModeBytes } from './tree';
+import { GitReadError, type EntryKind, type FsckId, type TreeEntry } from './types';
+
+export type { TreeProblem } from './fsck';
 
 export class RawTree {
-  /** True when the entry names are strictly in git's tree order, so no name occurs twice. A
-   * crafted tree that is not is still read, through the general (name-paired) comparison. */
+  /** True when the entry names are strictly in git's tree order, so no name occurs twice (not
+   * even as a file and a directory). Such trees are walked side by side by the diff. */
   readonly ordered: boolean;
+  /** What git fsck reports for this tree: each message id (in fsck's order) with every entry
+   * that raises it ([] for a tree fsck accepts silently). */
+  readonly problems: readonly TreeProblem[];
+  /** Indices of the entries that repeat an earlier entry's name (null: none). */
+  private readonly repeats: Set<number> | null;
 
   private constructor(
     readonly oid: string,
@@ -21,21 +47,26 @@ export class RawTree {
     private readonly starts: Int32Array,
     private readonly spaces: Int32Array,
     private readonly nuls: Int32Array,
-    ordered: boolean,
+    /** Per entry: its mode as written, parsed (git's get_mode). */
+    private readonly modes: Uint32Array,
   ) {
-    this.ordered = ordered;
+    this.ordered = this.checkOrdered();
+    this.problems = fsckTree(buf, starts, spaces, nuls, modes);
+    this.repeats = this.ordered ? null : this.findRepeats();
   }
 
   get length(): number {
     return this.starts.length;
   }
 
-  /** Parses the entry boundaries of a tree's content, with parseTree's checks and messages. */
+  /** Splits a tree's content into entries. Throws GitReadError naming the tree when git could
+   * not read it either; never for a mode, an order or a name git reads. */
   static parse(treeOid: string, content: Uint8Array): RawTree {
     const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const starts: number[] = [];
     const spaces: number[] = [];
     const nuls: number[] = [];
+    const modes: number[] = [];
     let i = 0;
     while (i < buf.length) {
       const space = buf.indexOf(0x20, i);
@@ -43,28 +74,41 @@ export class RawTree {
       const nul = buf.indexOf(0, space + 1);
       if (nul < 0) throw malformed(treeOid, i, 'an entry name is not terminated');
       if (nul + 21 > buf.length) throw malformed(treeOid, i, 'an entry is truncated');
-      if (!knownMode(buf, i, space)) {
-        const mode = buf.toString('latin1', i, space);
+      const mode = parseModeBytes(buf, i, space);
+      if (mode === null) {
         throw new GitReadError(
-          `Tree ${treeOid} has an entry "${decodePathBytes(new Uint8Array(buf.subarray(space + 1, nul)))}" with mode ${JSON.stringify(mode)}, which git does not write; the tree is corrupt or crafted.`,
+          `Tree ${treeOid} has an entry "${decodePathBytes(new Uint8Array(buf.subarray(space + 1, nul)))}" with mode ${JSON.stringify(buf.toString('latin1', i, space))}, which is not an octal mode; git cannot read the tree either (it is corrupt or crafted).`,
           treeOid,
         );
       }
       starts.push(i);
       spaces.push(space);
       nuls.push(nul);
+      modes.push(mode);
       i = nul + 21;
     }
-    const tree = new RawTree(treeOid, buf, Int32Array.from(starts), Int32Array.from(spaces), Int32Array.from(nuls), true);
-    (tree as { ordered: boolean }).ordered = tree.checkOrdered();
-    return tree;
+    return new RawTree(treeOid, buf, Int32Array.from(starts), Int32Array.from(spaces), Int32Array.from(nuls), Uint32Array.from(modes));
   }
 
-  /** True when entry `i` is a directory (mode 40000 or 040000). */
+  /** True when entry `i` is a directory (S_ISDIR of its mode: 40000, 040000, 40755, ...). */
   isTree(i: number): boolean {
-    const s = this.starts[i]!;
-    const len = this.spaces[i]! - s;
-    return (len === 5 && this.buf[s] === 0x34) || (len === 6 && this.buf[s] === 0x30 && this.buf[s + 1] === 0x34);
+    return isDirMode(this.modes[i]!);
+  }
+
+  /** The mode of entry `i` exactly as written in the tree (e.g. "100664", "040000"). */
+  rawMode(i: number): string {
+    return this.buf.toString('latin1', this.starts[i]!, this.spaces[i]!);
+  }
+
+  /** False for an entry that repeats the name of an earlier entry: not an entry of the tree as
+   * it is read (see the reading rules above). */
+  isFirstOfName(i: number): boolean {
+    return this.repeats === null || !this.repeats.has(i);
+  }
+
+  /** The message ids git fsck prints for this tree, in its order. */
+  fsckIds(): FsckId[] {
+    return [...new Set(this.problems.map((p) => p.id))];
   }
 
   /** True when entry `i` of this tree and entry `j` of `other` have identical bytes. */
@@ -105,26 +149,63 @@ export class RawTree {
     return this.buf.toString('latin1', this.spaces[i]! + 1, this.nuls[i]!);
   }
 
-  /** Entry `i` decoded, exactly as parseTree returns it. */
-  entry(i: number): TreeEntry {
-    const s = this.starts[i]!;
-    const space = this.spaces[i]!;
+  /** The raw name bytes of entry `i` (a view of the tree's bytes, not a copy). */
+  rawName(i: number): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset + this.spaces[i]! + 1, this.nuls[i]! - this.spaces[i]! - 1);
+  }
+
+  /** The decoded name of entry `i` (decodePathBytes; an ASCII name is its bytes). */
+  name(i: number): string {
+    const n0 = this.spaces[i]! + 1;
+    const n1 = this.nuls[i]!;
+    const buf = this.buf;
+    for (let k = n0; k < n1; k++) if (buf[k]! >= 0x80) return decodePathBytes(this.rawName(i));
+    return buf.toString('latin1', n0, n1);
+  }
+
+  /** Mode (as a checkout gives it), kind and oid of entry `i`, without decoding its name. */
+  side(i: number): { mode: string; kind: EntryKind; oid: string } {
+    const mode = canonMode(this.modes[i]!);
     const nul = this.nuls[i]!;
-    const mode = this.buf.toString('latin1', s, space);
-    const rawName = new Uint8Array(this.buf.subarray(space + 1, nul));
+    return { mode, kind: kindOfCanonMode(mode), oid: this.buf.toString('hex', nul + 1, nul + 21) };
+  }
+
+  /** isUnsafeName of entry `i`'s name, without a copy or a view for the common names. */
+  hasUnsafeName(i: number): boolean {
+    const n0 = this.spaces[i]! + 1;
+    const n1 = this.nuls[i]!;
+    if (n1 === n0) return true;
+    const buf = this.buf;
+    const c0 = buf[n0]!;
+    // The same shortcut as isUnsafeName: an ASCII name not starting with '.' or 'g' is safe
+    // unless it holds '/' or '\' (NUL cannot occur: it ends the name).
+    if (c0 === 0x2e || c0 === 0x67 || c0 === 0x47) return isUnsafeName(this.rawName(i));
+    for (let k = n0; k < n1; k++) {
+      const c = buf[k]!;
+      if (c >= 0x80) return isUnsafeName(this.rawName(i));
+      if (c === 0x2f || c === 0x5c) return true;
+    }
+    return false;
+  }
+
+  /** Entry `i` decoded, with the mode a checkout gives it. */
+  entry(i: number): TreeEntry {
+    const nul = this.nuls[i]!;
+    const mode = canonMode(this.modes[i]!);
+    const rawName = this.rawName(i);
     return {
-      mode: mode === '040000' ? '40000' : mode,
-      kind: kindOfMode(mode)!,
+      mode,
+      kind: kindOfCanonMode(mode),
       oid: this.buf.toString('hex', nul + 1, nul + 21),
-      name: decodePathBytes(rawName),
+      name: this.name(i),
       rawName,
     };
   }
 
-  /** The first entry whose decoded name is exactly `name`, or null. Decodes only candidates:
-   * a name that is well-formed UTF-8 without a backslash can only be the decoding of its own
-   * UTF-8 bytes (see decodePathBytes), so the raw names are compared with those bytes (a
-   * raw name starting with a byte order mark excepted, which the decoder drops). */
+  /** The entry whose decoded name is exactly `name` (the first one, when a crafted tree lists
+   * the name twice), or null. Decodes only candidates: a name that is well-formed UTF-8
+   * without a backslash can only be the decoding of its own UTF-8 bytes (see
+   * decodePathBytes), so the raw names are compared with those bytes. */
   find(name: string): TreeEntry | null {
     const bytes = Buffer.from(name, 'utf8');
     if (name.includes('\\') || bytes.toString('utf8') !== name) {
@@ -137,12 +218,6 @@ export class RawTree {
     const buf = this.buf;
     next: for (let i = 0; i < this.length; i++) {
       const n = this.spaces[i]! + 1;
-      // TextDecoder drops a leading byte order mark, so such a name is compared decoded.
-      if (buf[n] === 0xef && buf[n + 1] === 0xbb && buf[n + 2] === 0xbf && this.nuls[i]! - n >= 3) {
-        const e = this.entry(i);
-        if (e.name === name) return e;
-        continue;
-      }
       if (this.nuls[i]! - n !== bytes.length) continue;
       for (let k = 0; k < bytes.length; k++) if (buf[n + k] !== bytes[k]) continue next;
       return this.entry(i);
@@ -150,10 +225,10 @@ export class RawTree {
     return null;
   }
 
-  /** Every entry decoded (parseTree's result). */
+  /** Every entry decoded, in the tree's order, one per name (the first copy of a name). */
   entries(): TreeEntry[] {
     const out: TreeEntry[] = [];
-    for (let i = 0; i < this.length; i++) out.push(this.entry(i));
+    for (let i = 0; i < this.length; i++) if (this.isFirstOfName(i)) out.push(this.entry(i));
     return out;
   }
 
@@ -183,19 +258,22 @@ export class RawTree {
     }
     return true;
   }
+
+  private findRepeats(): Set<number> | null {
+    const seen = new Set<string>();
+    const repeats = new Set<number>();
+    for (let i = 0; i < this.length; i++) {
+      const key = this.nameKey(i);
+      if (seen.has(key)) repeats.add(i);
+      else seen.add(key);
+    }
+    return repeats.size > 0 ? repeats : null;
+  }
 }
 
-const MODES = ['100644', '100664', '100755', '120000', '160000', '40000', '040000'].map((m) => Buffer.from(m, 'latin1'));
-
-/** True when the mode bytes are one kindOfMode knows (compared without making a string). */
-function knownMode(buf: Buffer, start: number, end: number): boolean {
-  const len = end - start;
-  next: for (const mode of MODES) {
-    if (mode.length !== len) continue;
-    for (let k = 0; k < len; k++) if (buf[start + k] !== mode[k]) continue next;
-    return true;
-  }
-  return false;
+/** Every entry of a tree's content, as RawTree.entries reads them. */
+export function parseTree(treeOid: string, content: Uint8Array): TreeEntry[] {
+  return RawTree.parse(treeOid, content).entries();
 }
 
 function malformed(treeOid: string, at: number, why: string): GitReadError {

@@ -1,10 +1,18 @@
-// Refs read straight from `<gitdir>/refs/…`, `packed-refs` and `HEAD`.
+// Refs read straight from `<gitdir>/refs/…`, `packed-refs` and `HEAD`, as git's files backend
+// stores them.
 //
 // isomorphic-git's listRefs on a packed repository returns the `^{}` peel lines as extra
 // names, and resolving each ref through its API costs a full call each (seconds for a thousand
 // refs). Reading the two sources directly is milliseconds and exact.
+//
+// Namespaces (GIT_NAMESPACE, gitnamespaces(7)): a reader opened with a namespace is
+// namespace-transparent. Every name it takes and gives is the name the client of
+// `git receive-pack` sees (`HEAD`, `refs/heads/main`); on disk that is
+// `refs/namespaces/<ns>/HEAD`, `refs/namespaces/<ns>/refs/heads/main` (a nested `a/b` is
+// `refs/namespaces/a/refs/namespaces/b/…`). Names outside `refs/` and HEAD (FETCH_HEAD …) are
+// not namespaced, as in git.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitReadError } from './types';
 
@@ -12,8 +20,25 @@ const OID_RE = /^[0-9a-f]{40}$/;
 /** git follows at most this many symbolic refs (SYMREF_MAXDEPTH). */
 const MAX_SYMREF_DEPTH = 5;
 
-/** The rules `git rev-parse` tries, in order, to turn a short name into a full ref. */
-const REV_PARSE_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
+/** The rules `git rev-parse` tries, in order, to turn a short name into a full ref
+ * (ref_rev_parse_rules in git's refs.c). */
+export const REV_PARSE_RULES = ['%s', 'refs/%s', 'refs/tags/%s', 'refs/heads/%s', 'refs/remotes/%s', 'refs/remotes/%s/HEAD'];
+
+/** The on-disk prefix of a namespace as GIT_NAMESPACE spells it: '' for none, `a/b` →
+ * `refs/namespaces/a/refs/namespaces/b/` (empty components are dropped, as git does). Throws
+ * GitReadError for a component that is not a valid ref name component. */
+export function namespacePrefix(namespace: string | undefined): string {
+  if (namespace === undefined || namespace === '') return '';
+  const parts = namespace.split('/').filter((p) => p !== '');
+  let out = '';
+  for (const part of parts) {
+    if (!isValidRefName(`refs/namespaces/${part}`)) {
+      throw new GitReadError(`GIT_NAMESPACE=${JSON.stringify(namespace)} has the component ${JSON.stringify(part)}, which is not a valid ref name component; git refuses it too.`);
+    }
+    out += `refs/namespaces/${part}/`;
+  }
+  return out;
+}
 
 /**
  * True when `name` is a well-formed ref name (git check-ref-format rules, plus `HEAD`-like
@@ -76,8 +101,31 @@ function forEachPackedLine(text: string, file: string, visit: (name: string, oid
 
 interface PackedRefs {
   refs: Map<string, string>;
-  /** Peeled value of annotated tags (`^` lines). */
-  peeled: Map<string, string>;
+}
+
+/** One ref as stored: an oid, or the name of the ref it points to. */
+export type RawRef = { oid: string } | { symbolic: string };
+
+/** Where a chain of symbolic refs ends. */
+export interface ResolvedRef {
+  /** The last ref of the chain (the name itself when it is not symbolic). */
+  ref: string;
+  /** Its oid; null when the chain ends at a ref that does not exist (dangling, or an unborn
+   * branch). */
+  oid: string | null;
+  /** True when the chain leaves the namespace: `ref` is then the full on-disk name. */
+  outsideNamespace?: true;
+}
+
+/** One ref of a listing. */
+export interface RefEntry {
+  /** Full name (namespace-relative inside a namespace), e.g. refs/heads/main. */
+  name: string;
+  /** The oid it resolves to (through symbolic refs); null for a dangling symbolic ref. */
+  oid: string | null;
+  /** For a symbolic ref: the ref its chain ends at, as `git for-each-ref` prints %(symref)
+   * (readRaw gives the ref it names directly); null for an ordinary ref. */
+  symbolic: string | null;
 }
 
 export class RefReader {
@@ -87,11 +135,25 @@ export class RefReader {
   /**
    * @param gitdir the repository's git directory (HEAD lives here)
    * @param commondir where refs and packed-refs live (differs from gitdir in a linked worktree)
+   * @param namespace the on-disk prefix of the namespace (see namespacePrefix), '' for none
    */
   constructor(
     readonly gitdir: string,
     readonly commondir: string,
+    readonly namespace = '',
   ) {}
+
+  /** The on-disk name of a namespace-relative ref name. */
+  private real(name: string): string {
+    if (this.namespace === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return name;
+    return this.namespace + name;
+  }
+
+  /** The namespace-relative name of an on-disk name; null when it lies outside the namespace. */
+  private relative(real: string): string | null {
+    if (this.namespace === '' || (real !== 'HEAD' && !real.startsWith('refs/'))) return real;
+    return real.startsWith(this.namespace) ? real.slice(this.namespace.length) : null;
+  }
 
   /** The packed-refs text, every line checked once (a malformed line anywhere is an error,
    * whatever is looked up). */
@@ -111,21 +173,14 @@ export class RefReader {
     return text;
   }
 
-  /** Every packed ref and peel line, as maps (for listing). */
+  /** Every packed ref, as a map (for listing; the last line naming a ref wins). */
   private packedRefs(): PackedRefs {
     if (this.packed) return this.packed;
     const refs = new Map<string, string>();
-    const peeled = new Map<string, string>();
-    let last: string | null = null;
     forEachPackedLine(this.packedText(), 'packed-refs', (name, oid, peel) => {
-      if (peel) {
-        if (last) peeled.set(last, oid);
-        return;
-      }
-      refs.set(name, oid);
-      last = name;
+      if (!peel) refs.set(name, oid);
     });
-    this.packed = { refs, peeled };
+    this.packed = { refs };
     return this.packed;
   }
 
@@ -147,51 +202,86 @@ export class RefReader {
     return undefined;
   }
 
-  /** Directory holding `name`: HEAD and per-worktree refs in gitdir, the rest in commondir. */
-  private dirFor(name: string): string {
-    return name === 'HEAD' || name.startsWith('refs/bisect/') || name.startsWith('refs/worktree/') || !name.startsWith('refs/')
+  /** Directory holding an on-disk name: HEAD and per-worktree refs in gitdir, the rest in
+   * commondir. */
+  private dirFor(real: string): string {
+    return real === 'HEAD' || real.startsWith('refs/bisect/') || real.startsWith('refs/worktree/') || !real.startsWith('refs/')
       ? this.gitdir
       : this.commondir;
   }
 
-  /** Reads one ref without following it: an oid, a symbolic target, or null when absent. */
-  readRaw(name: string): { oid: string } | { symbolic: string } | null {
-    if (name !== 'HEAD' && !isValidRefName(name)) return null;
-    const file = join(this.dirFor(name), name);
+  /** Reads one on-disk ref without following it. */
+  private readReal(real: string): RawRef | null {
+    if (real !== 'HEAD' && !isValidRefName(real)) return null;
+    const file = join(this.dirFor(real), real);
     let text: string | null = null;
     try {
-      if (statSync(file).isFile()) text = readFileSync(file, 'utf8');
-    } catch {
-      text = null;
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A directory of that name (refs/heads for refs/heads/x) or a missing one: not loose.
+      if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR') {
+        throw new GitReadError(`Cannot read the ref ${real} (${file}): ${code ?? (err as Error).message}.`);
+      }
     }
     if (text !== null) {
       const value = text.trim();
-      if (value.startsWith('ref:')) return { symbolic: value.slice(4).trim() };
+      if (value.startsWith('ref:')) {
+        const target = value.slice(4).trim();
+        if (target !== 'HEAD' && !isValidRefName(target)) {
+          throw new GitReadError(`The ref ${real} is a symbolic ref to ${JSON.stringify(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
+        }
+        return { symbolic: target };
+      }
       if (OID_RE.test(value)) return { oid: value };
-      throw new GitReadError(`The ref ${name} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
+      throw new GitReadError(`The ref ${real} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
     }
-    const packed = this.packedLookup(name);
+    const packed = this.packedLookup(real);
     return packed ? { oid: packed } : null;
   }
 
-  /** Follows `name` through symbolic refs to an oid; null when it (or its target) is absent. */
-  resolveFull(name: string): string | null {
-    let current = name;
+  /** Reads one ref without following it: an oid, a symbolic target (namespace-relative when
+   * inside the namespace), or null when absent. */
+  readRaw(name: string): RawRef | null {
+    const raw = this.readReal(this.real(name));
+    if (raw && 'symbolic' in raw) return { symbolic: this.relative(raw.symbolic) ?? raw.symbolic };
+    return raw;
+  }
+
+  /** Follows `name` through symbolic refs, as git does (at most SYMREF_MAXDEPTH links): the
+   * ref the chain ends at and its oid (null when that ref does not exist). Null when `name`
+   * itself does not exist. */
+  resolveSymbolic(name: string): ResolvedRef | null {
+    let current = this.real(name);
     for (let depth = 0; depth <= MAX_SYMREF_DEPTH; depth++) {
-      const raw = this.readRaw(current);
-      if (!raw) return null;
-      if ('oid' in raw) return raw.oid;
+      const raw = this.readReal(current);
+      if (!raw) {
+        if (depth === 0) return null;
+        return this.resolved(current, null);
+      }
+      if ('oid' in raw) return this.resolved(current, raw.oid);
       current = raw.symbolic;
     }
     throw new GitReadError(`The ref ${name} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
   }
 
-  /** The full ref name a short name stands for, the way `git rev-parse` picks it. */
+  private resolved(real: string, oid: string | null): ResolvedRef {
+    const ref = this.relative(real);
+    return ref === null ? { ref: real, oid, outsideNamespace: true } : { ref, oid };
+  }
+
+  /** Follows `name` through symbolic refs to an oid; null when it (or its target) is absent. */
+  resolveFull(name: string): string | null {
+    return this.resolveSymbolic(name)?.oid ?? null;
+  }
+
+  /** The full ref name a short name stands for, the way `git rev-parse` picks it (the first
+   * rule whose ref exists and resolves), or null. */
   expand(name: string): string | null {
     for (const rule of REV_PARSE_RULES) {
       const full = rule.replace('%s', name);
       if (full !== 'HEAD' && !full.startsWith('refs/') && rule === '%s' && !/^[A-Z_]+$/.test(full)) continue;
-      if (this.readRaw(full) !== null && this.resolveFull(full) !== null) return full;
+      if (this.resolveFull(full) !== null) return full;
     }
     return null;
   }
@@ -202,42 +292,51 @@ export class RefReader {
     return raw && 'symbolic' in raw ? raw.symbolic : null;
   }
 
-  /** The peeled value packed-refs records for an annotated tag ref, if any. */
-  packedPeeled(name: string): string | undefined {
-    return this.packedRefs().peeled.get(name);
-  }
-
-  /** Every ref under refs/ (loose refs override packed ones), full name -> oid. Symbolic refs
-   * are resolved; dangling ones are left out. */
-  list(): Map<string, string> {
-    const names = new Set<string>(this.packedRefs().refs.keys());
-    const walk = (dir: string, prefix: string) => {
-      let items: string[];
+  /** Every ref under refs/ (inside the namespace, when there is one), sorted by name, each
+   * with its oid or its symbolic target (loose refs override packed ones). */
+  entries(): RefEntry[] {
+    const prefix = this.namespace + 'refs/';
+    const loose = new Set<string>();
+    const walk = (dir: string, name: string) => {
+      let items: import('node:fs').Dirent[];
       try {
-        items = readdirSync(join(dir, prefix));
+        items = readdirSync(join(dir, name), { withFileTypes: true });
       } catch {
         return;
       }
       for (const item of items) {
-        const name = `${prefix}/${item}`;
-        const path = join(dir, name);
-        let isDir = false;
-        try {
-          isDir = statSync(path).isDirectory();
-        } catch {
-          continue;
-        }
-        if (isDir) walk(dir, name);
-        else if (isValidRefName(name)) names.add(name);
+        const child = `${name}/${item.name}`;
+        if (item.isDirectory()) walk(dir, child);
+        else if (isValidRefName(child)) loose.add(child);
       }
     };
-    walk(this.commondir, 'refs');
-    if (this.commondir !== this.gitdir && existsSync(join(this.gitdir, 'refs'))) walk(this.gitdir, 'refs');
-    const out = new Map<string, string>();
-    for (const name of [...names].sort()) {
-      const oid = this.resolveFull(name);
-      if (oid) out.set(name, oid);
+    const top = prefix.slice(0, -1);
+    walk(this.commondir, top);
+    if (this.commondir !== this.gitdir && existsSync(join(this.gitdir, 'refs'))) walk(this.gitdir, top);
+    const packed = this.packedRefs().refs;
+    const out: RefEntry[] = [];
+    const add = (real: string, raw: RawRef) => {
+      const name = real.slice(this.namespace.length);
+      if ('oid' in raw) out.push({ name, oid: raw.oid, symbolic: null });
+      else {
+        const end = this.resolveSymbolic(name);
+        out.push({ name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? raw.symbolic) });
+      }
+    };
+    for (const real of loose) {
+      const raw = this.readReal(real);
+      if (raw) add(real, raw);
     }
+    for (const [real, oid] of packed) {
+      if (!loose.has(real) && real.startsWith(prefix)) add(real, { oid });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Every ref under refs/ that resolves, full name -> oid (dangling symbolic refs left out). */
+  list(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const e of this.entries()) if (e.oid !== null) out.set(e.name, e.oid);
     return out;
   }
 }

@@ -11,6 +11,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { ObjectStore } from './store';
 import { decodePathBytes, isUnsafeRawPath } from './tree';
+import { ZERO_OID } from '../types';
 import { GitReadError, type ChangeKind, type EntryKind, type PathChange } from './types';
 
 export interface IndexEntry {
@@ -85,102 +86,136 @@ function isNotFound(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'ENOENT';
 }
 
+/** Raises the GitReadError of a malformed index. */
+type Fail = (what: string) => never;
+
 /** Parses index bytes (gitformat-index(5)). `file` is only used in messages. */
 export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedIndex {
-  const fail = (what: string): never => {
+  const fail: Fail = (what) => {
     throw new GitReadError(`${file} is not a git index this tool can read: ${what}`);
   };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 12 + OID_BYTES) fail('the file is truncated');
-  if (view.getUint32(0) !== SIGNATURE) fail('it does not start with DIRC');
-  const version = view.getUint32(4);
-  if (version < 2 || version > 4) fail(`index version ${version} (2, 3 and 4 are supported)`);
-  const count = view.getUint32(8);
-
-  // The trailer is a SHA-1 of everything before it (all zeros when index.skipHash is set).
-  const body = bytes.subarray(0, bytes.length - OID_BYTES);
-  const trailer = hex(bytes.subarray(bytes.length - OID_BYTES));
-  if (trailer !== '0'.repeat(40)) {
-    const digest = createHash('sha1').update(body).digest('hex');
-    if (digest !== trailer) fail('its checksum does not match (the file is corrupt or being written)');
-  }
+  const { version, count, bodyLength } = readHeader(bytes, view, fail);
 
   const entries: IndexEntry[] = [];
   const conflicts = new Set<string>();
   let skippedEntries = false;
-  const asBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let offset = 12;
-  let previousPath: Uint8Array = new Uint8Array(0);
+  const cursor: EntryCursor = { offset: 12, previousPath: new Uint8Array(0) };
   for (let i = 0; i < count; i++) {
-    const start = offset;
-    if (offset + ENTRY_FIXED_BYTES > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
-    const mode = view.getUint32(offset + 24);
-    const oid = asBuffer.toString('hex', offset + 40, offset + 40 + OID_BYTES);
-    const flags = view.getUint16(offset + 60);
-    offset += ENTRY_FIXED_BYTES;
-    let extended = 0;
-    if (flags & FLAG_EXTENDED) {
-      if (version < 3) fail(`entry ${i + 1} has extended flags in a version ${version} index`);
-      if (offset + 2 > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
-      extended = view.getUint16(offset);
-      offset += 2;
-    }
-    const stage = (flags & FLAG_STAGE_MASK) >> 12;
-
-    let rawPath: Uint8Array;
-    if (version === 4) {
-      // The path is the previous entry's path minus N trailing bytes, plus a NUL-terminated suffix.
-      const { value: strip, next } = readOffsetVarint(bytes, offset, body.length, fail);
-      offset = next;
-      if (strip > previousPath.length) fail(`entry ${i + 1} strips more of the previous path than it has`);
-      const end = bytes.indexOf(0, offset);
-      if (end < 0 || end >= body.length) fail(`entry ${i + 1} has an unterminated path`);
-      const suffix = bytes.subarray(offset, end);
-      rawPath = new Uint8Array(previousPath.length - strip + suffix.length);
-      rawPath.set(previousPath.subarray(0, previousPath.length - strip), 0);
-      rawPath.set(suffix, previousPath.length - strip);
-      offset = end + 1;
-    } else {
-      const nameLength = flags & FLAG_NAME_MASK;
-      // A length of 0xFFF means "at least 0xFFF": the NUL terminator decides.
-      const end = nameLength < FLAG_NAME_MASK ? offset + nameLength : bytes.indexOf(0, offset + FLAG_NAME_MASK);
-      if (end < 0 || end >= body.length || bytes[end] !== 0) fail(`entry ${i + 1} has a malformed path`);
-      rawPath = bytes.slice(offset, end);
-      // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
-      const entryLength = Math.floor((end - start + 8) / 8) * 8;
-      offset = start + entryLength;
-      if (offset > body.length) fail(`entry ${i + 1} of ${count} is truncated`);
-    }
-    previousPath = rawPath;
-    const path = decodePathBytes(rawPath);
-
-    if (stage !== 0) {
+    const raw = readEntry(bytes, view, cursor, { version, index: i, count, bodyLength }, fail);
+    const path = decodePathBytes(raw.rawPath);
+    if (raw.stage !== 0) {
       conflicts.add(path);
       skippedEntries = true;
       continue;
     }
-    if (extended & EXT_FLAG_INTENT_TO_ADD) {
+    if (raw.intentToAdd) {
       skippedEntries = true;
       continue;
     }
-    const typed = kindOfMode(mode);
+    const typed = kindOfMode(raw.mode);
     if (typed === null) {
-      if ((mode & 0o170000) === 0o040000) {
+      if ((raw.mode & 0o170000) === 0o040000) {
         fail(`it is a sparse index (directory entry ${path}); run 'git sparse-checkout disable' or 'git config index.sparse false' and retry`);
       }
-      fail(`entry ${path} has mode ${mode.toString(8)}, which git does not write`);
+      return fail(`entry ${path} has mode ${raw.mode.toString(8)}, which git does not write`);
     }
-    entries.push({ path, rawPath, mode: typed!.mode, kind: typed!.kind, oid });
+    entries.push({ path, rawPath: raw.rawPath, mode: typed.mode, kind: typed.kind, oid: raw.oid });
   }
 
-  // Extensions: optional ones (first byte 'A'..'Z') may be skipped; others change what the
-  // entries mean and must be understood.
-  let cacheTree: CacheTreeNode | null = null;
-  while (offset + 8 <= body.length) {
+  const treeData = readExtensions(bytes, view, cursor.offset, bodyLength, fail);
+  const cacheTree = treeData !== null && !skippedEntries ? parseCacheTree(treeData) : null;
+  return { version, entries, conflicts: [...conflicts].sort(), cacheTree };
+}
+
+/** The 12-byte header (signature, version, entry count) and the trailing checksum, a SHA-1 of
+ * everything before it (all zeros when index.skipHash is set). */
+function readHeader(bytes: Uint8Array, view: DataView, fail: Fail): { version: number; count: number; bodyLength: number } {
+  if (bytes.length < 12 + OID_BYTES) fail('the file is truncated');
+  if (view.getUint32(0) !== SIGNATURE) fail('it does not start with DIRC');
+  const version = view.getUint32(4);
+  if (version < 2 || version > 4) fail(`index version ${version} (2, 3 and 4 are supported)`);
+  const bodyLength = bytes.length - OID_BYTES;
+  const trailer = hex(bytes.subarray(bodyLength));
+  if (trailer !== ZERO_OID) {
+    const digest = createHash('sha1').update(bytes.subarray(0, bodyLength)).digest('hex');
+    if (digest !== trailer) fail('its checksum does not match (the file is corrupt or being written)');
+  }
+  return { version, count: view.getUint32(8), bodyLength };
+}
+
+/** Where the next entry starts, and the path of the previous one (version 4 paths are stored
+ * as a change of it). */
+interface EntryCursor {
+  offset: number;
+  previousPath: Uint8Array;
+}
+
+/** Reads entry `index` at the cursor and moves the cursor past it. */
+function readEntry(
+  bytes: Uint8Array,
+  view: DataView,
+  cursor: EntryCursor,
+  where: { version: number; index: number; count: number; bodyLength: number },
+  fail: Fail,
+): { rawPath: Uint8Array; mode: number; oid: string; stage: number; intentToAdd: boolean } {
+  const { version, count, bodyLength } = where;
+  const n = where.index + 1;
+  const start = cursor.offset;
+  let offset = start;
+  if (offset + ENTRY_FIXED_BYTES > bodyLength) fail(`entry ${n} of ${count} is truncated`);
+  const mode = view.getUint32(offset + 24);
+  const oid = hex(bytes.subarray(offset + 40, offset + 40 + OID_BYTES));
+  const flags = view.getUint16(offset + 60);
+  offset += ENTRY_FIXED_BYTES;
+  let extended = 0;
+  if (flags & FLAG_EXTENDED) {
+    if (version < 3) fail(`entry ${n} has extended flags in a version ${version} index`);
+    if (offset + 2 > bodyLength) fail(`entry ${n} of ${count} is truncated`);
+    extended = view.getUint16(offset);
+    offset += 2;
+  }
+
+  let rawPath: Uint8Array;
+  const previousPath = cursor.previousPath;
+  if (version === 4) {
+    // The path is the previous entry's path minus N trailing bytes, plus a NUL-terminated suffix.
+    const { value: strip, next } = readOffsetVarint(bytes, offset, bodyLength, fail);
+    offset = next;
+    if (strip > previousPath.length) fail(`entry ${n} strips more of the previous path than it has`);
+    const end = bytes.indexOf(0, offset);
+    if (end < 0 || end >= bodyLength) fail(`entry ${n} has an unterminated path`);
+    const suffix = bytes.subarray(offset, end);
+    rawPath = new Uint8Array(previousPath.length - strip + suffix.length);
+    rawPath.set(previousPath.subarray(0, previousPath.length - strip), 0);
+    rawPath.set(suffix, previousPath.length - strip);
+    offset = end + 1;
+  } else {
+    const nameLength = flags & FLAG_NAME_MASK;
+    // A length of 0xFFF means "at least 0xFFF": the NUL terminator decides.
+    const end = nameLength < FLAG_NAME_MASK ? offset + nameLength : bytes.indexOf(0, offset + FLAG_NAME_MASK);
+    if (end < 0 || end >= bodyLength || bytes[end] !== 0) fail(`entry ${n} has a malformed path`);
+    rawPath = bytes.slice(offset, end);
+    // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
+    offset = start + Math.floor((end - start + 8) / 8) * 8;
+    if (offset > bodyLength) fail(`entry ${n} of ${count} is truncated`);
+  }
+  cursor.offset = offset;
+  cursor.previousPath = rawPath;
+  return { rawPath, mode, oid, stage: (flags & FLAG_STAGE_MASK) >> 12, intentToAdd: (extended & EXT_FLAG_INTENT_TO_ADD) !== 0 };
+}
+
+/** Walks the extensions after the entries: optional ones (first byte 'A'..'Z') may be skipped;
+ * others change what the entries mean and must be understood. Returns the cache-tree
+ * extension's data (`TREE`), null when there is none. */
+function readExtensions(bytes: Uint8Array, view: DataView, from: number, bodyLength: number, fail: Fail): Uint8Array | null {
+  let treeData: Uint8Array | null = null;
+  let offset = from;
+  while (offset + 8 <= bodyLength) {
     const signature = String.fromCharCode(...bytes.subarray(offset, offset + 4));
     const size = view.getUint32(offset + 4);
-    if (offset + 8 + size > body.length) fail(`extension ${JSON.stringify(signature)} is truncated`);
-    if (signature === 'TREE' && !skippedEntries) cacheTree = parseCacheTree(bytes.subarray(offset + 8, offset + 8 + size));
+    if (offset + 8 + size > bodyLength) fail(`extension ${JSON.stringify(signature)} is truncated`);
+    if (signature === 'TREE') treeData = bytes.subarray(offset + 8, offset + 8 + size);
     const first = bytes[offset]!;
     if (!(first >= 0x41 && first <= 0x5a)) {
       if (signature === 'link') {
@@ -193,9 +228,8 @@ export function parseIndex(bytes: Uint8Array, file = 'the git index'): StagedInd
     }
     offset += 8 + size;
   }
-  if (offset !== body.length) fail('it has trailing bytes after its extensions');
-
-  return { version, entries, conflicts: [...conflicts].sort(), cacheTree };
+  if (offset !== bodyLength) fail('it has trailing bytes after its extensions');
+  return treeData;
 }
 
 /** Parses the cache-tree extension's data: nodes in pre-order, each `<name>\0<entry count>
@@ -252,7 +286,7 @@ function readOffsetVarint(
   bytes: Uint8Array,
   offset: number,
   limit: number,
-  fail: (what: string) => never,
+  fail: Fail,
 ): { value: number; next: number } {
   if (offset >= limit) fail('a path prefix length is truncated');
   let c = bytes[offset++]!;

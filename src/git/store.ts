@@ -1,22 +1,33 @@
 // The object store: the one way receipt-gate reads git objects and refs.
 //
-// Every object is read through isomorphic-git (`readObject`, one shared cache) and its SHA-1
-// checked against the oid, over the fs view of fs-view.ts: that view
-// serves the quarantine, the alternates and the packs (read in place, handed over as loose
-// objects), so isomorphic-git never loads a pack. Commits, trees and tags are parsed here
+// Where each object comes from, and who checks it:
+//   - packed objects (the repository's, the alternates', a pushed pack) are read by pack.ts
+//     directly: positional reads, node:zlib, delta resolution; nothing is re-encoded;
+//   - loose objects (the quarantine's, the repository's, the alternates') are read by
+//     isomorphic-git's `readObject`, which reads them natively, over the fs view of
+//     fs-view.ts that serves every object directory under `<gitdir>/objects`;
+//   - every object's SHA-1 is checked exactly once, here, with node:crypto, before it is
+//     cached or parsed. isomorphic-git checks the SHA-1 only for `format: 'content'` (and
+//     then through WebCrypto, one thread-pool round trip per object); it is asked for
+//     `format: 'wrapped'`, for which it checks nothing, so no object is hashed twice.
+// Each object is then kept by oid (within a byte budget; large blobs are not kept), so an
+// object is read once per run whatever asks for it. Commits, trees and tags are parsed here
 // from their raw bytes, never by isomorphic-git's parsers. Every failure is a GitReadError
-// whose message names the object.
+// whose message names the object and the repository, never the push's quarantine directory.
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { readObject } from 'isomorphic-git';
-import { ObjectsView, objectDirectories } from './fs-view';
-import { RefReader, isValidRefName } from './refs';
+import { LooseBaseNeeded, ObjectsView, objectDirectories, type ObjectLocation } from './fs-view';
+import { RefReader, isValidRefName, namespacePrefix, type RawRef, type RefEntry, type ResolvedRef } from './refs';
+import { RepositoryConfig } from './config';
 import { RawTree } from './raw-tree';
 import { GitReadError, type Commit, type ObjectType, type TreeEntry } from './types';
 
 export { GitReadError } from './types';
+export { UnsupportedRepositoryError } from './config';
+export type { RawRef, RefEntry, ResolvedRef } from './refs';
 
 /** A blob was not read because it is larger than the caller's limit. */
 export class BlobTooLargeError extends GitReadError {
@@ -32,10 +43,16 @@ export class BlobTooLargeError extends GitReadError {
 
 const OID_RE = /^[0-9a-f]{40}$/;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-/** Parsed commits kept for repeated walks (about 200 bytes each); the cache starts over when full. */
-const MAX_CACHED_COMMITS = 100_000;
-/** Bytes of raw trees kept for repeated diffs (a commit's tree is its child's parent tree). */
-const MAX_CACHED_TREE_BYTES = 8 * 1024 * 1024;
+/** Bytes of checked objects kept by oid (content plus a per-object allowance). */
+const OBJECT_CACHE_BYTES = 16 * 1024 * 1024;
+/** Blobs larger than this are never kept (witnesses, generators: read once, hashed, dropped). */
+const MAX_CACHED_BLOB_BYTES = 256 * 1024;
+/** What each kept object costs beyond its content (Map entry, object headers, parsed form). */
+const CACHE_ENTRY_OVERHEAD = 160;
+/** Oids known to be trees, kept for `isKnownTree` (a set of strings, no content). */
+const MAX_KNOWN_TREES = 200_000;
+/** Annotated tags followed before a chain is declared a loop. */
+const MAX_TAG_DEPTH = 32;
 
 /** A commit with what the walks need beyond the public shape. */
 export interface CommitRecord extends Commit {
@@ -43,34 +60,52 @@ export interface CommitRecord extends Commit {
   committerTime: number;
 }
 
+/** A checked object as the cache keeps it, with its parsed form once someone asked for it. */
+interface CachedObject {
+  type: ObjectType;
+  content: Uint8Array;
+  commit?: CommitRecord;
+  tree?: RawTree;
+  /** Bytes charged to the budget. */
+  cost: number;
+}
+
 export class ObjectStore {
   readonly hasQuarantine: boolean;
+  /** The on-disk prefix of GIT_NAMESPACE ('' for none); every ref name the store takes and
+   * gives is inside it (see refs.ts). */
+  readonly namespace: string;
   private readonly view: ObjectsView;
   private readonly refs: RefReader;
   private readonly fs: ReturnType<ObjectsView['fs']>;
   /** isomorphic-git's cache, shared by every call. */
   private readonly cache: object = {};
-  private readonly commits = new Map<string, CommitRecord>();
-  private readonly trees = new Map<string, RawTree>();
-  private treeBytes = 0;
+  /** Checked objects by oid, least recently used first. */
+  private readonly objects = new Map<string, CachedObject>();
+  private objectBytes = 0;
   private readonly knownTrees = new Set<string>();
   private shallowSet: Set<string> | null = null;
 
   private constructor(
     readonly gitdir: string,
-    private readonly commondir: string,
+    /** Where objects, refs and config live (the main git directory of a linked worktree). */
+    readonly commondir: string,
+    private readonly config: RepositoryConfig,
     env: NodeJS.ProcessEnv,
   ) {
     const dirs = objectDirectories(commondir, env);
     this.hasQuarantine = dirs.some((d) => d.quarantine);
     this.view = new ObjectsView(commondir, dirs);
     this.fs = this.view.fs();
-    this.refs = new RefReader(gitdir, commondir);
+    this.namespace = namespacePrefix(env.GIT_NAMESPACE);
+    this.refs = new RefReader(gitdir, commondir, this.namespace);
   }
 
   /** Opens the repository whose git directory is `gitdir` (relative: against the cwd). The
    * environment supplies the quarantine and alternates (GIT_QUARANTINE_PATH,
-   * GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES). */
+   * GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES) and GIT_NAMESPACE. A repository
+   * in the SHA-256 object format or with reftable refs is refused
+   * (UnsupportedRepositoryError). */
   static async open(opts: { gitdir: string; env?: NodeJS.ProcessEnv }): Promise<ObjectStore> {
     const env = opts.env ?? process.env;
     const gitdir = resolve(opts.gitdir);
@@ -84,8 +119,9 @@ export class ObjectStore {
     } catch {
       // not a linked worktree
     }
-    refuseUnsupportedFormat(commondir);
-    return new ObjectStore(gitdir, commondir, env);
+    const config = new RepositoryConfig(commondir);
+    await config.refuseUnsupported(gitdir);
+    return new ObjectStore(gitdir, commondir, config, env);
   }
 
   /** Finds the repository for `dir`: a work tree (or a directory inside one), a `.git`
@@ -117,41 +153,115 @@ export class ObjectStore {
     this.view.close();
   }
 
-  /** Reads an object through isomorphic-git (which finds and inflates it), then checks it:
-   * its SHA-1 must be its oid (a corrupt or substituted object is refused) and its type the
-   * expected one. The SHA-1 is computed here with node:crypto, synchronously: isomorphic-git's
-   * own check goes through WebCrypto, one thread-pool round trip per object. */
-  private async readContent(oid: string, expected?: ObjectType): Promise<{ type: ObjectType; content: Uint8Array }> {
+  private absent(oid: string, what = 'Object'): GitReadError {
+    return new GitReadError(`${what} ${oid} is not in the repository ${this.gitdir}${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
+  }
+
+  /** The checked object (cached by oid). The type must be `expected` when given. */
+  private async readContent(oid: string, expected?: ObjectType): Promise<CachedObject> {
     if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
-    if (!this.view.locate(oid)) {
-      throw new GitReadError(`Object ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
+    let hit = this.objects.get(oid);
+    if (hit) {
+      this.objects.delete(oid);
+      this.objects.set(oid, hit);
+    } else {
+      hit = await this.readChecked(oid);
     }
+    if (expected && hit.type !== expected) throw new GitReadError(`Object ${oid} is a ${hit.type}, not a ${expected}.`, oid);
+    return hit;
+  }
+
+  /** Reads `oid` from where it lives, checks its SHA-1 and keeps it (budget permitting). */
+  private async readChecked(oid: string, depth = 0): Promise<CachedObject> {
+    if (oid === EMPTY_TREE) return this.keep(oid, 'tree', new Uint8Array(0));
+    const loc = this.view.locate(oid);
+    if (!loc) throw this.absent(oid);
+    let type: ObjectType;
+    let content: Uint8Array;
+    try {
+      ({ type, content } = loc.where === 'pack' ? await this.readPacked(oid, loc, depth) : await this.readLoose(oid));
+    } catch (err) {
+      if (err instanceof GitReadError) throw this.scrubbed(err);
+      throw err;
+    }
+    const sha = createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
+    if (sha !== oid) {
+      throw new GitReadError(`Object ${oid} in ${this.gitdir} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt. Run \`git fsck\`.`, oid);
+    }
+    return this.keep(oid, type, content);
+  }
+
+  /** A GitReadError whose message no longer names a quarantine path. */
+  private scrubbed(err: GitReadError): GitReadError {
+    const message = this.view.scrub(err.message);
+    if (message === err.message) return err;
+    const copy = new GitReadError(message, err.oid);
+    return copy;
+  }
+
+  /** A packed object through pack.ts. A delta base that is a loose object is read first
+   * (through isomorphic-git, checked like any object), then the delta is rebuilt again. */
+  private async readPacked(oid: string, loc: Extract<ObjectLocation, { where: 'pack' }>, depth: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+    const bases = new Map<string, { type: ObjectType; data: Buffer }>();
+    for (;;) {
+      try {
+        const { type, data } = this.view.readPacked(oid, loc, (base) => bases.get(base));
+        return { type, content: data };
+      } catch (err) {
+        if (!(err instanceof LooseBaseNeeded) || bases.has(err.oid) || depth > 8) {
+          if (err instanceof LooseBaseNeeded) throw new GitReadError(`Object ${oid} is a delta whose bases form a loop; the repository is corrupt. Run \`git fsck\`.`, oid);
+          throw err;
+        }
+        const base = this.objects.get(err.oid) ?? (await this.readChecked(err.oid, depth + 1));
+        bases.set(err.oid, { type: base.type, data: Buffer.from(base.content.buffer, base.content.byteOffset, base.content.byteLength) });
+      }
+    }
+  }
+
+  /** A loose object through isomorphic-git (`format: 'wrapped'`: found through the fs view,
+   * inflated, not hashed), its header checked here. */
+  private async readLoose(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
     let wrapped: Buffer;
     try {
       const result = await readObject({ fs: this.fs, gitdir: this.commondir, oid, format: 'wrapped', cache: this.cache });
-      wrapped = Buffer.from((result as { object: Uint8Array }).object);
+      const object = (result as { object: Uint8Array }).object;
+      wrapped = Buffer.from(object.buffer, object.byteOffset, object.byteLength);
     } catch (err) {
       if (err instanceof GitReadError) throw err;
       // isomorphic-git's InternalError wraps the cause in a paragraph addressed to its own
       // developers; keep the cause only.
       const e = err as { message?: string; data?: { message?: unknown } };
       const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
-      throw new GitReadError(`Object ${oid} cannot be read (${cause.replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
-    }
-    const sha = createHash('sha1').update(wrapped).digest('hex');
-    if (sha !== oid) {
-      throw new GitReadError(`Object ${oid} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
+      throw new GitReadError(`Object ${oid} in ${this.gitdir} cannot be read (${this.view.scrub(cause).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
     const nul = wrapped.indexOf(0);
     const m = nul < 0 ? null : /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(wrapped.toString('latin1', 0, nul));
     if (!m || Number(m[2]) !== wrapped.length - nul - 1) {
-      throw new GitReadError(`Object ${oid} has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
+      throw new GitReadError(`Object ${oid} in ${this.gitdir} has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
     }
-    const type = m[1] as ObjectType;
-    if (expected && type !== expected) {
-      throw new GitReadError(`Object ${oid} is a ${type}, not a ${expected}.`, oid);
+    return { type: m[1] as ObjectType, content: wrapped.subarray(nul + 1) };
+  }
+
+  /** Keeps a checked object within the byte budget (least recently used out first). */
+  private keep(oid: string, type: ObjectType, content: Uint8Array): CachedObject {
+    const entry: CachedObject = { type, content, cost: content.length + CACHE_ENTRY_OVERHEAD };
+    if (type === 'tree') this.noteTree(oid);
+    if (type === 'blob' && content.length > MAX_CACHED_BLOB_BYTES) return entry;
+    this.objects.set(oid, entry);
+    this.objectBytes += entry.cost;
+    if (this.objectBytes > OBJECT_CACHE_BYTES) {
+      for (const [key, old] of this.objects) {
+        if (this.objectBytes <= OBJECT_CACHE_BYTES * 0.9) break;
+        this.objects.delete(key);
+        this.objectBytes -= old.cost;
+      }
     }
-    return { type, content: wrapped.subarray(nul + 1) };
+    return entry;
+  }
+
+  private noteTree(oid: string): void {
+    if (this.knownTrees.size >= MAX_KNOWN_TREES) this.knownTrees.clear();
+    this.knownTrees.add(oid);
   }
 
   async readCommit(oid: string): Promise<Commit> {
@@ -161,13 +271,14 @@ export class ObjectStore {
 
   /** The parsed commit with its committer time (cached: commits never change). */
   async readCommitRecord(oid: string): Promise<CommitRecord> {
-    const hit = this.commits.get(oid);
-    if (hit) return hit;
-    const { content } = await this.readContent(oid, 'commit');
-    const record = parseCommit(oid, content);
-    if (this.commits.size >= MAX_CACHED_COMMITS) this.commits.clear();
-    this.commits.set(oid, record);
-    return record;
+    const entry = await this.readContent(oid, 'commit');
+    if (!entry.commit) {
+      entry.commit = parseCommit(oid, entry.content);
+      const extra = 48 + 48 * entry.commit.parents.length;
+      entry.cost += extra;
+      if (this.objects.get(oid) === entry) this.objectBytes += extra;
+    }
+    return entry.commit;
   }
 
   async readTree(oid: string): Promise<TreeEntry[]> {
@@ -179,54 +290,39 @@ export class ObjectStore {
     return oid === EMPTY_TREE || this.knownTrees.has(oid);
   }
 
-  /** The tree as raw entries, for comparisons that decode only what differs (cached by oid,
-   * least recently used out first). */
+  /** The tree as raw entries, for comparisons that decode only what differs (cached by oid). */
   async readRawTree(oid: string): Promise<RawTree> {
-    const hit = this.trees.get(oid);
-    if (hit) {
-      this.trees.delete(oid);
-      this.trees.set(oid, hit);
-      return hit;
+    return this.rawTreeOf(oid, await this.readContent(oid, 'tree'));
+  }
+
+  private rawTreeOf(oid: string, entry: CachedObject): RawTree {
+    if (!entry.tree) {
+      entry.tree = RawTree.parse(oid, entry.content);
+      // Three Int32Arrays of entry offsets (see raw-tree.ts).
+      const extra = entry.tree.length * 12;
+      entry.cost += extra;
+      if (this.objects.get(oid) === entry) this.objectBytes += extra;
     }
-    const tree = oid === EMPTY_TREE ? RawTree.parse(oid, new Uint8Array(0)) : RawTree.parse(oid, (await this.readContent(oid, 'tree')).content);
-    this.remember(tree);
-    return tree;
+    return entry.tree;
   }
 
   /** The tree when `oid` is a tree (read and cached as readRawTree does), its type when it is
    * another object, null when it is absent: one read where asking the type first took two. */
   async treeOrType(oid: string): Promise<RawTree | ObjectType | null> {
-    if (this.isKnownTree(oid)) return this.readRawTree(oid);
     if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
-    if (!this.view.locate(oid)) return null;
-    const { type, content } = await this.readContent(oid);
-    if (type !== 'tree') return type;
-    const tree = RawTree.parse(oid, content);
-    this.remember(tree);
-    return tree;
-  }
-
-  private remember(tree: RawTree): void {
-    const oid = tree.oid;
-    this.trees.set(oid, tree);
-    if (this.knownTrees.size >= MAX_CACHED_COMMITS) this.knownTrees.clear();
-    this.knownTrees.add(oid);
-    this.treeBytes += tree.buf.length + 64;
-    for (const [key, old] of this.trees) {
-      if (this.treeBytes <= MAX_CACHED_TREE_BYTES) break;
-      this.trees.delete(key);
-      this.treeBytes -= old.buf.length + 64;
-    }
+    if (!this.objects.has(oid) && oid !== EMPTY_TREE && !this.view.locate(oid)) return null;
+    const entry = await this.readContent(oid);
+    return entry.type === 'tree' ? this.rawTreeOf(oid, entry) : entry.type;
   }
 
   /** Reads a blob, refusing (BlobTooLargeError) before reading when it is over `maxBytes`. */
   async readBlob(oid: string, maxBytes: number): Promise<Uint8Array> {
-    const info = await this.objectInfo(oid);
-    if (!info) throw new GitReadError(`Blob ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
+    const cached = this.objects.get(oid);
+    const info = cached ? { type: cached.type, size: cached.content.length } : await this.objectInfo(oid);
+    if (!info) throw this.absent(oid, 'Blob');
     if (info.type !== 'blob') throw new GitReadError(`Object ${oid} is a ${info.type}, not a blob.`, oid);
     if (info.size > maxBytes) throw new BlobTooLargeError(oid, info.size, maxBytes);
-    const { content } = await this.readContent(oid, 'blob');
-    return content;
+    return (await this.readContent(oid, 'blob')).content;
   }
 
   /** Type and size from the object's header (loose header or pack entry), without reading the
@@ -234,11 +330,17 @@ export class ObjectStore {
   async objectInfo(oid: string): Promise<{ type: ObjectType; size: number } | null> {
     if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
     if (oid === EMPTY_TREE) return { type: 'tree', size: 0 };
-    return this.view.header(oid);
+    const cached = this.objects.get(oid);
+    if (cached) return { type: cached.type, size: cached.content.length };
+    try {
+      return this.view.header(oid);
+    } catch (err) {
+      throw err instanceof GitReadError ? this.scrubbed(err) : err;
+    }
   }
 
   async hasObject(oid: string): Promise<boolean> {
-    return OID_RE.test(oid) && (oid === EMPTY_TREE || this.view.locate(oid) !== null);
+    return OID_RE.test(oid) && (oid === EMPTY_TREE || this.objects.has(oid) || this.view.locate(oid) !== null);
   }
 
   /** True when the push brought the object: it is in the quarantine and the repository did
@@ -248,26 +350,33 @@ export class ObjectStore {
     return this.view.isNewInQuarantine(oid);
   }
 
-  /** Follows annotated tags down to the commit they name. */
-  async peelToCommit(oid: string): Promise<string> {
+  /** Follows annotated tags to the object they name, whatever its type: a tag on a tree or a
+   * blob peels to that tree or blob, without an exception. `oid` itself when it is no tag. */
+  async peel(oid: string): Promise<{ type: ObjectType; oid: string }> {
     let current = oid;
-    for (let depth = 0; depth < 32; depth++) {
+    for (let depth = 0; depth < MAX_TAG_DEPTH; depth++) {
       const { type, content } = await this.readContent(current);
-      if (type === 'commit') {
-        parseCommit(current, content); // a malformed commit fails here, not later
-        return current;
-      }
-      if (type !== 'tag') throw new GitReadError(`Object ${oid} is a ${type}${current !== oid ? ` (through tag ${oid})` : ''}, not a commit.`, oid);
-      const m = /^object ([0-9a-f]{40})$/m.exec(Buffer.from(content).toString('latin1').split('\n\n')[0]!);
-      if (!m) throw new GitReadError(`Tag ${current} has no "object" line; the tag is corrupt.`, current);
-      current = m[1]!;
+      if (type !== 'tag') return { type, oid: current };
+      current = tagTarget(current, content);
     }
-    throw new GitReadError(`Tag ${oid} is a chain of more than 32 tags; receipt-gate does not follow it.`, oid);
+    throw new GitReadError(`Tag ${oid} is a chain of more than ${MAX_TAG_DEPTH} tags; receipt-gate does not follow it.`, oid);
+  }
+
+  /** Follows annotated tags down to the commit they name; a GitReadError when they name
+   * something else. */
+  async peelToCommit(oid: string): Promise<string> {
+    const peeled = await this.peel(oid);
+    if (peeled.type !== 'commit') {
+      throw new GitReadError(`Object ${oid} is a ${peeled.type}${peeled.oid !== oid ? ` (through tag ${oid})` : ''}, not a commit.`, oid);
+    }
+    await this.readCommitRecord(peeled.oid); // a malformed commit fails here, not later
+    return peeled.oid;
   }
 
   /** Resolves a name the way `git rev-parse` does: a full oid (when present), `HEAD`, a full
    * ref, or a short name (`main`, `v1`, `origin/main`, `origin`). Null when nothing matches.
-   * Annotated tags resolve to the tag object; use peelToCommit for the commit. */
+   * Annotated tags resolve to the tag object; use peelToCommit for the commit. For revision
+   * syntax (`main~2`, abbreviated oids, `@{u}`) see resolveRevision in revision.ts. */
   async resolveRef(name: string): Promise<string | null> {
     if (OID_RE.test(name)) return (await this.hasObject(name)) ? name : null;
     if (name === 'HEAD' || name === '@') return this.refs.resolveFull('HEAD');
@@ -276,19 +385,67 @@ export class ObjectStore {
     return full ? this.refs.resolveFull(full) : null;
   }
 
-  /** The full ref name `name` stands for (rev-parse rules), or null. */
-  async expandRef(name: string): Promise<string | null> {
-    if (name === 'HEAD' || name === '@') return this.refs.headTarget() ?? (this.refs.resolveFull('HEAD') ? 'HEAD' : null);
+  /** The full ref name a short name stands for by git's rev-parse rules (`main` →
+   * refs/heads/main, tags first), before following symbolic refs; null when none exists. */
+  async dwimRef(name: string): Promise<string | null> {
+    if (name === 'HEAD') return this.refs.resolveFull('HEAD') !== null ? 'HEAD' : null;
     if (!isValidRefName(name)) return null;
     return this.refs.expand(name);
   }
 
+  /** HEAD's target when HEAD is symbolic (e.g. refs/heads/main), null when detached. */
   async headTarget(): Promise<string | null> {
     return this.refs.headTarget();
   }
 
+  /** Every ref under refs/ that resolves, full name -> oid (dangling symbolic refs left out). */
   async listRefs(): Promise<Map<string, string>> {
     return this.refs.list();
+  }
+
+  /** Every ref under refs/, sorted, with its oid (through symbolic refs; null when dangling)
+   * and, for a symbolic ref, the ref its chain ends at (as `git for-each-ref` %(symref)). */
+  async listRefEntries(): Promise<RefEntry[]> {
+    return this.refs.entries();
+  }
+
+  /** One ref as stored, without following it: `{ oid }`, `{ symbolic }` or null. */
+  async readRef(name: string): Promise<RawRef | null> {
+    return this.refs.readRaw(name);
+  }
+
+  /** Where the chain of symbolic refs starting at `name` ends (`ref`) and its oid (null when
+   * dangling); null when `name` does not exist. */
+  async resolveSymbolic(name: string): Promise<ResolvedRef | null> {
+    return this.refs.resolveSymbolic(name);
+  }
+
+  /** The on-disk name of a ref given as the client sees it (inside GIT_NAMESPACE). */
+  namespacedRef(name: string): string {
+    if (this.namespace === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return name;
+    return this.namespace + name;
+  }
+
+  /** A value of the repository's config (`branch.main.remote`), through isomorphic-git's
+   * getConfig; null when unset. */
+  async configValue(path: string): Promise<string | null> {
+    return this.config.value(path);
+  }
+
+  /** Every value of a multi-valued config key (`remote.origin.fetch`), in file order. */
+  async configValues(path: string): Promise<string[]> {
+    return this.config.values(path);
+  }
+
+  /** Full oids of the objects (in every object directory: loose and packed) that start with
+   * `prefix` (4 to 40 lowercase hex digits), sorted, at most `limit`. */
+  async findAbbreviated(prefix: string, limit = 16): Promise<string[]> {
+    if (!/^[0-9a-f]{4,40}$/.test(prefix)) throw new GitReadError(`"${prefix}" is not an abbreviated object id (4 to 40 hex digits).`);
+    const found = new Set<string>();
+    for (const oid of this.view.looseInFanout(prefix.slice(0, 2))) if (oid.startsWith(prefix)) found.add(oid);
+    for (const pack of this.view.allPacks()) for (const oid of pack.findPrefix(prefix, limit + 1)) found.add(oid);
+    if (EMPTY_TREE.startsWith(prefix)) found.add(EMPTY_TREE);
+    return [...found].sort().slice(0, limit);
   }
 
   /** Commits whose parents git hides (a shallow clone's boundary). */
@@ -356,38 +513,13 @@ function isGitDir(dir: string): boolean {
   return existsSync(join(dir, 'HEAD')) && (existsSync(join(dir, 'objects')) || existsSync(join(dir, 'commondir')));
 }
 
-/** Refuses repositories that cannot be read correctly: the SHA-256 object format (isomorphic-git
- * reads SHA-1 only) and ref storage other than files (reftable). */
-function refuseUnsupportedFormat(gitdir: string): void {
-  let config = '';
-  try {
-    config = readFileSync(join(gitdir, 'config'), 'utf8');
-  } catch {
-    return;
-  }
-  let section = '';
-  for (const raw of config.split('\n')) {
-    const line = raw.replace(/[#;].*$/, '').trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
-    if (header) {
-      section = header[1]!.toLowerCase();
-      continue;
-    }
-    const kv = /^([A-Za-z0-9-]+)\s*=\s*"?([^"]*)"?$/.exec(line);
-    if (section !== 'extensions' || !kv) continue;
-    const key = kv[1]!.toLowerCase();
-    const value = kv[2]!.trim();
-    if (key === 'objectformat' && value.toLowerCase() !== 'sha1') {
-      throw new GitReadError(
-        `The repository ${gitdir} uses the ${value} object format (extensions.objectformat); receipt-gate reads SHA-1 repositories only and refuses to check this one.`,
-      );
-    }
-    if (key === 'refstorage' && value.toLowerCase() !== 'files') {
-      throw new GitReadError(
-        `The repository ${gitdir} stores its refs as ${value} (extensions.refstorage); receipt-gate reads the files ref format only and refuses to check this one.`,
-      );
-    }
-  }
+/** The object an annotated tag names (its `object` header line). */
+function tagTarget(oid: string, content: Uint8Array): string {
+  const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  const end = buf.indexOf('\n\n');
+  const m = /^object ([0-9a-f]{40})$/m.exec(buf.toString('latin1', 0, end < 0 ? buf.length : end));
+  if (!m) throw new GitReadError(`Tag ${oid} has no "object" line; the tag is corrupt.`, oid);
+  return m[1]!;
 }
 
 function parseCommit(oid: string, content: Uint8Array): CommitRecord {

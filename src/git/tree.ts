@@ -5,24 +5,76 @@
 // as UTF-8, so two different non-UTF-8 names can collapse into one. A gate must see every
 // entry exactly as git stores it, so trees are parsed here.
 
-import { GitReadError, type EntryKind, type TreeEntry } from './types';
+import type { EntryKind } from './types';
 
-const KIND_BY_MODE: Record<string, EntryKind> = {
-  '100644': 'file',
-  '100664': 'file', // legacy group-writable mode; git still reads it as a regular file
-  '100755': 'exec',
-  '120000': 'symlink',
-  '160000': 'gitlink',
-  '40000': 'tree',
-  '040000': 'tree',
-};
+// Modes as git reads them (tree-walk.c get_mode and cache.h canon_mode). A mode is any run of
+// octal digits; what a checkout makes of it depends only on its file-type bits.
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+const S_IFLNK = 0o120000;
+const S_IFDIR = 0o040000;
 
-/** The kind of a tree entry from its mode, or null for a mode git does not write. */
-export function kindOfMode(mode: string): EntryKind | null {
-  return KIND_BY_MODE[mode] ?? null;
+/** git's get_mode: the octal digits of a mode, or null when there are none or one is not 0-7
+ * (git refuses such a tree: "malformed mode in tree entry"). Wraps at 32 bits, as git's
+ * unsigned int does. */
+export function parseModeBytes(buf: Uint8Array, start: number, end: number): number | null {
+  if (end <= start) return null;
+  let mode = 0;
+  for (let k = start; k < end; k++) {
+    const d = buf[k]! - 0x30;
+    if (d < 0 || d > 7) return null;
+    mode = ((mode << 3) + d) >>> 0;
+  }
+  return mode;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** True for a directory mode (S_ISDIR), the only bit git's tree order looks at. */
+export function isDirMode(mode: number): boolean {
+  return (mode & S_IFMT) === S_IFDIR;
+}
+
+/** The mode a checkout gives an entry (git's canon_mode): a regular file keeps only its
+ * executable bit (100600 reads as 100644, 100775 as 100755, the legacy 100664 as 100644),
+ * every symlink is 120000, every directory 40000, and anything else is a gitlink (160000). */
+export function canonMode(mode: number): '100644' | '100755' | '120000' | '40000' | '160000' {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return mode & 0o100 ? '100755' : '100644';
+    case S_IFLNK:
+      return '120000';
+    case S_IFDIR:
+      return '40000';
+    default:
+      return '160000';
+  }
+}
+
+/** The kind of a tree entry from its mode as written (git's reading: see canonMode), or null
+ * for a mode git cannot parse. */
+export function kindOfMode(mode: string): EntryKind | null {
+  const parsed = parseModeBytes(Buffer.from(mode, 'latin1'), 0, mode.length);
+  return parsed === null ? null : kindOfCanonMode(canonMode(parsed));
+}
+
+/** The kind of an entry whose mode is already canonical (canonMode's result). */
+export function kindOfCanonMode(mode: ReturnType<typeof canonMode>): EntryKind {
+  // A switch, not a lookup table: keys like "100644" are array indices to V8 (a slow path).
+  switch (mode) {
+    case '100644':
+      return 'file';
+    case '100755':
+      return 'exec';
+    case '120000':
+      return 'symlink';
+    case '40000':
+      return 'tree';
+    default:
+      return 'gitlink';
+  }
+}
+
+// ignoreBOM: a name that starts with U+FEFF keeps it, so it never decodes like the name without.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Decodes a path (or one name) from its raw bytes, for display and for glob matching.
@@ -88,7 +140,16 @@ const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  */
 export function isUnsafeName(raw: Uint8Array): boolean {
   if (raw.length === 0) return true;
-  for (const b of raw) if (b === 0x2f || b === 0x5c || b === 0) return true;
+  let ascii = true;
+  for (let k = 0; k < raw.length; k++) {
+    const b = raw[k]!;
+    if (b === 0x2f || b === 0x5c || b === 0) return true;
+    if (b >= 0x80) ascii = false;
+  }
+  // Every unsafe spelling starts with '.' or 'g' once the HFS+-ignored code points (all
+  // non-ASCII) are gone: most names are settled without building a string.
+  const first = raw[0]!;
+  if (ascii && first !== 0x2e && first !== 0x67 && first !== 0x47) return false;
   const s = Buffer.from(raw).toString('utf8').replace(HFS_IGNORED, '');
   if (s === '.' || s === '..') return true;
   const lower = s.toLowerCase().replace(/[. ]+$/, '');
@@ -105,41 +166,4 @@ export function isUnsafeRawPath(raw: Uint8Array): boolean {
     }
   }
   return false;
-}
-
-/** Parses the content of a tree object. Throws GitReadError naming the tree on any malformed
- * entry or unknown mode; never on odd names (those are reported, not refused, here). */
-export function parseTree(treeOid: string, content: Uint8Array): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  let i = 0;
-  while (i < buf.length) {
-    const space = buf.indexOf(0x20, i);
-    if (space < 0) throw malformed(treeOid, i, 'an entry has no mode');
-    const mode = buf.toString('latin1', i, space);
-    const nul = buf.indexOf(0, space + 1);
-    if (nul < 0) throw malformed(treeOid, i, 'an entry name is not terminated');
-    if (nul + 21 > buf.length) throw malformed(treeOid, i, 'an entry is truncated');
-    const rawName = new Uint8Array(buf.subarray(space + 1, nul));
-    const kind = kindOfMode(mode);
-    if (!kind) {
-      throw new GitReadError(
-        `Tree ${treeOid} has an entry "${decodePathBytes(rawName)}" with mode ${JSON.stringify(mode)}, which git does not write; the tree is corrupt or crafted.`,
-        treeOid,
-      );
-    }
-    entries.push({
-      mode: mode === '040000' ? '40000' : mode,
-      kind,
-      oid: buf.toString('hex', nul + 1, nul + 21),
-      name: decodePathBytes(rawName),
-      rawName,
-    });
-    i = nul + 21;
-  }
-  return entries;
-}
-
-function malformed(treeOid: string, at: number, why: string): GitReadError {
-  return new GitReadError(`Tree ${treeOid} is malformed at byte ${at}: ${why}.`, treeOid);
 }

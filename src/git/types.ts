@@ -3,12 +3,16 @@
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
-/** Kind of a tree entry, from its mode: regular file (100644, 100755, and the legacy 100664
- * git accepts), symlink (120000), gitlink/submodule (160000), directory (040000). */
+/** Kind of a tree entry, from its mode as git reads it (canon_mode: only the file-type bits
+ * and, for a regular file, the executable bit count): regular file (100644, and 100664, 100600
+ * and the like), executable (100755, 100700, ...), symlink (120xxx), directory (040xxx),
+ * gitlink/submodule (160000, and every other file type). */
 export type EntryKind = 'file' | 'exec' | 'symlink' | 'gitlink' | 'tree';
 
 export interface TreeEntry {
-  /** The mode as written in the tree object, e.g. "100644", "40000". */
+  /** The mode a checkout gives the entry (git's canon_mode): "100644", "100755", "120000",
+   * "40000" or "160000". The mode as written (100664, 040000, 100600, ...) stays in the tree's
+   * bytes; RawTree.problems says when git fsck objects to it. */
   mode: string;
   kind: EntryKind;
   oid: string;
@@ -39,7 +43,27 @@ export interface PathChange {
    * `.git::$INDEX_ALLOCATION`, and its 8.3 alias `git~1`), `.`, `..`, empty, or containing `\`,
    * `/` or NUL (see isUnsafeName in src/git/tree.ts). */
   unsafe: boolean;
+  /** Why the entry is unsafe, as a sentence (e.g. the git fsck message id), when known. */
+  unsafeReason?: string;
 }
+
+/** The messages git fsck gives for a tree object (fsck.h ids, camel-cased as fsck prints them).
+ * Each one makes the entry it names unsafe for the gate (see RawTree.problems). */
+export type FsckId =
+  | 'nullSha1'
+  | 'fullPathname'
+  | 'emptyName'
+  | 'hasDot'
+  | 'hasDotdot'
+  | 'hasDotgit'
+  | 'zeroPaddedFilemode'
+  | 'badFilemode'
+  | 'duplicateEntries'
+  | 'treeNotSorted'
+  | 'gitmodulesSymlink'
+  | 'gitattributesSymlink'
+  | 'gitignoreSymlink'
+  | 'mailmapSymlink';
 
 /** Raised for every failure to read or parse a git object; the engine turns it into a finding. */
 export class GitReadError extends Error {

@@ -5,7 +5,8 @@
 // DSSE v1: https://github.com/secure-systems-lab/dsse/blob/master/protocol.md
 // in-toto Statement v1: https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md
 
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { sha256Hex } from '../hash';
 
 export const PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
@@ -95,7 +96,7 @@ export function loadPublicKey(pem: string, label: string): KeyObject {
 /** keyid: SHA-256 (hex) of the public key's DER SubjectPublicKeyInfo. */
 export function keyIdOf(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex');
+  return sha256Hex(pub.export({ type: 'spki', format: 'der' }));
 }
 
 export function statementFor<P>(subjectName: string, gitCommit: string, predicate: P): Statement<P> {

@@ -6,13 +6,18 @@
 import { mkdtempSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { evaluate, internalError, ZERO_OID, type GateResult } from '../engine';
-import { finding, type Finding } from '../findings';
+import { evaluate } from '../engine';
+import type { FixtureRecord } from '../evidence/fixtures';
+import type { EvidenceResults, Policy } from '../evidence/types';
+import { finding, type Finding, type Identities } from '../findings';
 import { BlobTooLargeError, type ObjectStore } from '../git/store';
-import type { Policy } from '../evidence/types';
+import type { GateResult } from '../results';
+import { internalError } from '../rules/errors';
+import type { Base } from '../run/base';
+import { sha256Hex } from '../hash';
+import { ZERO_OID } from '../types';
 import { verdictOf } from '../verdict';
-import { fixtureRecordsAt, freezeStateAt, manifestSeedAt, sha256Hex, type FixtureRecord } from './evidence-at';
-import { parseJUnit, summarize, JUnitError } from './junit';
+import { parseJUnit, summarize, JUnitError, type TestCase } from './junit';
 import { materializeCommit, MaterializeError } from './materialize';
 import { runCommand } from './run-command';
 import { RECEIPT_SCHEMA, type FixtureRow, type Receipt } from './types';
@@ -28,7 +33,7 @@ export interface GradeOptions {
   refName: string;
   commit: string;
   /** The base commit and, when the base is the base branch, its full ref name. */
-  base: string;
+  base: Base;
   today: string;
   generatedAt: string;
   toolVersion: string;
@@ -53,167 +58,55 @@ export interface GradeResult {
 
 const PROTECTION_CODES = new Set(['PATH_PROTECTED', 'PATH_UNSAFE']);
 
+/** Where findings of the grader are made: the ref and the commit graded. */
+type At = { ref: string; commit: string };
+
 export async function grade(opts: GradeOptions): Promise<GradeResult> {
-  const { store, policy, commit, base } = opts;
-  const at = { ref: opts.refName, commit };
+  const at: At = { ref: opts.refName, commit: opts.commit };
 
-  // 1. The gate: protected paths and evidence, judged as nobody (who owns nothing), so any
-  //    change to an evidence path between the base and the commit shows up as a finding.
-  const gate = await evaluate(
-    { store, identity: null, today: opts.today, newCommitsFrom: 'base', policyCommit: base, baseTip: base },
-    [{ old: ZERO_OID, new: commit, ref: opts.refName }],
-  );
-  const findings: Finding[] = [...gate.findings];
-  // Clean only when the paths were actually checked: an engine that failed or ran out of time
-  // (INTERNAL_ERROR, a LIMIT_EXCEEDED without a path) proves nothing about them.
-  const unchecked = (f: Finding) => f.code === 'INTERNAL_ERROR' || (f.code === 'LIMIT_EXCEEDED' && f.path === undefined);
-  const evidencePathsClean = !gate.findings.some((f) => PROTECTION_CODES.has(f.code) || unchecked(f));
-  const identities = gate.refs[0]?.identities;
-
-  // 2. What the receipt records from the tree itself.
-  const { tree } = await store.readCommit(commit);
-  const freeze = await freezeStateAt(store, tree, policy, opts.today);
-  const manifestSeed = await manifestSeedAt(store, tree, policy);
-  const records = await fixtureRecordsAt(store, tree, policy);
+  // 1. The gate, and what the evidence rules read at the commit.
+  const judged = await judge(opts);
+  const findings: Finding[] = [...judged.gate.findings, ...judged.findings];
+  const { evidence } = judged;
+  const frozen = [...new Set(evidence.freeze.active.map((row) => row.id))].sort();
+  const manifestSeed = evidence.manifestSeed === null ? null : evidence.manifestSeed.toString();
   const envSeed = opts.env.PROPERTY_SEED;
   const propertySeed = envSeed !== undefined && envSeed !== '' ? envSeed : manifestSeed;
   const trials = parseTrials(opts.env.PROPERTY_TRIALS);
 
-  // 3. A fresh tree from git objects.
+  // 2. A fresh tree from git objects.
   const workDir = mkdtempSync(join(tmpdir(), 'receipt-gate-'));
   const treeDir = join(workDir, 'tree');
   mkdirSync(treeDir);
-  let written = false;
   try {
-    await materializeCommit(store, commit, treeDir);
-    written = true;
-  } catch (err) {
-    findings.push(
-      err instanceof MaterializeError
-        ? finding('PATH_UNSAFE', {
-            ...at,
-            path: err.path,
-            message: `the grader cannot write the commit's tree safely: ${err.message}`,
-            fix: 'remove the entry (an unsafe path, or a symlink out of the tree) from the patch',
-          })
-        : err instanceof BlobTooLargeError
-          ? finding('LIMIT_EXCEEDED', {
-              ...at,
-              message: `the grader does not write files over ${err.limit} bytes: ${err.message}`,
-              fix: 'keep files this large out of the repository (e.g. Git LFS), or grade them outside receipt-gate',
-            })
-          : internalError(err, at),
-    );
-  }
+    const written = await writeTree(opts, treeDir, at);
+    if (written !== null) findings.push(written);
 
-  try {
-    // 4. Properties, on the recorded seed.
-    let propertiesExit: number | null = null;
-    if (opts.propertiesCmd === null) {
-      findings.push(
-        finding('OBSERVATION_FAILED', {
-          ...at,
-          message: 'no property command was run, so nothing shows the properties hold',
-          fix: 'run receipt with --properties-cmd CMD (the command that runs the property tests)',
-        }),
-      );
-    } else if (written) {
-      const env: NodeJS.ProcessEnv = {
-        ...opts.env,
-        PROPERTY_TRIALS: String(trials),
-        RECEIPT_GATE_FROZEN: JSON.stringify(freeze.frozen),
-        RECEIPT_GATE_COMMIT: commit,
-      };
-      if (propertySeed !== null) env.PROPERTY_SEED = propertySeed;
-      else delete env.PROPERTY_SEED;
-      const run = await runCommand({
-        command: opts.propertiesCmd,
-        cwd: treeDir,
-        env,
-        timeoutMs: opts.propertiesTimeoutMs,
-        captureStdout: false,
-        onOutput: opts.onOutput,
-      });
-      propertiesExit = run.exitCode;
-      if (run.exitCode !== 0) {
-        const why = run.timedOut
-          ? `did not finish within ${opts.propertiesTimeoutMs} ms and was killed`
-          : run.spawnError
-            ? `could not start (${run.spawnError})`
-            : run.exitCode === null
-              ? `was killed by ${run.signal ?? 'a signal'}`
-              : `exited with status ${run.exitCode}`;
-        findings.push(
-          finding('OBSERVATION_FAILED', {
-            ...at,
-            message: `the property command '${opts.propertiesCmd}' ${why} on seed ${propertySeed ?? '(none)'} with ${trials} trials`,
-            fix: 'fix the code so the properties hold on the recorded seed (re-run it locally with PROPERTY_SEED and PROPERTY_TRIALS set as above); the properties and the seed are evidence and stay as they are',
-          }),
-        );
-      }
-    }
+    // 3. Properties, on the recorded seed.
+    const properties = await runProperties(opts, written === null ? treeDir : null, { propertySeed, trials, frozen }, at);
+    findings.push(...properties.findings);
     if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
-      findings.push(
-        finding('OBSERVATION_FAILED', {
-          ...at,
-          path: policy.manifest?.path,
-          message: `the properties ran on PROPERTY_SEED=${propertySeed} from the environment, not on the manifest's recorded seed ${manifestSeed}`,
-          fix: 'unset PROPERTY_SEED so the grader runs on the recorded seed',
-        }),
-      );
+      findings.push(seedMismatch(propertySeed, manifestSeed, opts.policy, at));
     }
 
-    // 5. Fixtures: receipt-gate digests the fixture command's stdout itself.
+    // 4. Fixtures: receipt-gate digests the fixture command's stdout itself.
     const fixtures: FixtureRow[] = [];
-    for (const record of records) {
-      const row = await runFixture(record, opts, written ? treeDir : null);
+    for (const record of evidence.fixtures) {
+      const row = await runFixture(record, opts, written === null ? treeDir : null);
       fixtures.push(row.row);
       if (row.finding) findings.push({ ...row.finding, ...at, path: record.path });
     }
 
-    // 6. JUnit results, read after the property command wrote them.
-    let frozenPassed: string[] = [];
-    let failedTests: string[] = [];
-    if (opts.junit.length > 0) {
-      const cases = [];
-      for (const file of opts.junit) {
-        const full = isAbsolute(file) ? file : join(treeDir, file);
-        try {
-          const size = statSync(full).size;
-          if (size > MAX_JUNIT_BYTES) throw new JUnitError(`${file} is ${size} bytes, over the ${MAX_JUNIT_BYTES}-byte limit`);
-          cases.push(...parseJUnit(readFileSync(full, 'utf8'), file));
-        } catch (err) {
-          const message = err instanceof JUnitError ? err.message : `${file}: ${(err as Error).message}`;
-          findings.push(
-            finding('OBSERVATION_FAILED', {
-              ...at,
-              path: file,
-              message: `the JUnit results could not be read: ${message}`,
-              fix: 'make the test command write JUnit XML to this path (relative paths are inside the grader\'s tree), or drop --junit',
-            }),
-          );
-        }
-      }
-      const summary = summarize(cases, freeze.frozen);
-      frozenPassed = summary.frozenPassed;
-      failedTests = summary.unfrozenFailed;
-      for (const id of failedTests) {
-        findings.push(
-          finding('OBSERVATION_FAILED', {
-            ...at,
-            message: `test '${id}' failed and is not frozen`,
-            fix: 'fix the code so the test passes; only an owner may freeze a test, with a reason and an expiry',
-          }),
-        );
-      }
-    }
+    // 5. JUnit results, read after the property command wrote them.
+    const junit = readJUnitResults(opts.junit, treeDir, frozen, at);
+    findings.push(...junit.findings);
 
     const all = dedupeFindings(findings);
     const receipt: Receipt = {
       schema: RECEIPT_SCHEMA,
-      git_sha: commit,
+      git_sha: opts.commit,
       ref: opts.refName,
-      base_sha: base,
+      base_sha: opts.base.tip!,
       generated_at: opts.generatedAt,
       tool_version: opts.toolVersion,
       node_version: process.version,
@@ -221,27 +114,194 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
       manifest_seed: manifestSeed,
       property_trials: trials,
       properties_cmd: opts.propertiesCmd,
-      properties_exit_code: propertiesExit,
-      properties_ok: opts.propertiesCmd !== null && propertiesExit === 0,
+      properties_exit_code: properties.exitCode,
+      properties_ok: opts.propertiesCmd !== null && properties.exitCode === 0,
       fixtures,
-      freeze_file_sha256: freeze.digest,
-      expired_freezes: freeze.expired,
-      frozen_tests: freeze.frozen,
-      frozen_tests_passed: frozenPassed,
-      failed_tests: failedTests,
+      freeze_file_sha256: evidence.freeze.freezeFileSha256,
+      expired_freezes: evidence.freeze.expired,
+      frozen_tests: frozen,
+      frozen_tests_passed: junit.frozenPassed,
+      failed_tests: junit.failedTests,
       junit_files: opts.junit,
-      evidence_paths_clean: evidencePathsClean,
-      epoch_id: identities?.epoch_id ?? null,
-      generator_sha256: identities?.generator_sha256 ?? null,
-      manifest_sha256: identities?.manifest_sha256 ?? null,
-      witnesses: identities?.witnesses ?? {},
+      evidence_paths_clean: judged.evidencePathsClean,
+      epoch_id: judged.identities?.epoch_id ?? null,
+      generator_sha256: judged.identities?.generator_sha256 ?? null,
+      manifest_sha256: judged.identities?.manifest_sha256 ?? null,
+      witnesses: judged.identities?.witnesses ?? {},
       verdict: verdictOf(all),
       findings: all,
     };
-    return { receipt, gate, treeDir: opts.keepTree ? treeDir : null };
+    return { receipt, gate: judged.gate, treeDir: opts.keepTree ? treeDir : null };
   } finally {
     if (!opts.keepTree) rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** PROPERTY_SEED from the environment overrode the manifest's recorded seed. */
+function seedMismatch(propertySeed: string, manifestSeed: string, policy: Policy, at: At): Finding {
+  return finding('OBSERVATION_FAILED', {
+    ...at,
+    path: policy.manifest?.path,
+    message: `the properties ran on PROPERTY_SEED=${propertySeed} from the environment, not on the manifest's recorded seed ${manifestSeed}`,
+    fix: 'unset PROPERTY_SEED so the grader runs on the recorded seed',
+  });
+}
+
+const NO_EVIDENCE: EvidenceResults = {
+  pin: null,
+  manifestSeed: null,
+  freeze: { freezeFileSha256: null, active: [], expired: [] },
+  fixtures: [],
+};
+
+/** Protected paths and evidence, judged as nobody (who owns nothing), so any change to an
+ * evidence path between the base and the commit shows up as a finding; and what the evidence
+ * rules parsed at the commit, which the receipt records. */
+async function judge(opts: GradeOptions): Promise<{
+  gate: GateResult;
+  evidencePathsClean: boolean;
+  identities: Identities | undefined;
+  evidence: EvidenceResults;
+  findings: Finding[];
+}> {
+  const { store, commit, base } = opts;
+  const gate = await evaluate(
+    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] } },
+    [{ old: ZERO_OID, new: commit, ref: opts.refName }],
+  );
+  // Clean only when the paths were actually checked: an engine that failed or ran out of time
+  // (INTERNAL_ERROR, a LIMIT_EXCEEDED without a path) proves nothing about them.
+  const unchecked = (f: Finding) => f.code === 'INTERNAL_ERROR' || (f.code === 'LIMIT_EXCEEDED' && f.path === undefined);
+  const evidencePathsClean = !gate.findings.some((f) => PROTECTION_CODES.has(f.code) || unchecked(f));
+  const identities = gate.refs[0]?.identities;
+
+  // What the evidence rules parsed in the engine's own run; none when the run could not check
+  // the tree (its INTERNAL_ERROR or LIMIT_EXCEEDED is already in `gate`).
+  const evidence = gate.refs[0]?.evidence;
+  return { gate, evidencePathsClean, identities, evidence: evidence ?? NO_EVIDENCE, findings: [] };
+}
+
+/** Writes the commit's tree into `treeDir`; a finding when it cannot be written safely. */
+async function writeTree(opts: GradeOptions, treeDir: string, at: At): Promise<Finding | null> {
+  try {
+    await materializeCommit(opts.store, opts.commit, treeDir);
+    return null;
+  } catch (err) {
+    if (err instanceof MaterializeError) {
+      return finding('PATH_UNSAFE', {
+        ...at,
+        path: err.path,
+        message: `the grader cannot write the commit's tree safely: ${err.message}`,
+        fix: 'remove the entry (an unsafe path, or a symlink out of the tree) from the patch',
+      });
+    }
+    if (err instanceof BlobTooLargeError) {
+      return finding('LIMIT_EXCEEDED', {
+        ...at,
+        message: `the grader does not write files over ${err.limit} bytes: ${err.message}`,
+        fix: 'keep files this large out of the repository (e.g. Git LFS), or grade them outside receipt-gate',
+      });
+    }
+    return internalError(err, at);
+  }
+}
+
+/** Runs the property command in `treeDir` (null: the tree could not be written, nothing runs). */
+async function runProperties(
+  opts: GradeOptions,
+  treeDir: string | null,
+  run: { propertySeed: string | null; trials: number; frozen: string[] },
+  at: At,
+): Promise<{ exitCode: number | null; findings: Finding[] }> {
+  if (opts.propertiesCmd === null) {
+    return {
+      exitCode: null,
+      findings: [
+        finding('OBSERVATION_FAILED', {
+          ...at,
+          message: 'no property command was run, so nothing shows the properties hold',
+          fix: 'run receipt with --properties-cmd CMD (the command that runs the property tests)',
+        }),
+      ],
+    };
+  }
+  if (treeDir === null) return { exitCode: null, findings: [] };
+  const env: NodeJS.ProcessEnv = {
+    ...opts.env,
+    PROPERTY_TRIALS: String(run.trials),
+    RECEIPT_GATE_FROZEN: JSON.stringify(run.frozen),
+    RECEIPT_GATE_COMMIT: opts.commit,
+  };
+  if (run.propertySeed !== null) env.PROPERTY_SEED = run.propertySeed;
+  else delete env.PROPERTY_SEED;
+  const result = await runCommand({
+    command: opts.propertiesCmd,
+    cwd: treeDir,
+    env,
+    timeoutMs: opts.propertiesTimeoutMs,
+    captureStdout: false,
+    onOutput: opts.onOutput,
+  });
+  if (result.exitCode === 0) return { exitCode: 0, findings: [] };
+  const why = result.timedOut
+    ? `did not finish within ${opts.propertiesTimeoutMs} ms and was killed`
+    : result.spawnError
+      ? `could not start (${result.spawnError})`
+      : result.exitCode === null
+        ? `was killed by ${result.signal ?? 'a signal'}`
+        : `exited with status ${result.exitCode}`;
+  return {
+    exitCode: result.exitCode,
+    findings: [
+      finding('OBSERVATION_FAILED', {
+        ...at,
+        message: `the property command '${opts.propertiesCmd}' ${why} on seed ${run.propertySeed ?? '(none)'} with ${run.trials} trials`,
+        fix: 'fix the code so the properties hold on the recorded seed (re-run it locally with PROPERTY_SEED and PROPERTY_TRIALS set as above); the properties and the seed are evidence and stay as they are',
+      }),
+    ],
+  };
+}
+
+/** The JUnit files (relative paths are inside the grader's tree): frozen tests that passed, and
+ * a finding for each unreadable file and each failed test that is not frozen. */
+function readJUnitResults(
+  files: string[],
+  treeDir: string,
+  frozen: string[],
+  at: At,
+): { frozenPassed: string[]; failedTests: string[]; findings: Finding[] } {
+  if (files.length === 0) return { frozenPassed: [], failedTests: [], findings: [] };
+  const findings: Finding[] = [];
+  const cases: TestCase[] = [];
+  for (const file of files) {
+    const full = isAbsolute(file) ? file : join(treeDir, file);
+    try {
+      const size = statSync(full).size;
+      if (size > MAX_JUNIT_BYTES) throw new JUnitError(`${file} is ${size} bytes, over the ${MAX_JUNIT_BYTES}-byte limit`);
+      cases.push(...parseJUnit(readFileSync(full, 'utf8'), file));
+    } catch (err) {
+      const message = err instanceof JUnitError ? err.message : `${file}: ${(err as Error).message}`;
+      findings.push(
+        finding('OBSERVATION_FAILED', {
+          ...at,
+          path: file,
+          message: `the JUnit results could not be read: ${message}`,
+          fix: 'make the test command write JUnit XML to this path (relative paths are inside the grader\'s tree), or drop --junit',
+        }),
+      );
+    }
+  }
+  const summary = summarize(cases, frozen);
+  for (const id of summary.unfrozenFailed) {
+    findings.push(
+      finding('OBSERVATION_FAILED', {
+        ...at,
+        message: `test '${id}' failed and is not frozen`,
+        fix: 'fix the code so the test passes; only an owner may freeze a test, with a reason and an expiry',
+      }),
+    );
+  }
+  return { frozenPassed: summary.frozenPassed, failedTests: summary.unfrozenFailed, findings };
 }
 
 function parseTrials(text: string | undefined): number {

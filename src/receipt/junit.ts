@@ -113,7 +113,7 @@ export function candidateIds(tc: TestCase): string[] {
 }
 
 /** The id a test is reported under when no freeze entry names it. */
-export function displayId(tc: TestCase): string {
+function displayId(tc: TestCase): string {
   if (tc.file) return `${tc.file}::${tc.name}`;
   if (tc.classname) return `${tc.classname}::${tc.name}`;
   return tc.name;

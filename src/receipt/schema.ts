@@ -1,10 +1,12 @@
-// Validation of receipts against schemas/receipt.schema.json (ajv, draft 2020-12). The schema
-// is imported as JSON so the esbuild bundle carries it.
+// Validation of receipts against schemas/receipt.schema.json, with the evidence schemas' ajv
+// set-up (src/evidence/schema.ts). The schema is imported as JSON so the esbuild bundle
+// carries it.
 
-import Ajv2020 from 'ajv/dist/2020';
+import type { ValidateFunction } from 'ajv/dist/2020';
 import receiptSchema from '../../schemas/receipt.schema.json';
+import { compileAtRunTime } from '../evidence/schema';
 
-let validateFn: ReturnType<Ajv2020['compile']> | null = null;
+let validateFn: ValidateFunction | null = null;
 
 export interface SchemaProblem {
   pointer: string;
@@ -13,10 +15,7 @@ export interface SchemaProblem {
 
 /** Problems of `value` against the receipt schema, each with its JSON pointer; [] when valid. */
 export function receiptSchemaProblems(value: unknown): SchemaProblem[] {
-  if (!validateFn) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true });
-    validateFn = ajv.compile(receiptSchema);
-  }
+  validateFn ??= compileAtRunTime(receiptSchema.$id, receiptSchema);
   if (validateFn(value)) return [];
   return (validateFn.errors ?? []).map((e) => ({
     pointer: e.instancePath || '/',

@@ -14,8 +14,12 @@
 //   verdict    the receipt's verdict is eligible
 
 import type { KeyObject } from 'node:crypto';
+import { isOid } from '../types';
 import { isEnvelope, PAYLOAD_TYPE, PREDICATE_TYPE, STATEMENT_TYPE, decodeBase64, verifyEnvelope } from './dsse';
-import type { FixtureRecord } from './evidence-at';
+import type { FixtureRecord } from '../evidence/fixtures';
+import { checkEvidenceAtCommit } from '../evidence/tree-source';
+import type { Policy } from '../evidence/types';
+import type { ObjectStore } from '../git/store';
 import { receiptSchemaProblems } from './schema';
 import type { Receipt } from './types';
 
@@ -101,7 +105,7 @@ function statementProblem(statement: unknown): string | null {
   const subject = s.subject;
   if (!Array.isArray(subject) || subject.length !== 1) return 'the statement must have exactly one subject (the commit)';
   const digest = (subject[0] as { digest?: unknown })?.digest as Record<string, unknown> | undefined;
-  if (!digest || typeof digest.gitCommit !== 'string' || !/^[0-9a-f]{40}$/.test(digest.gitCommit)) {
+  if (!digest || typeof digest.gitCommit !== 'string' || !isOid(digest.gitCommit)) {
     return 'the subject has no digest.gitCommit (40 hex)';
   }
   return null;
@@ -122,6 +126,27 @@ export interface RepositoryFacts {
   manifestSeed: string | null;
   /** Fixture records at REF. */
   records: FixtureRecord[];
+}
+
+/** The facts at REF and at the base, as the evidence rules read them (the same reading the
+ * grader recorded): the base's freeze file, REF's manifest seed and fixture records. */
+export async function repositoryFacts(
+  store: ObjectStore,
+  policy: Policy,
+  at: { commit: string; refName: string; base: string; baseName: string; today: string },
+): Promise<RepositoryFacts> {
+  const atRef = await checkEvidenceAtCommit(store, policy, at.commit, { base: null, today: at.today });
+  const atBase = await checkEvidenceAtCommit(store, policy, at.base, { base: null, today: at.today });
+  return {
+    commit: at.commit,
+    refName: at.refName,
+    baseFreezeDigest: atBase.results.freeze.freezeFileSha256,
+    baseExpiredFreezes: atBase.results.freeze.expired,
+    today: at.today,
+    baseName: at.baseName,
+    manifestSeed: atRef.results.manifestSeed === null ? null : atRef.results.manifestSeed.toString(),
+    records: atRef.results.fixtures,
+  };
 }
 
 export function receiptFailures(receipt: Receipt, repo: RepositoryFacts): FailedFact[] {

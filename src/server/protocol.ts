@@ -1,6 +1,6 @@
 // githooks(5) pre-receive input: one `<old-oid> <new-oid> <ref-name>` line per ref update.
 
-import type { RefUpdate } from '../engine';
+import type { RefUpdate } from '../types';
 
 const LINE = /^([0-9a-f]{40}) ([0-9a-f]{40}) (refs\/\S+|HEAD)$/;
 

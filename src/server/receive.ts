@@ -1,16 +1,21 @@
 // One push, judged as a whole. The per-push context is loaded once: the repository, its
-// default branch tip before the push (which supplies the policy), the pusher, the deadline.
-// Then every ref update goes through the same engine as `verify-ref`, on the objects still in
-// git's quarantine, and the decision is written for the person at the other end of `git push`.
+// default branch tip before the push (which supplies the policy), every ref the repository had
+// before the push (whose history is not new), the pusher, the deadline. Then every ref update
+// goes through the same engine as `verify-ref`, and the decision is written for the person at
+// the other end of `git push`.
 //
 // Fails closed: a malformed stdin line, an unreadable object, a broken policy, an exception or
 // the deadline all reject the push with a sentence and the machine line.
 
 import { resolve } from 'node:path';
-import { evaluate, identityFromEnv, internalError, readPolicyAt, type GateResult, type RefUpdate } from '../engine';
+import { evaluate } from '../engine';
 import { emptyIdentities, finding, type Finding } from '../findings';
 import { ObjectStore } from '../git/store';
-import { verdictOf } from '../verdict';
+import { gateResult, refResult, type GateResult } from '../results';
+import { internalError } from '../rules/errors';
+import { resolveBase } from '../run/base';
+import { identityFromEnv } from '../run/identity';
+import type { RefUpdate } from '../types';
 import { decidePush, type MessageOptions, type PushDecision } from './messages';
 import { parseRefUpdates } from './protocol';
 
@@ -53,33 +58,35 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
     );
   }
   const updates = parsed.updates;
-  if (updates.length === 0) return { accepted: true, lines: [], result: emptyResult() };
+  if (updates.length === 0) return { accepted: true, lines: [], result: gateResult(false, null, null, []) };
 
+  let store: ObjectStore | null = null;
   try {
     const date = ctx.today();
-    const judged = await withTimeout(started + DEFAULT_TIMEOUT_MS, now, async () => {
-      const store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
-      // The policy in force: the default branch tip as it was before this push (git updates
-      // refs only after pre-receive accepts).
-      const policyCommit = await store.resolveRef('HEAD');
-      const { policy } = await readPolicyAt(store, policyCommit);
-      const baseTip = policy ? await store.resolveRef(`refs/heads/${policy.baseBranch}`) : policyCommit;
-      const timeoutMs = policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      return { store, policyCommit, policy, baseTip, deadline: started + timeoutMs };
+    // Setup (opening the store, reading the policy) gets the default budget; the policy's own
+    // limits.timeoutMs then counts from the hook's start.
+    const setup = await withTimeout(started + DEFAULT_TIMEOUT_MS, now, async () => {
+      store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
+      const base = await resolveBase(store, { kind: 'server' });
+      // Every ref the repository had before the push: their history is not new.
+      const existingTips: string[] = [];
+      for (const oid of new Set((await store.listRefs()).values())) {
+        const peeled = await store.peel(oid).catch(() => null);
+        if (peeled?.type === 'commit') existingTips.push(peeled.oid);
+      }
+      return { store, base, existingTips };
     });
-    const { store, policyCommit, policy, baseTip, deadline } = judged;
-    const identity = identityFromEnv(policy, ctx.env);
-    // The engine keeps its own deadline per ref; this outer one catches anything outside it.
-    const result = await withTimeout(deadline + 250, now, () =>
+    const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const result = await withTimeout(started + budget + 250, now, () =>
       evaluate(
         {
-          store,
-          identity,
+          store: setup.store,
+          base: setup.base,
+          identity: identityFromEnv(setup.base.policy, ctx.env),
           today: date,
-          newCommitsFrom: 'quarantine',
-          policyCommit,
-          baseTip,
-          deadlineMs: deadline,
+          scope: { kind: 'server', existingTips: setup.existingTips },
+          now,
+          startedAt: started,
         },
         updates,
       ),
@@ -97,6 +104,8 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
       );
     }
     return failed(updates, internalError(err, {}), ctx);
+  } finally {
+    (store as ObjectStore | null)?.close();
   }
 }
 
@@ -122,23 +131,9 @@ async function withTimeout<T>(deadline: number, now: () => number, work: () => P
 
 /** A push that could not be judged: every ref update carries the finding, the push is refused. */
 function failed(updates: RefUpdate[], f: Finding, ctx: PushContext): PushOutcome {
-  const refs = (updates.length ? updates : [{ old: '', new: '', ref: '(stdin)' }]).map((update) => {
-    const findings = [{ ...f, ref: update.ref === '(stdin)' ? undefined : update.ref }];
-    return {
-      update,
-      kind: 'other' as const,
-      isProtectedRef: false,
-      verdict: verdictOf(findings),
-      findings,
-      identities: emptyIdentities(),
-      newCommits: [],
-    };
-  });
-  const findings = refs.flatMap((r) => r.findings);
-  const result: GateResult = { unguarded: false, policy: null, identity: identityFromEnv(null, ctx.env), refs, findings, verdict: 'closed' };
+  const refs = (updates.length ? updates : [{ old: '', new: '', ref: '(stdin)' }]).map((update) =>
+    refResult(update, false, [{ ...f, ref: update.ref === '(stdin)' ? undefined : update.ref }], [], emptyIdentities()),
+  );
+  const result = gateResult(false, null, identityFromEnv(null, ctx.env), refs);
   return { ...decidePush(result, ctx.messages), result };
-}
-
-function emptyResult(): GateResult {
-  return { unguarded: false, policy: null, identity: null, refs: [], findings: [], verdict: 'eligible' };
 }

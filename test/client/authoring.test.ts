@@ -168,8 +168,8 @@ test('freeze add, list and prune on an injected clock; what the gate would rejec
     const written = repo.read('freeze.json');
 
     const badReason = await add('tests/c.py::t', 'because', '2026-12-01', '2026-11-29');
-    assert.is(badReason.code, 1);
-    assert.match(badReason.stderr, /FREEZE_REASON/);
+    assert.is(badReason.code, 2, 'a reason outside the policy is a usage error');
+    assert.match(badReason.stderr, /--reason must be one of the policy's freeze reasons/);
     const tooLong = await add('tests/c.py::t', 'timing', '2026-12-14', '2026-11-29');
     assert.is(tooLong.code, 1);
     assert.match(tooLong.stderr, /FREEZE_WINDOW/);

@@ -68,4 +68,30 @@ test('a broken policy closes; no policy or a file outside the working tree is a 
   }
 });
 
+test('--format: json, github and junit on stdout for lint-staged and CI; nothing named, nothing found, still a document', async () => {
+  const repo = new LocalRepo('check-format');
+  try {
+    repo.write('.receipt-gate.json', fullPolicy({ epoch: undefined, observations: undefined, manifest: undefined }));
+    repo.write('freeze.json', '{"version": 1, "frozen": [{"id": "t", "reason": "timing", "expires": "2026-11-20", "added": "2026-11-10"}]}\n');
+    repo.write('src/app.js', 'x\n');
+    const at = (p: string) => join(repo.dir, p);
+
+    const json = await repo.cli(['check', at('freeze.json'), '--format', 'json']);
+    assert.is(json.code, 1);
+    const doc = JSON.parse(json.stdout);
+    assert.is(doc.verdict, 'closed');
+    assert.equal(doc.findings.map((f: { code: string; path: string }) => [f.code, f.path]), [['FREEZE_EXPIRED', 'freeze.json']]);
+    assert.equal((await repo.cli(['check', at('freeze.json'), '--json'])).stdout, json.stdout);
+
+    const gh = await repo.cli(['check', at('freeze.json'), '--format', 'github']);
+    assert.match(gh.stdout, /^::error file=freeze\.json,title=FREEZE_EXPIRED::/m);
+
+    const clean = await repo.cli(['check', at('src/app.js'), '--format', 'junit']);
+    assert.is(clean.code, 0);
+    assert.match(clean.stdout, /<testsuite name="receipt-gate check" tests="1" failures="0"/);
+  } finally {
+    repo.remove();
+  }
+});
+
 test.run();

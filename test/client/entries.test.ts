@@ -5,17 +5,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePushLines } from '../../src/entries/pre-push';
-import { ZERO_OID } from '../../src/engine';
+import { ZERO_OID } from '../../src/types';
 import { fullPolicy, LocalRepo } from './local';
-import { REPO_ROOT } from './harness';
+import { buildIfStale, REPO_ROOT, withBuildLock } from './harness';
 
-const built = spawnSync('node', ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' });
-if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`);
+withBuildLock(buildIfStale);
 const bin = mkdtempSync(join(tmpdir(), 'rg-bin-'));
 writeFileSync(join(bin, 'receipt-gate'), `#!/bin/sh\nexec node ${JSON.stringify(join(REPO_ROOT, 'dist/cli.js'))} "$@"\n`);
 chmodSync(join(bin, 'receipt-gate'), 0o755);

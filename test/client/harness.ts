@@ -5,7 +5,8 @@
 // runs .husky/pre-commit, which runs lint-staged and `receipt-gate pre-commit`.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -20,45 +21,98 @@ export interface Run {
   stderr: string;
 }
 
-let installed: { root: string; project: string } | null = null;
+let packed: { root: string; tarball: string } | null = null;
+const installations = new Map<string, { root: string; project: string }>();
 
-/** Builds, packs and installs receipt-gate (with husky and lint-staged) once per process. */
-export function installedProject(): { root: string; project: string } {
-  if (installed) return installed;
+/** Builds and packs receipt-gate once per process (the package under test is this worktree's). */
+function packedTarball(): { root: string; tarball: string } {
+  if (packed) return packed;
   const root = mkdtempSync(join(tmpdir(), 'rg-client-'));
   process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-  must(spawnSync('node', ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' }), 'npm run build');
   const packDir = join(root, 'pack');
   mkdirSync(packDir);
-  must(
-    spawnSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: REPO_ROOT, encoding: 'utf8' }),
-    'npm pack',
-  );
+  withBuildLock(() => {
+    buildIfStale();
+    must(
+      spawnSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: REPO_ROOT, encoding: 'utf8' }),
+      'npm pack',
+    );
+  });
   const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${packDir}`);
-  const project = join(root, 'installed');
+  packed = { root, tarball: join(packDir, tarball) };
+  return packed;
+}
+
+/**
+ * Installs the packed receipt-gate with `packages` (exact npm specs) into a temporary project,
+ * once per process and name. Install scripts are not run (lefthook's postinstall would run
+ * `lefthook install` in whatever directory npm was started from); each test switches its
+ * manager's hooks on itself, as a developer does.
+ */
+export function installedWith(name: string, packages: string[]): { root: string; project: string } {
+  const done = installations.get(name);
+  if (done) return done;
+  const { root, tarball } = packedTarball();
+  const project = join(root, `installed-${name}`);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'guarded-project', version: '1.0.0', private: true }, null, 2)}\n`);
-  const devDeps = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
   must(
     spawnSync(
       'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        join(packDir, tarball),
-        `husky@${devDeps.husky}`,
-        `lint-staged@${devDeps['lint-staged']}`,
-      ],
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--save-exact', '--loglevel=error', tarball, ...packages],
       { cwd: project, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } },
     ),
-    'npm install of the packed tarball',
+    `npm install of the packed tarball with ${packages.join(' ')}`,
   );
-  installed = { root, project };
-  return installed;
+  const installation = { root, project };
+  installations.set(name, installation);
+  return installation;
+}
+
+/** Builds, packs and installs receipt-gate (with husky and lint-staged) once per process. */
+export function installedProject(): { root: string; project: string } {
+  const devDeps = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
+  return installedWith('husky9', [`husky@${devDeps.husky}`, `lint-staged@${devDeps['lint-staged']}`]);
+}
+
+/**
+ * Test files run side by side (scripts/test.mjs): one building dist/cli.js while another packs
+ * it would pack half a file. Build and pack hold a lock directory, one process at a time.
+ */
+export function withBuildLock<T>(fn: () => T): T {
+  const lock = join(tmpdir(), `receipt-gate-build-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // A lock left by a killed process is stale after ten minutes (a build takes seconds).
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // gone meanwhile
+      }
+      Atomics.wait(nap, 0, 0, 100);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Builds dist/cli.js when it is missing or older than a source file (`npm test` has built it). */
+export function buildIfStale(): void {
+  const cli = join(REPO_ROOT, 'dist', 'cli.js');
+  const stale = (dir: string, than: number): boolean =>
+    readdirSync(dir, { withFileTypes: true }).some((e) =>
+      e.isDirectory() ? stale(join(dir, e.name), than) : statSync(join(dir, e.name)).mtimeMs > than,
+    );
+  if (existsSync(cli) && !stale(join(REPO_ROOT, 'src'), statSync(cli).mtimeMs) && !stale(join(REPO_ROOT, 'schemas'), statSync(cli).mtimeMs)) return;
+  must(spawnSync('node', ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' }), 'npm run build');
 }
 
 function must(run: ReturnType<typeof spawnSync>, what: string): void {
@@ -74,8 +128,8 @@ export class Sandbox {
   readonly env: NodeJS.ProcessEnv;
   private readonly project: string;
 
-  constructor(name: string) {
-    const { root, project } = installedProject();
+  constructor(name: string, installation: { root: string; project: string } = installedProject()) {
+    const { root, project } = installation;
     this.project = project;
     this.dir = mkdtempSync(join(root, `${name}-`));
     this.bare = join(this.dir, 'server.git');
@@ -116,13 +170,15 @@ export class Sandbox {
 
   /** A clone with its own identity, node_modules linked to the installation, hooks switched
    * on as `npm install` would (husky's prepare) when the project already uses husky. */
-  clone(name: string, email: string): string {
+  clone(name: string, email: string, activate?: (dir: string) => void): string {
     const dir = join(this.dir, name);
     this.run('git', ['clone', '-q', this.bare, dir], this.dir);
     if (!existsSync(dir)) throw new Error(`git clone into ${dir} failed`);
     this.git(dir, 'config', 'user.email', email);
     symlinkSync(join(this.project, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    if (existsSync(join(dir, '.husky'))) {
+    if (activate) {
+      activate(dir);
+    } else if (existsSync(join(dir, '.husky'))) {
       const r = this.run(join(dir, 'node_modules', '.bin', 'husky'), [], dir);
       if (r.status !== 0) throw new Error(`husky failed in ${dir}: ${r.stderr}${r.stdout}`);
     }

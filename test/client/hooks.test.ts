@@ -17,7 +17,7 @@ test('init wrote the policy, the evidence, the hooks and the lint-staged entry; 
     assert.ok(policy.protected.includes(glob), glob);
   }
   assert.equal(JSON.parse(sandbox.read(owner, 'freeze.json')), { version: 1, frozen: [] });
-  assert.match(sandbox.read(owner, '.husky/pre-commit'), /^lint-staged\nreceipt-gate pre-commit\n$/);
+  assert.match(sandbox.read(owner, '.husky/pre-commit'), /^receipt-gate pre-commit\nlint-staged\n$/);
   assert.match(sandbox.read(owner, '.husky/pre-push'), /^receipt-gate pre-push "\$@"\n$/);
   const pkg = JSON.parse(sandbox.read(owner, 'package.json'));
   assert.is(pkg.scripts.prepare, 'husky');
@@ -43,7 +43,8 @@ test("pre-commit stops an agent's commit that touches a fixture; RECEIPT_GATE_SK
   const out = commit.stderr + commit.stdout;
   assert.match(out, /PATH_PROTECTED/);
   assert.match(out, /fixtures\/orders\.json/);
-  assert.match(out, /may only be changed by: alice@example\.com, alice/);
+  assert.match(out, /unstage it with `git restore --staged fixtures\/orders\.json`/);
+  assert.match(out, /only alice@example\.com, alice may change it/);
   assert.is(sandbox.git(agent, 'rev-parse', 'HEAD'), before);
   const line = machineLineOf(out);
   assert.ok(line, 'the machine-readable line is printed');
@@ -101,7 +102,7 @@ test("an owner's consistent change passes pre-commit, pre-push and the server", 
   assert.match(push.stderr, /FREEZE_ACTIVE/);
 });
 
-test('lint-staged runs receipt-gate check on a bad freeze file: file, JSON pointer, expected value', () => {
+test('a bad freeze file is refused at commit (the gate runs before lint-staged): file, JSON pointer, expected value', () => {
   sandbox.write(
     owner,
     'freeze.json',
@@ -112,13 +113,13 @@ test('lint-staged runs receipt-gate check on a bad freeze file: file, JSON point
   const commit = sandbox.commit(owner, 'a bad freeze');
   assert.is.not(commit.status, 0);
   const out = commit.stdout + commit.stderr;
-  assert.match(out, /receipt-gate check/);
+  assert.match(out, /receipt-gate pre-commit/);
   assert.match(out, /FREEZE_INVALID/);
   assert.match(out, /freeze\.json/);
   assert.match(out, /\/frozen\/0\/expires/);
   assert.match(out, /calendar date/);
   assert.is(sandbox.git(owner, 'rev-parse', 'HEAD'), before);
-  // lint-staged keeps the staged change for the owner to fix.
+  // The staged change is kept for the owner to fix.
   assert.match(sandbox.git(owner, 'diff', '--cached', '--name-only'), /freeze\.json/);
   sandbox.git(owner, 'reset', '-q', '--hard', 'HEAD');
 });

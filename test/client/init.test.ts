@@ -38,17 +38,29 @@ test('init merges into an existing package.json and husky hook, keeps everything
     assert.ok(Object.values(merged['lint-staged']).includes('receipt-gate check'));
     assert.is(merged.devDependencies.husky, '^9.0.0', 'an existing husky is kept');
     assert.is(merged.devDependencies['lint-staged'], '15.5.2');
+    assert.match(merged.devDependencies['receipt-gate'], /^\d+\.\d+\.\d+(-[\w.]+)?$/, 'receipt-gate is pinned exactly');
     assert.match(repo.read('package.json'), /^\{\n {4}"name"/, 'indentation kept');
-    assert.is(repo.read('.husky/pre-commit'), 'npm test\nlint-staged\nreceipt-gate pre-commit\n');
+    assert.is(repo.read('.husky/pre-commit'), 'receipt-gate pre-commit\nlint-staged\nnpm test\n', 'the gate goes before the slow steps');
     assert.is(repo.read('.husky/pre-push'), HUSKY_PRE_PUSH);
 
     const files = ['package.json', '.husky/pre-commit', '.husky/pre-push', '.receipt-gate.json', 'freeze.json'];
     const before = snapshot(repo, files);
-    const second = await repo.cli(['init', '--owner', 'someone-else']);
+    const second = await repo.cli(['init', '--owner', 'alice']);
     assert.is(second.code, 0, second.stderr);
     assert.match(second.stdout, /nothing to change/);
     assert.is(snapshot(repo, files), before, 'a second run changes nothing');
     assert.equal((repo.json('.receipt-gate.json') as { owners: string[] }).owners, ['alice', 'alice@example.com']);
+
+    // --owner on an existing policy adds the owner, in the file's own layout, when an owner asks.
+    const policyBefore = repo.read('.receipt-gate.json');
+    const added = await repo.cli(['init', '--owner', 'bob']);
+    assert.is(added.code, 0, added.stderr);
+    assert.match(added.stdout, /added bob to the owners/);
+    assert.is(repo.read('.receipt-gate.json'), policyBefore.replace('"alice@example.com"\n', '"alice@example.com",\n    "bob"\n'));
+    const refused = await repo.cli(['init', '--owner', 'mallory'], { GIT_CONFIG_PARAMETERS: "'user.email=agent@example.com'" });
+    assert.is(refused.code, 1);
+    assert.match(refused.stderr, /not adding mallory .*only an owner \(alice, alice@example\.com, bob\) may change the policy, and you are agent@example\.com/);
+    assert.ok(!repo.read('.receipt-gate.json').includes('mallory'));
   } finally {
     repo.remove();
   }
@@ -68,7 +80,10 @@ test('the starter policy and evidence pass the gate; runner and workflow files a
     }
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
-    assert.ok(statSync(join(repo.dir, '.husky/pre-commit')).mode & 0o100);
+    // No package.json: plain git hooks, and still no package.json.
+    assert.ok(statSync(join(repo.dir, '.git/hooks/pre-commit')).mode & 0o100);
+    assert.is(repo.read('.git/hooks/pre-push'), '#!/bin/sh\nreceipt-gate pre-push "$@"\n');
+    assert.throws(() => repo.read('package.json'));
   } finally {
     repo.remove();
   }
@@ -108,20 +123,29 @@ test('init without an owner to name is a usage error', async () => {
   }
 });
 
-test('hook merging recognises the commands however they are written', () => {
+test('hook merging recognises the commands however they are written, and goes before the first command', () => {
   assert.equal(mergeHook('npx lint-staged\nnpx receipt-gate pre-commit\n', ['lint-staged', PRE_COMMIT_COMMAND], 'f').text, null);
+  for (const launcher of ['pnpm lint-staged', 'pnpm exec lint-staged', 'yarn lint-staged', 'npx --no lint-staged', 'node_modules/.bin/lint-staged', 'npm exec -- lint-staged', 'bunx lint-staged', 'npx lint-staged && npm test']) {
+    assert.equal(mergeHook(`${launcher}\n`, ['lint-staged'], 'f').text, null, launcher);
+  }
+  assert.equal(mergeHook('npx lint-staged-extra\n', ['lint-staged'], 'f').text, 'lint-staged\nnpx lint-staged-extra\n');
   assert.equal(mergeHook('# receipt-gate pre-commit\n', [PRE_COMMIT_COMMAND], 'f').text, '# receipt-gate pre-commit\nreceipt-gate pre-commit\n');
-  assert.equal(mergeHook('receipt-gate pre-commit', [PRE_PUSH_COMMAND], 'f').text, `receipt-gate pre-commit\n${PRE_PUSH_COMMAND}\n`);
-  assert.equal(mergeHook('npm test\nexit 0\n', [PRE_COMMIT_COMMAND], 'f').text, 'npm test\nreceipt-gate pre-commit\nexit 0\n');
+  assert.equal(mergeHook('receipt-gate pre-commit', [PRE_PUSH_COMMAND], 'f').text, `${PRE_PUSH_COMMAND}\nreceipt-gate pre-commit`);
+  assert.equal(mergeHook('npm test\nexit 0\n', [PRE_COMMIT_COMMAND], 'f').text, 'receipt-gate pre-commit\nnpm test\nexit 0\n');
   assert.equal(mergeHook('exec npx other\n', [PRE_COMMIT_COMMAND], 'f').text, 'receipt-gate pre-commit\nexec npx other\n');
-  const pkg = mergePackageJson('{"scripts": {"prepare": "husky"}, "lint-staged": {"x": ["a", "receipt-gate check"]}, "devDependencies": {"husky": "1", "lint-staged": "1", "receipt-gate": "1"}}', {
-    glob: 'g',
-    name: 'n',
-    otherLintStagedConfig: null,
-    selfVersion: '1',
-  });
+  assert.equal(
+    mergeHook('#!/bin/sh\n. "$(dirname "$0")/_/husky.sh"\n\nnpx lint-staged\n', ['node_modules/.bin/receipt-gate pre-commit', 'node_modules/.bin/lint-staged'], 'f').text,
+    '#!/bin/sh\n. "$(dirname "$0")/_/husky.sh"\n\nnode_modules/.bin/receipt-gate pre-commit\nnpx lint-staged\n',
+  );
+  assert.equal(mergeHook('#!/bin/sh\nset -e\nFOO=1\n', [PRE_COMMIT_COMMAND], 'f').text, '#!/bin/sh\nset -e\nFOO=1\nreceipt-gate pre-commit\n');
+  const opts = { glob: 'g', otherLintStagedConfig: null, prepare: 'husky' as const, devDependencies: [['husky', '1'], ['lint-staged', '1'], ['receipt-gate', '1']] as [string, string][] };
+  const pkg = mergePackageJson('{"scripts": {"prepare": "husky"}, "lint-staged": {"x": ["a", "receipt-gate check"]}, "devDependencies": {"husky": "1", "lint-staged": "1", "receipt-gate": "1"}}', opts);
   assert.is(pkg.text, null);
-  assert.throws(() => mergePackageJson('[]', { glob: 'g', name: 'n', otherLintStagedConfig: null, selfVersion: '1' }), /not a JSON object/);
+  assert.throws(() => mergePackageJson('[]', opts), /not a JSON object/);
+  // husky 5-8 print their usage for a bare `husky` and install nothing.
+  const legacy = mergePackageJson('{"scripts": {"prepare": "husky"}}', { ...opts, prepare: 'husky install' });
+  assert.is(JSON.parse(legacy.text!).scripts.prepare, 'husky install');
+  assert.is(mergePackageJson(legacy.text!, { ...opts, prepare: 'husky install' }).notes.filter((n) => /prepare/.test(n)).length, 0);
 });
 
 test('the shipped shims (hooks/) run the commands init writes into .husky/', () => {

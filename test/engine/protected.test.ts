@@ -1,9 +1,14 @@
 // The protected-path rule as a pure function over path changes: globs, exceptions, the paths
-// that can never be excepted, case and Unicode folding, owners, unsafe entries.
+// that can never be excepted, case and Unicode folding, owners, unsafe entries. The matching
+// itself is src/protection.ts (more of it in test/paths/protection.test.ts).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { identityFromEnv, isOwner, protectedPathFindings, protectionRules } from '../../src/engine';
+import { protectedPathFindings as findingsFor } from '../../src/rules/protected-paths';
+import { createRunContext } from '../../src/run/context';
+import { identityFromEnv, isOwner } from '../../src/run/identity';
+import type { ObjectStore } from '../../src/git/store';
+import { compileProtection as protectionRules } from '../../src/protection';
 import type { PathChange } from '../../src/git/types';
 import { parsePolicy } from '../../src/evidence/policy';
 import type { Policy } from '../../src/evidence/types';
@@ -13,6 +18,13 @@ function policy(overrides: Record<string, unknown> = {}): Policy {
   const parsed = parsePolicy(Buffer.from(JSON.stringify({ ...POLICY, ...overrides })));
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.findings));
   return parsed.policy;
+}
+
+/** The rule with a run context for `p` and `identity` (no repository is read). */
+function protectedPathFindings(p: Policy, identity: string | null, changes: PathChange[], at: { ref?: string; commit?: string }) {
+  const base = { name: 'main', policyCommit: null, tip: null, branchRef: 'refs/heads/main', policy: p, findings: [], policyOid: null };
+  const ctx = createRunContext({ store: {} as ObjectStore, base, identity, today: '2026-12-01', scope: { kind: 'base', exclude: [] } }, p);
+  return findingsFor(ctx, changes, at);
 }
 
 function change(path: string, unsafe = false): PathChange {

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import type { Finding, FindingCode } from '../../src/findings';
 import { parsePolicy } from '../../src/evidence/policy';
-import { MemorySource, type MemoryEntry } from '../../src/evidence/sources';
-import type { EvidenceContext, Policy } from '../../src/evidence/types';
+import { MemorySource, type MemoryEntry } from './memory-source';
+import { Deadline } from '../../src/deadline';
+import type { Policy, RuleContext } from '../../src/evidence/types';
 
 export const SEED = 20261129;
 
@@ -38,13 +39,14 @@ export function specPolicy(overrides: Record<string, unknown> = {}): Policy {
 export function context(
   policy: Policy,
   files: Record<string, MemoryEntry>,
-  opts: { base?: Record<string, MemoryEntry>; today?: string } = {},
-): EvidenceContext {
+  opts: { base?: Record<string, MemoryEntry>; today?: string; deadline?: Deadline } = {},
+): RuleContext {
   return {
     policy,
     atNew: new MemorySource(files, 'commit 1234567'),
     atBase: opts.base ? new MemorySource(opts.base, 'base 89abcde') : null,
     today: opts.today ?? '2026-09-18',
+    deadline: opts.deadline ?? Deadline.never(),
   };
 }
 

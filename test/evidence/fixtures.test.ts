@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkFixtures } from '../../src/evidence/fixtures';
-import type { MemoryEntry } from '../../src/evidence/sources';
+import type { MemoryEntry } from './memory-source';
 import { assertWellFormed, codes, context, json, sha256, specPolicy } from './evidence-helpers';
 
 const policy = specPolicy();
@@ -21,7 +21,9 @@ test('a record with a real digest passes; the pin and non-matching files are not
     'fixtures/README.md': 'text',
   });
   assert.equal(r.findings, []);
-  assert.equal(r.records, [{ path: 'fixtures/weights.json', id: 'weights_v3', sha256: DIGEST }]);
+  assert.equal(r.records, [
+    { path: 'fixtures/weights.json', id: 'weights_v3', sha256: DIGEST, stdin: '{"layers":[1,2]}', problem: null },
+  ]);
 });
 
 test('input may be any JSON value', async () => {
@@ -36,7 +38,8 @@ test('FIXTURE_PLACEHOLDER: digests that are not 64 lowercase hex', async () => {
     const r = await check({ 'fixtures/a.json': json({ id: 'a', input: {}, sha256: bad }) });
     assert.equal(codes(r.findings), ['FIXTURE_PLACEHOLDER'], bad);
     assert.match(r.findings[0]!.message, 'a placeholder');
-    assert.equal(r.records, []);
+    // The receipt still gets the record, with the reason it cannot be re-run.
+    assert.equal(r.records.map((x) => [x.id, x.sha256, x.problem]), [['a', null, r.findings[0]!.message.replace(/\.$/, '')]]);
   }
 });
 

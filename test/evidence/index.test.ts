@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { checkEvidence } from '../../src/evidence/index';
 import { manifestDigest } from '../../src/evidence/manifest';
 import { parsePyJson } from '../../src/evidence/pyjson';
-import { MemorySource, type MemoryEntry } from '../../src/evidence/sources';
+import { MemorySource, type MemoryEntry } from './memory-source';
 import type { EvidenceEntry, EvidenceSource } from '../../src/evidence/types';
 import { verdictOf } from '../../src/verdict';
 import { assertWellFormed, codes, context, json, python, sha256, specPolicy } from './evidence-helpers';
@@ -163,6 +163,7 @@ test('text from the tree cannot forge lines or terminal sequences in messages', 
   const report = await checkEvidence(context(policy, files));
   assert.equal(codes(report.findings), ['FREEZE_REASON', 'OBSERVATION_FAILED']);
   for (const f of report.findings) {
+    // eslint-disable-next-line no-control-regex -- no control character may reach a message
     assert.not.match(f.message + f.fix, /[\u0000-\u001f\u007f-\u009f\u202e]/, f.code);
   }
   assert.match(report.findings[1]!.message, 'evil\\u000aremote:');

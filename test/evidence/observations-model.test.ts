@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { checkObservations } from '../../src/evidence/observations';
-import type { MemoryEntry } from '../../src/evidence/sources';
+import type { MemoryEntry } from './memory-source';
 import { codes, context, json, python, SEED, sha256, specPolicy } from './evidence-helpers';
 
 const PIN = 'e-pinned';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkObservations } from '../../src/evidence/observations';
 import { MAX_BLOB_BYTES } from '../../src/evidence/types';
-import type { MemoryEntry } from '../../src/evidence/sources';
+import type { MemoryEntry } from './memory-source';
 import { assertWellFormed, codes, context, json, sha256, specPolicy } from './evidence-helpers';
 
 const policy = specPolicy();

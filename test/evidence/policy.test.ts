@@ -146,7 +146,7 @@ test('POLICY_INVALID: version, types, unknown members, all listed with pointers'
     'at /version: expected 1, found 2',
     'at /baseBranch: expected a branch name such as main (not a full ref), found "refs/heads/main"',
     'at /owners: expected an array, found "alice"',
-    'at /protected/0: expected a non-empty picomatch glob, found ""',
+    'at /protected/0: expected a non-empty picomatch glob (relative to the repository root: no leading or trailing /, no //), found ""',
     'at /surprise: unexpected member "surprise"',
     'at /freeze/maxDays: expected a whole number of days from 0 to 3650, found -1',
     'at /freeze/reasons: expected at least 1 item(s)',
@@ -189,6 +189,58 @@ test('POLICY_INVALID: JSON syntax errors give line and column', () => {
   assert.match(f[0]!.message, 'JSON syntax error at line 3, column 14');
   assert.match(failures('')[0]!.message, 'line 1, column 1');
   assert.match(failures('{"version": 1} x')[0]!.message, 'Extra data');
+});
+
+test('POLICY_INVALID: globs that are malformed, can match no git path, or backtrack, named with their pointer', () => {
+  const findings = failures(
+    json({
+      version: 1,
+      protectedRefs: ['refs/heads/main', 'refs/heads/{release'],
+      protected: ['fixtures/**', 'freeze.json', 'checks/**', 'data/*.{json,yaml', '/etc/**', 'dir/', 'a//b', '+(a|aa)*(b)', '+(+(a))', '@(a*)'],
+      exceptions: ['fixtures/**/*.md', 'fixtures/[ab'],
+      fixtures: { records: 'fixtures/(a|b).json' },
+    }),
+  );
+  assert.ok(findings.every((f) => f.code === 'POLICY_INVALID' && f.path === '.receipt-gate.json'));
+  const text = findings.map((f) => f.message);
+  const expected: [string, string, RegExp][] = [
+    ['/protectedRefs/1', 'refs/heads/{release', /unbalanced \{/],
+    ['/protected/3', 'data/*.{json,yaml', /unbalanced \{/],
+    ['/protected/4', '/etc/**', /no leading or trailing \/|starts with \//],
+    ['/protected/5', 'dir/', /no leading or trailing \/|ends with \//],
+    ['/protected/6', 'a//b', /no \/\/|empty segment/],
+    ['/protected/7', '+(a|aa)*(b)', /backtracks/],
+    ['/protected/8', '+(+(a))', /nested/],
+    ['/protected/9', '@(a*)', /inside an extglob/],
+    ['/exceptions/1', 'fixtures/[ab', /unbalanced \[/],
+    ['/fixtures/records', 'fixtures/(a|b).json', /bare \(/],
+  ];
+  for (const [pointer, glob, reason] of expected) {
+    const line = text.find((m) => m.includes(`at ${pointer}:`));
+    assert.ok(line, `${pointer} in:\n${text.join('\n')}`);
+    assert.match(line!, JSON.stringify(glob));
+    assert.match(line!, reason);
+  }
+  assert.ok(!text.some((m) => /\/protected\/[012]:|\/exceptions\/0:|\/protectedRefs\/0:/.test(m)), text.join('\n'));
+});
+
+test('POLICY_INVALID: an evidence path too deep to match', () => {
+  const deep = Array.from({ length: 35 }, () => 'd').join('/');
+  const f = failures(json({ version: 1, epoch: { pin: deep } }));
+  assert.is(f.length, 1);
+  assert.match(f[0]!.message, `at /epoch/pin: "${deep}" is not a usable path: it has more than 31 segments`);
+});
+
+test('globs the policy accepts: the SPEC forms, braces, classes, simple extglobs', () => {
+  const policy = parsed(
+    json({
+      version: 1,
+      protectedRefs: ['refs/heads/main', 'refs/heads/release/**', 'refs/tags/v[0-9]*'],
+      protected: ['fixtures/**', '**/.gitattributes', 'data/*.{json,yaml}', 'v{1..3}/x', '@(a|b)/c', '+(x)y', 'docs/[^_]*.md', 'a\\*b'],
+      exceptions: ['fixtures/**/*.md'],
+    }),
+  );
+  assert.is(policy.protected.length, 8);
 });
 
 test('duplicate keys are last-wins; __proto__ is an unknown member and pollutes nothing', () => {

@@ -52,7 +52,7 @@ function agreesWithPython(run: Run): void {
     const j = js[i]!;
     if (op[0] === 'random') {
       assert.type(j, 'number', label);
-      assert.ok(Object.is(j, Number(p as string)), `${label}: python ${p as string}, receipt-gate ${String(j)}`);
+      assert.ok(Object.is(j, Number(p as string)), `${label}: python ${p as string}, receipt-gate ${String(j as number)}`);
     } else {
       assert.equal(j, p, label);
     }

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkEvidence } from '../../src/evidence/index';
-import { DirectorySource, MemorySource } from '../../src/evidence/sources';
+import { DirectorySource } from '../../src/evidence/sources';
+import { MemorySource } from './memory-source';
 import { codes, json, sha256, specPolicy } from './evidence-helpers';
 
 const root = mkdtempSync(join(tmpdir(), 'rg-sources-'));

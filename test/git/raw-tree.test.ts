@@ -1,7 +1,9 @@
-// The raw-tree diff (identical entries skipped without decoding) against two independent
-// answers: the name-paired comparison of every decoded entry (the algorithm it replaced, kept
-// here as the reference) on random trees, crafted ones included (unsorted, duplicate names, a
-// file and a directory sharing a name), and `git diff-tree -r` on trees git itself writes.
+// The raw-tree reading and diff (identical entries skipped without decoding) against
+// independent answers: `git ls-tree` and `git rev-parse TREE:name` for the entries (first copy
+// of a name, the mode git reads), the name-paired comparison of every decoded entry (the
+// algorithm the side-by-side walk replaced, kept here as the reference) on random trees,
+// crafted ones included (unsorted, duplicate names, a file and a directory sharing a name, odd
+// modes), and `git diff-tree -r` on trees git itself writes.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,10 +12,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { ObjectStore, diffTrees, isUnsafeName, parseTree } from '../../src/git/index';
+import { ObjectStore, decodePathBytes, diffTrees, isUnsafeName } from '../../src/git/index';
 import { RawTree } from '../../src/git/raw-tree';
 import type { PathChange, TreeEntry } from '../../src/git/types';
-import { cleanup, git, initRepo, rawTree } from './helpers';
+import { cleanup, git, gitBuf, initRepo, rawTree } from './helpers';
 
 test.after(cleanup);
 
@@ -29,7 +31,7 @@ function writeLoose(repo: string, type: string, content: Buffer): string {
   return oid;
 }
 
-const isDir = (mode: string) => mode === '40000' || mode === '040000';
+const isDir = (mode: string) => /^0*4\d{4}$/.test(mode);
 const gitOrderKey = (e: { name: string; mode: string }) => Buffer.from(e.name + (isDir(e.mode) ? '/' : '\0'), 'latin1');
 
 function writeTree(repo: string, specs: Spec[], blobs: string[], sorted: boolean): string {
@@ -51,6 +53,7 @@ async function referenceDiff(store: ObjectStore, a: string | null, b: string | n
   const walk = async (a: string | null, b: string | null, prefix: string, pu: boolean): Promise<void> => {
     const before = new Map<string, TreeEntry>();
     const after = new Map<string, TreeEntry>();
+    // readTree gives one entry per name (the first copy), which the map must not reorder.
     if (a !== null) for (const e of await store.readTree(a)) before.set(Buffer.from(e.rawName).toString('latin1'), e);
     if (b !== null) for (const e of await store.readTree(b)) after.set(Buffer.from(e.rawName).toString('latin1'), e);
     for (const key of new Set([...before.keys(), ...after.keys()])) {
@@ -59,7 +62,7 @@ async function referenceDiff(store: ObjectStore, a: string | null, b: string | n
       const e = (ea ?? eb)!;
       const path = prefix === '' ? e.name : `${prefix}/${e.name}`;
       const unsafe = pu || isUnsafeName(e.rawName);
-      if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind) continue;
+      if (ea && eb && ea.oid === eb.oid && ea.mode === eb.mode) continue;
       if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') await walk(ea.oid, eb.oid, path, unsafe);
       else if (!eb) ea!.kind === 'tree' ? await walk(ea!.oid, null, path, unsafe) : out.push({ path, change: 'delete', before: side(ea!), unsafe });
       else if (!ea) eb.kind === 'tree' ? await walk(null, eb.oid, path, unsafe) : out.push({ path, change: 'add', after: side(eb), unsafe });
@@ -77,7 +80,7 @@ async function referenceDiff(store: ObjectStore, a: string | null, b: string | n
 
 // Names chosen so that git's order and plain byte order disagree ("a" vs "a.b" vs "a/").
 const NAMES = ['a', 'a.b', 'a!', 'a0', 'b', '.git', 'z\xff', 'a-'];
-const MODES = ['100644', '100664', '100755', '120000', '40000', '040000'];
+const MODES = ['100644', '100664', '100755', '120000', '40000', '040000', '100600', '100700', '40755'];
 
 const specArb: fc.Arbitrary<Spec[]> = fc.letrec<{ list: Spec[]; entry: Spec }>((tie) => ({
   list: fc.array(tie('entry'), { maxLength: 6 }),
@@ -88,26 +91,86 @@ const specArb: fc.Arbitrary<Spec[]> = fc.letrec<{ list: Spec[]; entry: Spec }>((
   }),
 })).list;
 
-test('RawTree entries equal parseTree; the raw diff equals the name-paired diff on random and crafted trees', async () => {
+/** `git ls-tree -z` of a tree: mode (as git reads it), oid and raw name, in the tree's order. */
+function lsTree(repo: string, tree: string): { mode: string; oid: string; key: string }[] {
+  return gitBuf(repo, ['ls-tree', '-z', tree])
+    .toString('latin1')
+    .split('\0')
+    .filter(Boolean)
+    .map((l) => {
+      const tab = l.indexOf('\t');
+      const [mode, , oid] = l.slice(0, tab).split(' ');
+      return { mode: mode!.replace(/^0+/, ''), oid: oid!, key: l.slice(tab + 1) };
+    });
+}
+
+const onlyFirstCopies = <T extends { key: string }>(list: T[]) => list.filter((e, k) => list.findIndex((f) => f.key === e.key) === k);
+
+test('RawTree entries are git ls-tree\'s, one per name (the first copy, as git rev-parse TREE:name reads it)', async () => {
+  const repo = initRepo();
+  const blobs = ['one\n', 'two\n', 'three\n'].map((t) => writeLoose(repo, 'blob', Buffer.from(t)));
+  const store = await ObjectStore.discover(repo);
+  let repeated = 0;
+  await fc.assert(
+    fc.asyncProperty(specArb, fc.boolean(), async (spec, sorted) => {
+      const oid = writeTree(repo, spec, blobs, sorted);
+      const raw = await store.readRawTree(oid);
+      const listed = lsTree(repo, oid);
+      if (onlyFirstCopies(listed).length < listed.length) repeated++;
+      const mine = raw.entries().map((e) => ({ mode: e.mode, oid: e.oid, key: Buffer.from(e.rawName).toString('latin1') }));
+      assert.equal(mine, onlyFirstCopies(listed));
+      // git's lookup by name stops at the first name sorting after it, so it is asked only
+      // about trees in git's order (names given as UTF-8 arguments: ASCII ones).
+      if (!raw.fsckIds().includes('treeNotSorted')) {
+        for (const e of onlyFirstCopies(listed).filter((x) => /^[\x20-\x7e]+$/.test(x.key))) {
+          assert.is(raw.find(e.key)?.oid, git(repo, ['rev-parse', `${oid}:${e.key}`]).trim(), `rev-parse ${oid}:${e.key}`);
+        }
+      }
+    }),
+    { seed: 20261201, numRuns: 100 },
+  );
+  assert.ok(repeated > 10, `names listed twice were exercised (${repeated})`);
+});
+
+test('the raw diff reports every change the name-paired diff reports, and adds only unsafe entries git fsck names', async () => {
   const repo = initRepo();
   const blobs = ['one\n', 'two\n', 'three\n'].map((t) => writeLoose(repo, 'blob', Buffer.from(t)));
   const store = await ObjectStore.discover(repo);
   let ordered = 0;
+  let clean = 0;
+  let extra = 0;
+  const strip = (c: PathChange) => ({ path: c.path, change: c.change, before: c.before, after: c.after });
   await fc.assert(
     fc.asyncProperty(specArb, specArb, fc.boolean(), fc.boolean(), async (sa, sb, sortA, sortB) => {
       const a = writeTree(repo, sa, blobs, sortA);
       const b = writeTree(repo, sb, blobs, sortB);
-      for (const oid of [a, b]) {
-        const raw = await store.readRawTree(oid);
-        assert.equal(raw.entries(), parseTree(oid, raw.buf));
-        if (raw.ordered) ordered++;
+      for (const oid of [a, b]) if ((await store.readRawTree(oid)).ordered) ordered++;
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const got = await diffTrees(store, x, y);
+        const want = await referenceDiff(store, x, y);
+        // Every change of the reference, with its unsafe flag at least as strict.
+        for (const c of want) {
+          const hit = got.find((g) => g.path === c.path && JSON.stringify(strip(g)) === JSON.stringify(strip(c)));
+          assert.ok(hit, `${c.change} ${c.path} is reported`);
+          if (c.unsafe) assert.ok(hit!.unsafe, `${c.path} stays unsafe`);
+        }
+        // Anything more is an unsafe record whose reason names git fsck's id.
+        const more = got.filter((g) => !want.some((c) => JSON.stringify(strip(g)) === JSON.stringify(strip(c))));
+        for (const g of more) {
+          assert.ok(g.unsafe && /\(git fsck: \w+\)/.test(g.unsafeReason ?? ''), `extra record ${JSON.stringify(g)}`);
+          extra++;
+        }
+        if (more.length === 0 && got.length === want.length) clean++;
+        for (const g of got) if (g.unsafe) assert.ok(g.after || g.before, 'an unsafe record names a side');
       }
-      assert.equal(await diffTrees(store, a, b), await referenceDiff(store, a, b));
-      assert.equal(await diffTrees(store, b, a), await referenceDiff(store, b, a));
     }),
-    { seed: 20261129, numRuns: 150 },
+    { seed: 20261201, numRuns: 150 },
   );
   assert.ok(ordered > 50, `enough ordered trees exercise the side-by-side walk (${ordered})`);
+  assert.ok(clean > 20 && extra > 20, `both plain and flagged diffs were exercised (${clean}, ${extra})`);
 });
 
 test('RawTree.ordered is false for unsorted trees and for a file and directory sharing a name', () => {
@@ -160,11 +223,11 @@ test('the raw diff of trees git writes equals git diff-tree -r', async () => {
   );
 });
 
-test('RawTree.find equals the first decoded entry with that name, odd names included', () => {
+test('RawTree.find equals the first entry with that decoded name, odd names included', () => {
   const oids = ['01', '02', '03', '04', '05', '06', '07', '08'].map((b) => b.repeat(20));
   const names: Buffer[] = [
     Buffer.from('a'),
-    Buffer.from('\ufeffa', 'utf8'), // decodes to "a": the decoder drops a byte order mark
+    Buffer.from('\ufeffa', 'utf8'), // keeps its byte order mark: not "a"
     Buffer.from([0x61, 0xff]),
     Buffer.from('a\\xff'),
     Buffer.from('caf\u00e9', 'utf8'),
@@ -176,9 +239,10 @@ test('RawTree.find equals the first decoded entry with that name, odd names incl
     fc.property(fc.shuffledSubarray([0, 1, 2, 3, 4, 5, 6, 7]), (order) => {
       const raw = rawTree(order.map((k) => ({ mode: '100644', name: names[k]!, oid: oids[k]! })));
       const tree = RawTree.parse('t', raw);
-      const entries = parseTree('t', raw);
+      const entries = order.map((k) => ({ k, name: decodePathBytes(names[k]!) }));
       for (const query of ['a', 'a\\xff', 'caf\u00e9', 'b', '', 'c', '\ufeffa', 'a\ud800']) {
-        assert.equal(tree.find(query), entries.find((e) => e.name === query) ?? null, JSON.stringify(query));
+        const first = entries.find((e) => e.name === query);
+        assert.is(tree.find(query)?.oid ?? null, first ? oids[first.k]! : null, JSON.stringify(query));
       }
     }),
     { seed: 20261129, numRuns: 200 },

@@ -8,6 +8,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSyn
 import { join, relative } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
+import { UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
 import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
 
 /** `git cat-file --batch` for every object: oid -> { type, content }. */
@@ -235,7 +236,9 @@ test('a reftable repository is refused up front', async () => {
   const repo = initRepo();
   git(repo, ['config', 'core.repositoryformatversion', '1']);
   git(repo, ['config', 'extensions.refStorage', 'reftable']);
-  await rejects(ObjectStore.discover(repo), /stores its refs as reftable \(extensions.refstorage\)/);
+  const err = await rejects(ObjectStore.discover(repo), /stores its refs as reftable \(extensions.refStorage = reftable\)/);
+  assert.instance(err, UnsupportedRepositoryError);
+  assert.is(err.message, unsupportedRepositoryMessage(repo + '/.git', 'refStorage', 'reftable'));
 });
 
 test('a SHA-256 repository is refused up front with a clear message', async () => {
@@ -352,6 +355,61 @@ test('size before read: a large blob in a pack is measured, refused and never in
   assert.ok(grew < 16 * 1024 * 1024, `reading the small file beside a 24 MiB blob grew RSS by ${grew} bytes`);
   assert.ok(Date.now() - t0 < 1000, 'measuring the big blob does not read it');
   assert.ok(Buffer.from(await store.readBlob(bigOid, big.length)).equals(big), 'and it reads when allowed');
+});
+
+test('errors about pushed objects never print the quarantine directory', async () => {
+  const repo = initRepo({ bare: true });
+  const work = initRepo();
+  const base = commit(work, { 'a.txt': 'base\n' });
+  git(work, ['push', '-q', repo, `${base}:refs/heads/main`]);
+  const quarantine = join(repo, 'objects', 'tmp_objdir-incoming-Qx7Abc');
+  mkdirSync(join(quarantine, 'pack'), { recursive: true });
+  // A loose object whose bytes are another object's (SHA-1 mismatch), one that does not inflate.
+  const good = commit(work, { 'b.txt': 'pushed\n' });
+  const goodBlob = git(work, ['rev-parse', `${good}:b.txt`]).trim();
+  const liar = 'ab'.repeat(20);
+  const garbage = 'cd'.repeat(20);
+  for (const [oid, bytes] of [
+    [liar, deflateSync(Buffer.from('blob 7\0pushed\n'))],
+    [garbage, Buffer.from('not zlib at all')],
+  ] as const) {
+    mkdirSync(join(quarantine, oid.slice(0, 2)), { recursive: true });
+    writeFileSync(join(quarantine, oid.slice(0, 2), oid.slice(2)), bytes);
+  }
+  // A pushed pack, truncated.
+  const packed = commit(work, { 'c.txt': 'x'.repeat(5000) + '\n' });
+  const packName = git(work, ['pack-objects', '-q', join(quarantine, 'pack', 'pack')], { input: `${packed}\n${git(work, ['rev-parse', `${packed}^{tree}`]).trim()}\n${git(work, ['rev-parse', `${packed}:c.txt`]).trim()}\n` }).trim();
+  const packFile = join(quarantine, 'pack', `pack-${packName}.pack`);
+  truncateSync(packFile, statSync(packFile).size - 200);
+  const env = { GIT_QUARANTINE_PATH: quarantine, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(repo, 'objects') };
+  const store = await ObjectStore.open({ gitdir: repo, env });
+  assert.ok(store.hasQuarantine);
+  const messages: string[] = [];
+  const attempts: (() => Promise<unknown>)[] = [
+    () => store.readBlob(liar, 1 << 20),
+    () => store.readBlob(garbage, 1 << 20),
+    () => store.objectInfo(garbage),
+    () => store.readBlob(git(work, ['rev-parse', `${packed}:c.txt`]).trim(), 1 << 20),
+    () => store.readCommit('ef'.repeat(20)),
+    () => store.readBlob(goodBlob, 1 << 20),
+  ];
+  for (const attempt of attempts) {
+    try {
+      await attempt();
+      assert.unreachable('each read fails');
+    } catch (err) {
+      assert.instance(err, GitReadError, String(err));
+      messages.push((err as Error).message);
+    }
+  }
+  for (const m of messages) {
+    assert.not.ok(m.includes(quarantine), m);
+    assert.not.ok(m.includes('tmp_objdir'), m);
+    assert.ok(m.includes(repo) || /[0-9a-f]{40}/.test(m), m);
+  }
+  if (process.env.SHOW_MESSAGES) console.log(messages);
+  assert.match(messages[0]!, /SHA-1 check failed/);
+  store.close();
 });
 
 test.run();

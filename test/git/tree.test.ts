@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GitReadError, ObjectStore, decodePathBytes, diffTrees, isUnsafeName } from '../../src/git/index';
-import { cleanup, git, hashObject, initRepo, rawTree } from './helpers';
+import { cleanup, git, gitBuf, hashObject, initRepo, rawTree } from './helpers';
 
 test.after(cleanup);
 
@@ -58,6 +58,13 @@ test('crafted trees parse, are flagged unsafe and never throw', async () => {
   // git itself lists it (the oracle for names and modes).
   const listed = git(repo, ['ls-tree', '-z', tree]).split('\0').filter(Boolean);
   assert.is(listed.length, entries.length);
+  const listedMode = new Map(
+    gitBuf(repo, ['ls-tree', '-z', tree])
+      .toString('latin1')
+      .split('\0')
+      .filter(Boolean)
+      .map((l) => [l.slice(l.indexOf('\t') + 1), l.split(' ')[0]!.replace(/^0+/, '')]),
+  );
   const store = await ObjectStore.discover(repo);
   const parsed = await store.readTree(tree);
   assert.is(parsed.length, entries.length);
@@ -66,7 +73,7 @@ test('crafted trees parse, are flagged unsafe and never throw', async () => {
     const got = parsed.find((p) => Buffer.from(p.rawName).equals(raw));
     assert.ok(got, `entry ${raw.toString('hex')} is present`);
     assert.is(got!.oid, e.oid);
-    assert.is(got!.mode, e.mode);
+    assert.is(got!.mode, listedMode.get(raw.toString('latin1')), 'the mode git ls-tree shows (100664 reads as 100644)');
   }
   assert.is(parsed.find((p) => p.name === 'module')!.kind, 'gitlink');
   assert.is(parsed.find((p) => p.name === 'link')!.kind, 'symlink');
@@ -87,30 +94,43 @@ test('crafted trees parse, are flagged unsafe and never throw', async () => {
   // A tree under an unsafe directory makes every path beneath unsafe.
   const outer = hashObject(repo, 'tree', rawTree([{ mode: '40000', name: '.GIT', oid: inner }]));
   const nested = await diffTrees(store, null, outer);
-  assert.equal(nested.map((c) => [c.path, c.unsafe]), [['.GIT/config', true]]);
+  // The directory itself is reported too: git fsck names the entry (hasDotgit).
+  assert.equal(nested.map((c) => [c.path, c.unsafe]), [['.GIT', true], ['.GIT/config', true]]);
+  assert.match(nested[0]!.unsafeReason ?? '', /\(git fsck: hasDotgit\)/);
+  assert.match(nested[1]!.unsafeReason ?? '', /\(git fsck: hasDotgit\)/);
 });
 
-test('git mktree output with mode 100664 reads as a regular file', async () => {
+test('mode 100664 (git.git\'s own first commit has it) reads as a regular file, and fsck accepts it', async () => {
   const repo = initRepo();
   const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'legacy\n' }).trim();
-  const tree = git(repo, ['mktree'], { input: `100664 blob ${blob}\tlegacy.txt\n` }).trim();
+  const tree = hashObject(repo, 'tree', rawTree([{ mode: '100664', name: 'legacy.txt', oid: blob }]));
+  assert.is(git(repo, ['ls-tree', tree]).split(' ')[0], '100644', 'git reads it as 100644');
   const store = await ObjectStore.discover(repo);
   const [entry] = await store.readTree(tree);
-  assert.equal({ mode: entry!.mode, kind: entry!.kind, name: entry!.name }, { mode: '100664', kind: 'file', name: 'legacy.txt' });
+  assert.equal({ mode: entry!.mode, kind: entry!.kind, name: entry!.name }, { mode: '100644', kind: 'file', name: 'legacy.txt' });
   assert.is((await store.entryAt(tree, 'legacy.txt'))?.oid, blob);
+  assert.equal((await store.readRawTree(tree)).fsckIds(), []);
+  assert.equal(await diffTrees(store, null, tree), [{ path: 'legacy.txt', change: 'add', after: { mode: '100644', kind: 'file', oid: blob }, unsafe: false }]);
 });
 
-test('an unknown mode or a truncated tree is a GitReadError naming the tree', async () => {
+test('a mode git cannot parse or a truncated tree is a GitReadError naming the tree; a mode fsck refuses reads as git reads it', async () => {
   const repo = initRepo();
   const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
   const store = await ObjectStore.discover(repo);
-  const weird = hashObject(repo, 'tree', rawTree([{ mode: '100600', name: 'x', oid: blob }]));
-  try {
-    await store.readTree(weird);
-    assert.unreachable();
-  } catch (err) {
-    assert.instance(err, GitReadError);
-    assert.match((err as Error).message, new RegExp(`Tree ${weird} has an entry "x" with mode "100600"`));
+  const odd = hashObject(repo, 'tree', rawTree([{ mode: '100600', name: 'x', oid: blob }]));
+  const [entry] = await store.readTree(odd);
+  assert.is(entry!.mode, git(repo, ['ls-tree', odd]).split(' ')[0], 'as git ls-tree reads it');
+  assert.equal((await store.readRawTree(odd)).fsckIds(), ['badFilemode']);
+  for (const mode of ['10064x', '']) {
+    const bad = hashObject(repo, 'tree', rawTree([{ mode, name: 'x', oid: blob }]));
+    assert.throws(() => gitBuf(repo, ['ls-tree', bad]), /malformed mode/, 'git refuses it too');
+    try {
+      await store.readTree(bad);
+      assert.unreachable();
+    } catch (err) {
+      assert.instance(err, GitReadError);
+      assert.match((err as Error).message, new RegExp(`Tree ${bad} has an entry "x" with mode ${JSON.stringify(JSON.stringify(mode)).slice(1, -1)}, which is not an octal mode`));
+    }
   }
   const cut = hashObject(repo, 'tree', rawTree([{ mode: '100644', name: 'x', oid: blob }]).subarray(0, 15));
   try {

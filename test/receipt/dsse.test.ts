@@ -1,10 +1,11 @@
 // DSSE envelopes and in-toto statements: PAE as the DSSE v1 spec writes it, signatures checked
-// by an independent implementation (openssl's ed25519), tampering refused.
+// by independent implementations (openssl's ed25519; Debian's python3-securesystemslib, the
+// library in-toto's own verifier is built on, on a receipt the CLI signed), tampering refused.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import {
@@ -18,7 +19,7 @@ import {
   statementFor,
   verifyEnvelope,
 } from '../../src/receipt/dsse';
-import { tempDir } from './helpers';
+import { cli, commitAll, exampleRepo, git, GRADER, tempDir } from './helpers';
 
 test('PAE matches the test vector of the DSSE v1 protocol', () => {
   assert.is(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString('utf8'), 'DSSEv1 29 http://example.com/HelloWorld 11 hello world');
@@ -104,6 +105,74 @@ test('keys: a non-ed25519 key and garbage are refused with a sentence', () => {
   assert.throws(() => loadPrivateKey(rsa, 'rsa.key'), /rsa key; receipts are signed with ed25519/);
   assert.throws(() => loadPrivateKey('nope', 'x.key'), /x\.key is not a PEM private key/);
   assert.throws(() => loadPublicKey('nope', 'x.pub'), /x\.pub is not a PEM public key/);
+});
+
+/** An in-toto verifier's reading of a DSSE envelope, with securesystemslib 0.26 (Debian's
+ * python3-securesystemslib: /usr/bin/python3, not the pyenv python3 on PATH): the ed25519
+ * public key from the SPKI PEM as securesystemslib's key dict, PAE per DSSE v1, the signature
+ * checked by SSlibKey.verify_signature, the statement read as in-toto Statement v1. */
+const SSLIB_VERIFY = `
+import base64, json, sys
+from securesystemslib.signer import SSlibKey, Signature
+from securesystemslib import exceptions
+envelope = json.load(open(sys.argv[1]))
+pem = open(sys.argv[2]).read()
+der = base64.b64decode("".join(l for l in pem.splitlines() if not l.startswith("-----")))
+prefix = bytes.fromhex("302a300506032b6570032100")  # SPKI of an ed25519 key (RFC 8410)
+assert der[:12] == prefix and len(der) == 44, "not an ed25519 SPKI public key"
+import hashlib
+keyid = hashlib.sha256(der).hexdigest()  # securesystemslib wants a hex keyid; this is receipt-gate's too
+key = SSlibKey(keyid, "ed25519", "ed25519", {"public": der[12:].hex()})
+payload = base64.b64decode(envelope["payload"])
+ptype = envelope["payloadType"].encode()
+pae = b"DSSEv1 %d %s %d %s" % (len(ptype), ptype, len(payload), payload)
+results = []
+for s in envelope["signatures"]:
+    try:
+        key.verify_signature(Signature(keyid, base64.b64decode(s["sig"]).hex()), pae)
+        results.append(True)
+    except exceptions.UnverifiedSignatureError:
+        results.append(False)
+statement = json.loads(payload)
+print(json.dumps({"verified": results, "keyids": [s["keyid"] == keyid for s in envelope["signatures"]], "type": statement["_type"], "subject": statement["subject"], "predicateType": statement["predicateType"], "payloadType": envelope["payloadType"]}))
+`;
+
+function sslibVerify(envelopeFile: string, pubFile: string): { verified: boolean[]; keyids: boolean[]; type: string; subject: { digest: Record<string, string> }[]; predicateType: string; payloadType: string } {
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', SSLIB_VERIFY, envelopeFile, pubFile]).toString());
+}
+
+test('a receipt signed by `receipt --sign-key` verifies with securesystemslib (DSSE, ed25519, in-toto Statement v1)', async () => {
+  const { repo } = exampleRepo();
+  const keys = tempDir('rg-sslib-');
+  assert.is((await cli(keys, ['keygen', '--out', 'ci'])).code, 0);
+  git(repo, ['checkout', '-q', '-b', 'patch', 'main']);
+  writeFileSync(join(repo, 'NOTES.md'), 'a patch that touches no evidence\n');
+  const sha = commitAll(repo, 'notes');
+  const out = join(keys, 'receipt.json');
+  const r = await cli(repo, ['receipt', '--ref', 'patch', '--base', 'main', ...GRADER, '--out', out, '--sign-key', join(keys, 'ci.key')]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+
+  const seen = sslibVerify(out, join(keys, 'ci.pub'));
+  assert.equal(seen.verified, [true]);
+  assert.equal(seen.keyids, [true], 'the envelope names the key by the SHA-256 of its SPKI');
+  assert.is(seen.type, 'https://in-toto.io/Statement/v1');
+  assert.is(seen.payloadType, 'application/vnd.in-toto+json');
+  assert.equal(seen.subject[0]!.digest, { gitCommit: sha });
+
+  // The same verifier refuses an edited payload and another key.
+  const envelope = JSON.parse(readFileSync(out, 'utf8'));
+  const edited = Buffer.from(Buffer.from(envelope.payload, 'base64').toString('utf8').replace('"eligible"', '"closed"'));
+  writeFileSync(join(keys, 'edited.json'), JSON.stringify({ ...envelope, payload: edited.toString('base64') }));
+  assert.equal(sslibVerify(join(keys, 'edited.json'), join(keys, 'ci.pub')).verified, [false]);
+  assert.is((await cli(keys, ['keygen', '--out', 'other'])).code, 0);
+  assert.equal(sslibVerify(out, join(keys, 'other.pub')).verified, [false]);
+
+  // verify-receipt takes the public key only: the private key is refused with a sentence.
+  const priv = await cli(repo, ['verify-receipt', out, '--ref', 'patch', '--base', 'main', '--pub', join(keys, 'ci.key')]);
+  assert.is(priv.code, 2, priv.stdout + priv.stderr);
+  assert.match(priv.stderr, /--pub .*ci\.key is a private key; pass the public key/);
+  const ok = await cli(repo, ['verify-receipt', out, '--ref', 'patch', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
+  assert.is(ok.code, 0, ok.stdout + ok.stderr);
 });
 
 test.run();

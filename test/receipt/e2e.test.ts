@@ -14,7 +14,6 @@ import { cli, commitAll, exampleRepo, git, GRADER, ROOT, tempDir, writeFiles } f
 const NOW = ['--now', '2026-11-29'];
 const keys = tempDir('rg-keys-');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schemas', 'receipt.schema.json'), 'utf8'));
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- receipts are read as plain JSON here
 const validate = new Ajv2020({ allErrors: true }).compile<any>(schema);
 
 interface Envelope {

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import type { GateResult, RefResult } from '../../src/engine';
+import type { GateResult, RefResult } from '../../src/results';
 import type { Finding, FindingCode, Severity } from '../../src/findings';
 import { machineLine } from '../../src/render';
 import { verdictOf } from '../../src/verdict';
@@ -19,12 +19,12 @@ function result(findings: Finding[], opts: { protectedRef?: boolean; ref?: strin
   const refs: RefResult[] = [
     {
       update: { old: OLD, new: NEW, ref },
-      kind: 'branch',
       isProtectedRef: opts.protectedRef ?? false,
       verdict: verdictOf(findings),
       findings,
       identities: { epoch_id: null, generator_sha256: null, manifest_sha256: null, freeze_file_sha256: null, witnesses: {} },
       newCommits: [NEW],
+      evidence: null,
     },
   ];
   return { unguarded: false, policy: null, identity: 'bob', refs, findings, verdict: verdictOf(findings) };
@@ -129,6 +129,41 @@ test('property: one screen, machine line last, every blocking finding shown or c
     }),
     { seed: 20261129, numRuns: 300 },
   );
+});
+
+test('property: no byte of a pushed name or a message can start a remote: line or steer a terminal', () => {
+  const nasty = fc.string({ unit: fc.constantFrom('a', '/', '\n', '\r', '\u001b', '[', '2', 'K', '\u0085', '\u009b', '\u2028', '\u202e', '"', '\\', 'ä', ' ') as fc.Arbitrary<string>, minLength: 1, maxLength: 30 });
+  fc.assert(
+    fc.property(fc.array(nasty, { minLength: 1, maxLength: 12 }), nasty, (paths, identity) => {
+      const findings = paths.map((p) => ({ ...pathFinding(`fixtures/${p}`), message: `adds fixtures/${p} (fixtures/**)` }));
+      const r = { ...result(findings), identity };
+      const text = remoteText(decidePush(r, { maxLines: 12 }), {});
+      // Every line is one of ours: each starts as decidePush writes them, and nothing else in
+      // the text can break or move a line.
+      if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/.test(text)) return false;
+      return text.trimEnd().split('\n').every((l) => /^(receipt-gate: |  )/.test(l));
+    }),
+    { seed: 20261201, numRuns: 300 },
+  );
+});
+
+test('remote: text never names the server\'s quarantine or repository directory', () => {
+  const env = { GIT_DIR: '/srv/git/orders.git', GIT_QUARANTINE_PATH: '/srv/git/orders.git/objects/incoming-Ab12Cd', GIT_OBJECT_DIRECTORY: '/srv/git/orders.git/objects/incoming-Ab12Cd' };
+  const f = { ...pathFinding('fixtures/a.json'), code: 'INTERNAL_ERROR' as const, message: `cannot read /srv/git/orders.git/objects/incoming-Ab12Cd/ab/cdef: short read; packed-refs at /srv/git/orders.git/packed-refs` };
+  const text = remoteText(decidePush(result([f])), env);
+  assert.not.match(text, /\/srv\/git/);
+  assert.match(text, /cannot read <quarantine>\/ab\/cdef: short read; packed-refs at <repository>\/packed-refs/);
+});
+
+test('paths are shown as git quotes them; the machine line keeps them exact, in ASCII', () => {
+  const evil = 'fixtures/a\nreceipt-gate: push accepted: eligible\u001b[2K.json';
+  const r = result([pathFinding(evil), pathFinding('fixtures/ä.json')]);
+  const d = decidePush(r);
+  assert.ok(d.lines.includes('  PATH_PROTECTED feature 2222222 "fixtures/a\\nreceipt-gate: push accepted: eligible\\033[2K.json"'), d.lines.join('\n'));
+  assert.ok(d.lines.includes('  PATH_PROTECTED feature 2222222 "fixtures/\\303\\244.json"'), d.lines.join('\n'));
+  const machine = d.lines[d.lines.length - 1]!;
+  assert.match(machine, /^[\x20-\x7e]+$/);
+  assert.equal(JSON.parse(machine.slice('receipt-gate: '.length)).blocked_paths, [evil, 'fixtures/ä.json']);
 });
 
 test.run();

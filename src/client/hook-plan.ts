@@ -1,0 +1,257 @@
+// What `receipt-gate init` writes for each hook manager (src/client/managers.ts says how the
+// manager is found): the hook files or config entries, the package.json changes, and the one
+// command that switches the manager's hooks on. Pure over the files' text, so a test can hold
+// each plan against the real tool.
+
+import { ConfigShapeError, mergeLefthook, mergePreCommitConfig } from './hook-config';
+import { mergeCommandHooks, mergeHook, parsePackageJson, jsonIndent, runsLintStaged, type Merge, type PackageMergeOptions } from './init';
+import { gateBinary, lintStagedBinary, type HookManager } from './managers';
+import { HUSKY_LEGACY_HEADER, HUSKY_VERSION, LINT_STAGED_COMMAND, LINT_STAGED_VERSION } from './templates';
+
+export interface PlannedFile {
+  /** Path from the top of the working tree, or absolute (a hooks directory inside .git). */
+  path: string;
+  text: string;
+  mode?: number;
+}
+
+/** A program init runs after writing, so the manager installs the hooks it now has. */
+export interface Activation {
+  /** The program, from the top of the working tree (node_modules/.bin/husky) or on PATH. */
+  program: string;
+  args: string[];
+  /** Run only when this file exists (the project's own installation of the manager). */
+  requires: string | null;
+  /** Skip when core.hooksPath already has this value (husky). */
+  unlessHooksPath: string | null;
+  /** What to tell the user when it cannot be run. */
+  otherwise: string;
+}
+
+export interface HookPlan {
+  files: PlannedFile[];
+  notes: string[];
+  /** How package.json changes; null when init leaves package.json alone (or there is none). */
+  packageJson: Omit<PackageMergeOptions, 'otherLintStagedConfig'> | null;
+  activation: Activation | null;
+}
+
+export interface PlanInput {
+  manager: HookManager;
+  /** Text (LF line ends) of a project file, or null. Absolute paths for the hooks directory. */
+  read(path: string): string | null;
+  /** package.json's text, or null when the project has none. */
+  packageJson: string | null;
+  lintStagedGlob: string;
+  /** The exact version of receipt-gate to pin in devDependencies. */
+  selfVersion: string;
+}
+
+const HOOK_MODE = 0o755;
+
+export function planHooks(input: PlanInput): HookPlan {
+  const { manager } = input;
+  const hasPkg = input.packageJson !== null;
+  const bin = gateBinary(manager, hasPkg);
+  const self: [string, string] = ['receipt-gate', input.selfVersion];
+  const notes: string[] = [];
+  const files: PlannedFile[] = [];
+  const add = (path: string, merge: Merge, mode?: number) => {
+    if (merge.text !== null) files.push({ path, text: merge.text, ...(mode !== undefined ? { mode } : {}) });
+    notes.push(...merge.notes);
+  };
+
+  switch (manager.kind) {
+    case 'new-husky':
+    case 'husky': {
+      const major = manager.kind === 'new-husky' ? 9 : manager.major;
+      if (major <= 4) return husky4(input, bin, self);
+      const header = major >= 9 ? '' : HUSKY_LEGACY_HEADER;
+      const preCommit = input.read('.husky/pre-commit');
+      const lines = [`${bin} pre-commit`];
+      const addsLintStaged = preCommit === null || !runsLintStaged(preCommit);
+      if (addsLintStaged) lines.push(lintStagedBinary(manager));
+      add('.husky/pre-commit', mergeHook(preCommit, lines, '.husky/pre-commit', header), HOOK_MODE);
+      add('.husky/pre-push', mergeHook(input.read('.husky/pre-push'), [`${bin} pre-push "$@"`], '.husky/pre-push', header), HOOK_MODE);
+      const devDependencies: [string, string][] = [];
+      if (manager.kind === 'new-husky') devDependencies.push(['husky', HUSKY_VERSION]);
+      if (addsLintStaged) devDependencies.push([LINT_STAGED_COMMAND, LINT_STAGED_VERSION]);
+      devDependencies.push(self);
+      const prepare = major >= 9 ? 'husky' : 'husky install';
+      return {
+        files,
+        notes,
+        packageJson: hasPkg ? { glob: input.lintStagedGlob, prepare, devDependencies } : null,
+        activation: {
+          program: 'node_modules/.bin/husky',
+          args: major >= 9 ? [] : ['install'],
+          requires: 'node_modules/.bin/husky',
+          unlessHooksPath: major >= 9 ? '.husky/_' : '.husky',
+          otherwise: `run 'npm install': its prepare script ('${prepare}') switches the hooks in .husky/ on`,
+        },
+      };
+    }
+
+    case 'lefthook': {
+      const text = input.read(manager.config) ?? '';
+      if (!/\.ya?ml$/.test(manager.config)) {
+        notes.push(
+          `lefthook is configured in ${manager.config}, which init does not edit: add a pre-commit command '${bin} pre-commit' and a pre-push command '${bin} pre-push {1} {2}' with use_stdin: true`,
+        );
+      } else {
+        try {
+          add(
+            manager.config,
+            mergeLefthook(
+              text,
+              [
+                { hook: 'pre-commit', name: 'receipt-gate', run: `${bin} pre-commit`, useStdin: false },
+                // use_stdin: lefthook otherwise gives commands a terminal, not git's ref lines.
+                { hook: 'pre-push', name: 'receipt-gate', run: `${bin} pre-push {1} {2}`, useStdin: true },
+              ],
+              manager.config,
+            ),
+          );
+        } catch (err) {
+          if (!(err instanceof ConfigShapeError)) throw err;
+          notes.push(`${manager.config}: ${err.message}; add the receipt-gate commands yourself (docs/client.md)`);
+        }
+      }
+      return {
+        files,
+        notes,
+        packageJson: hasPkg ? { glob: null, prepare: null, devDependencies: [self] } : null,
+        activation: {
+          program: hasPkg ? 'node_modules/.bin/lefthook' : 'lefthook',
+          args: ['install'],
+          requires: hasPkg ? 'node_modules/.bin/lefthook' : null,
+          unlessHooksPath: null,
+          otherwise: "run 'lefthook install' so git runs lefthook's pre-push hook too",
+        },
+      };
+    }
+
+    case 'pre-commit': {
+      try {
+        add(
+          manager.config,
+          mergePreCommitConfig(
+            input.read(manager.config) ?? '',
+            [
+              { id: 'receipt-gate-pre-commit', name: 'receipt-gate pre-commit', entry: `${bin} pre-commit`, stage: 'commit' },
+              { id: 'receipt-gate-pre-push', name: 'receipt-gate pre-push', entry: `${bin} pre-push`, stage: 'push' },
+            ],
+            manager.config,
+          ),
+        );
+      } catch (err) {
+        if (!(err instanceof ConfigShapeError)) throw err;
+        notes.push(`${manager.config}: ${err.message}; add the receipt-gate hooks yourself (docs/client.md)`);
+      }
+      return {
+        files,
+        notes,
+        packageJson: hasPkg ? { glob: null, prepare: null, devDependencies: [self] } : null,
+        activation: {
+          program: 'pre-commit',
+          args: ['install', '--hook-type', 'pre-commit', '--hook-type', 'pre-push'],
+          requires: null,
+          unlessHooksPath: null,
+          otherwise: "run 'pre-commit install --hook-type pre-commit --hook-type pre-push'",
+        },
+      };
+    }
+
+    case 'simple-git-hooks': {
+      const commands = { 'pre-commit': [`${bin} pre-commit`], 'pre-push': [`${bin} pre-push "$@"`] };
+      if (manager.config === 'package.json' && input.packageJson !== null) {
+        const pkg = parsePackageJson(input.packageJson);
+        const hooks = pkg['simple-git-hooks'];
+        if (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) {
+          throw new Error('package.json member "simple-git-hooks" is not an object');
+        }
+        const merged = mergeCommandHooks(hooks as Record<string, unknown>, commands, 'package.json simple-git-hooks');
+        notes.push(...merged.notes);
+        // package.json is merged once, with this as its starting text.
+        if (merged.changed) files.push({ path: 'package.json', text: `${JSON.stringify(pkg, null, jsonIndent(input.packageJson))}\n` });
+      } else if (/\.json$/.test(manager.config)) {
+        const text = input.read(manager.config) ?? '{}';
+        const hooks = JSON.parse(text) as Record<string, unknown>;
+        const merged = mergeCommandHooks(hooks, commands, manager.config);
+        notes.push(...merged.notes);
+        if (merged.changed) files.push({ path: manager.config, text: `${JSON.stringify(hooks, null, jsonIndent(text))}\n` });
+      } else {
+        notes.push(`simple-git-hooks is configured in ${manager.config}, which init does not edit: add "pre-commit": "${bin} pre-commit" and "pre-push": "${bin} pre-push \\"$@\\""`);
+      }
+      return {
+        files,
+        notes,
+        packageJson: hasPkg ? { glob: null, prepare: null, devDependencies: [self] } : null,
+        activation: {
+          program: 'node_modules/.bin/simple-git-hooks',
+          args: [],
+          requires: 'node_modules/.bin/simple-git-hooks',
+          unlessHooksPath: null,
+          otherwise: "run 'npx simple-git-hooks' so git runs the new commands",
+        },
+      };
+    }
+
+    case 'git-hooks': {
+      const header = '#!/bin/sh\n';
+      for (const [hook, line] of [
+        ['pre-commit', `${bin} pre-commit`],
+        ['pre-push', `${bin} pre-push "$@"`],
+      ] as const) {
+        const path = `${manager.dir}/${hook}`;
+        const shown = path.includes('/.git/') ? path.slice(path.lastIndexOf('/.git/') + 1) : path;
+        add(path, mergeHook(input.read(path), [line], shown, header), HOOK_MODE);
+      }
+      if (!hasPkg) notes.push("the hooks call 'receipt-gate' from PATH (the project has no package.json): install it with 'npm install -g receipt-gate'");
+      return { files, notes, packageJson: hasPkg ? { glob: null, prepare: null, devDependencies: [self] } : null, activation: null };
+    }
+  }
+}
+
+/** husky 4: commands in package.json "husky": {"hooks"} or .huskyrc(.json); the pre-push
+ * command reads git's lines from HUSKY_GIT_STDIN and the arguments from HUSKY_GIT_PARAMS. */
+function husky4(input: PlanInput, bin: string, self: [string, string]): HookPlan {
+  const notes: string[] = [];
+  const files: PlannedFile[] = [];
+  const rcFile = ['.huskyrc', '.huskyrc.json'].find((f) => input.read(f) !== null) ?? null;
+  const where = rcFile ?? 'package.json';
+  const text = rcFile !== null ? input.read(rcFile)! : input.packageJson;
+  const existingPreCommit = (() => {
+    if (text === null) return '';
+    try {
+      const doc = JSON.parse(text) as Record<string, unknown>;
+      const config = (rcFile !== null ? doc : doc.husky) as { hooks?: Record<string, unknown> } | undefined;
+      const pc = config?.hooks?.['pre-commit'];
+      return typeof pc === 'string' ? pc : '';
+    } catch {
+      return '';
+    }
+  })();
+  const addsLintStaged = !runsLintStaged(existingPreCommit);
+  const commands = {
+    'pre-commit': [`${bin} pre-commit`, ...(addsLintStaged ? ['node_modules/.bin/lint-staged'] : [])],
+    'pre-push': [`${bin} pre-push $HUSKY_GIT_PARAMS`],
+  };
+  if (text === null) {
+    notes.push(`husky 4 is configured in a file init does not edit: add "pre-commit": "${commands['pre-commit'].join(' && ')}" and "pre-push": "${commands['pre-push'][0]}" to its hooks`);
+  } else {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    const config = rcFile !== null ? doc : ((doc.husky ??= {}) as Record<string, unknown>);
+    const hooks = (config.hooks ??= {}) as Record<string, unknown>;
+    const merged = mergeCommandHooks(hooks, commands, `${where} husky hooks`);
+    notes.push(...merged.notes);
+    if (merged.changed) files.push({ path: where, text: `${JSON.stringify(doc, null, jsonIndent(text))}\n` });
+  }
+  const devDependencies: [string, string][] = [...(addsLintStaged ? [[LINT_STAGED_COMMAND, LINT_STAGED_VERSION] as [string, string]] : []), self];
+  return {
+    files,
+    notes,
+    packageJson: input.packageJson !== null ? { glob: input.lintStagedGlob, prepare: null, devDependencies } : null,
+    activation: null,
+  };
+}

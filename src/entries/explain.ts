@@ -1,0 +1,157 @@
+// `receipt-gate explain PATH... [--identity NAME] [--base REF] [--repo DIR] [--format text|json]`
+// For owners and authors: which of the policy's rules and globs protect PATH (and under which
+// folded key, when a checkout would see it as another name), whether an exception lifts it,
+// and who may change it. The policy is the one in force: the base's, as verify-ref reads it.
+
+import { parseCommandArgs } from '../args';
+import { evidencePaths } from '../evidence/policy';
+import { POLICY_PATH, type Policy } from '../evidence/types';
+import { UsageError, type CliIO } from '../io';
+import { foldKey, matcher } from '../paths';
+import { compileProtection } from '../protection';
+import { printable, quotePath } from '../quote';
+import { formatOption, SetupError, short } from '../report/index';
+import { resolveBase } from '../run/base';
+import { isOwner, ownersText } from '../run/identity';
+import { openRepository } from '../run/repository';
+
+const USAGE = 'receipt-gate explain PATH... [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
+
+/** What protects one path, as the gate would judge a change to it. */
+export interface Protection {
+  path: string;
+  /** The key globs are matched on (folded as checkouts fold names); differs from `path` for
+   * an alias. */
+  key: string;
+  protected: boolean;
+  /** Pinned evidence (policy, pin, manifest, freeze file): no exception can lift it. */
+  pinned: string | null;
+  /** Every glob that matches, with the list it comes from. */
+  globs: { list: 'protected' | 'evidence'; glob: string }[];
+  /** Exception globs that match (they lift the protection unless the path is pinned). */
+  exceptions: string[];
+  /** The glob the gate names in a PATH_PROTECTED message, or null. */
+  protectedBy: string | null;
+  /** How the path reaches a protected file other than by its own name (an 8.3 short name). */
+  alias: string | null;
+}
+
+/**
+ * The one place explain asks the policy about a path: the gate's own compiled protection for
+ * the verdict (so explain and the gate cannot disagree), each glob on its own for the reasons.
+ */
+export function protectionOf(policy: Policy, path: string): Protection {
+  const verdict = compileProtection(policy).explain(path);
+  const key = foldKey(path);
+  const pinnedPaths = [POLICY_PATH, policy.epoch?.pin, policy.manifest?.path, policy.freeze?.path].filter((p): p is string => typeof p === 'string');
+  const pinned = pinnedPaths.find((p) => foldKey(p) === key) ?? null;
+  const globs = [
+    ...policy.protected.map((glob) => ({ list: 'protected' as const, glob })),
+    ...evidencePaths(policy).map((glob) => ({ list: 'evidence' as const, glob })),
+  ].filter((g) => matcher([g.glob])(path));
+  const exceptions = policy.exceptions.filter((g) => matcher([g])(path));
+  return {
+    path,
+    key: verdict.folded,
+    protected: verdict.by !== null,
+    pinned,
+    globs,
+    exceptions,
+    protectedBy: verdict.by,
+    alias: verdict.alias ?? null,
+  };
+}
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const parsed = parseCommandArgs(
+    args,
+    {
+      identity: { type: 'string' },
+      base: { type: 'string' },
+      repo: { type: 'string' },
+      format: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    USAGE,
+    io,
+  );
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  const format = formatOption(values);
+  if (format !== 'text' && format !== 'json') throw new UsageError(`explain prints text or json, not ${format}\nusage: ${USAGE}`);
+  if (positionals.length === 0) throw new UsageError(`name at least one PATH (a path in the repository, e.g. fixtures/orders/base.json)\nusage: ${USAGE}`);
+  const paths = positionals.map((p) => p.replace(/^(\.\/)+/, ''));
+  const identity = values.identity === undefined || values.identity === '' ? null : values.identity;
+
+  const store = await openRepository(values.repo ?? io.cwd, io.env);
+  try {
+    const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
+    if (base.policyCommit === null) throw new SetupError(`no base holds a ${POLICY_PATH}: the repository is unguarded and nothing is protected (pass --base REF to name one)`, { unguarded: true });
+    if (!base.policy) {
+      throw new SetupError(`the policy at ${base.name ?? 'the base'} (${short(base.policyCommit)}) is invalid: ${base.findings.map((f) => f.message).join('; ')}`, {
+        base: base.policyCommit,
+      });
+    }
+    const policy = base.policy;
+    const owner = isOwner(policy, identity);
+    const answers = paths.map((p) => protectionOf(policy, p));
+    if (format === 'json') {
+      io.stdout(
+        `${JSON.stringify(
+          {
+            base: base.policyCommit,
+            base_name: base.name,
+            owners: policy.owners,
+            identity,
+            identity_is_owner: owner,
+            paths: answers.map((a) => ({
+              path: a.path,
+              key: a.key,
+              protected: a.protected,
+              protected_by: a.protectedBy,
+              pinned: a.pinned,
+              globs: a.globs,
+              exceptions: a.exceptions,
+              alias: a.alias,
+              may_change: a.protected ? owner : true,
+            })),
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      return 0;
+    }
+    const lines = [`receipt-gate explain: the policy at ${printable(base.name ?? 'the base')} (${short(base.policyCommit)})`];
+    for (const a of answers) lines.push(...explainLines(policy, a, identity, owner));
+    io.stdout(`${lines.join('\n')}\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+function explainLines(policy: Policy, a: Protection, identity: string | null, owner: boolean): string[] {
+  const name = quotePath(a.path);
+  const lines = [`${name}: ${a.protected ? 'protected' : 'not protected'}`];
+  if (a.key !== a.path) lines.push(`  matched as ${quotePath(a.key)} (folded as checkouts on macOS and Windows fold names: they write both as one file)`);
+  if (a.alias !== null) lines.push(`  reaches a protected file through ${printable(a.alias)}`);
+  if (a.pinned !== null) lines.push(`  pinned evidence (${quotePath(a.pinned)}): always protected, no exception lifts it`);
+  for (const g of a.globs) {
+    lines.push(`  ${g.list === 'protected' ? 'protected glob' : 'evidence the policy names'} ${printable(JSON.stringify(g.glob))} matches`);
+  }
+  for (const e of a.exceptions) {
+    lines.push(`  exception ${printable(JSON.stringify(e))} matches${a.protected ? ', but does not lift pinned evidence' : ': anyone may change it'}`);
+  }
+  if (a.globs.length === 0 && a.pinned === null) lines.push('  no protected glob matches: anyone may change it');
+  if (a.protected) {
+    lines.push(`  may be changed by: ${printable(ownersText(policy))}`);
+    const who = identity === null ? 'nobody (no --identity)' : printable(identity);
+    lines.push(
+      owner
+        ? `  as ${who}: an owner, may change it`
+        : `  as ${who}: not an owner, a change to it is PATH_PROTECTED (named as ${printable(JSON.stringify(a.protectedBy))})`,
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,76 @@
+// Names and text taken from a repository, made safe to print on a terminal or in a `remote:`
+// line. A pushed path is attacker-chosen bytes: printed raw, a LF or CR would start a line of
+// its own (`remote: receipt-gate: push accepted: eligible`) and an ESC would move the cursor
+// or recolour what follows. Paths are quoted exactly as git quotes them with core.quotePath
+// on (quote.c, quote_c_style), so what receipt-gate prints matches `git diff --name-only`.
+
+/** C escapes git uses for these bytes; other bytes that need quoting are written as octal. */
+const C_ESCAPES: Record<number, string> = {
+  0x07: 'a',
+  0x08: 'b',
+  0x09: 't',
+  0x0a: 'n',
+  0x0b: 'v',
+  0x0c: 'f',
+  0x0d: 'r',
+  0x22: '"',
+  0x5c: '\\',
+};
+
+/** True for the bytes git's cq_lookup quotes when core.quotePath is on. */
+function mustQuote(byte: number): boolean {
+  return byte < 0x20 || byte === 0x22 || byte === 0x5c || byte >= 0x7f;
+}
+
+/**
+ * `path` as git prints it with core.quotePath on: unchanged when no byte needs quoting, else in
+ * double quotes with control characters, `"`, `\`, DEL and every byte of a non-ASCII character
+ * escaped (`\n`, `\033`, `\303\244`). Pass the raw bytes when the name is not valid UTF-8.
+ */
+export function quotePath(path: string | Uint8Array): string {
+  const bytes = typeof path === 'string' ? Buffer.from(path, 'utf8') : path;
+  let needs = false;
+  for (const b of bytes) {
+    if (mustQuote(b)) {
+      needs = true;
+      break;
+    }
+  }
+  if (!needs) return typeof path === 'string' ? path : Buffer.from(bytes).toString('latin1');
+  let out = '"';
+  for (const b of bytes) {
+    if (!mustQuote(b)) out += String.fromCharCode(b);
+    else if (C_ESCAPES[b] !== undefined) out += `\\${C_ESCAPES[b]}`;
+    else out += `\\${b.toString(8).padStart(3, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/** Characters that can end a line or steer a terminal: C0 and C1 controls, DEL, the Unicode
+ * line and paragraph separators and the bidirectional overrides (which reorder what is shown). */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with every character that could start a line or move the cursor written as an
+ * escape (`\n`, `\033`, `\u202e`); the rest, including other non-ASCII text, is kept. */
+export function printable(text: string): string {
+  return text.replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x80) {
+      const esc = C_ESCAPES[code];
+      return esc !== undefined ? `\\${esc}` : `\\${code.toString(8).padStart(3, '0')}`;
+    }
+    return `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** A message or fix for human output: each path it mentions in git's quoting, then anything
+ * else that could forge a line escaped. */
+export function printableMention(text: string, paths: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const path of paths) {
+    if (!path) continue;
+    const quoted = quotePath(path);
+    if (quoted !== path) out = out.split(path).join(quoted);
+  }
+  return printable(out);
+}

@@ -1,0 +1,31 @@
+// The report layer: every human and machine form of a result comes from here (terminal lines,
+// the server's `remote:` text, JSON, SARIF, GitHub workflow commands, JUnit XML, the machine
+// line, progress). Entries build an Outcome and pick a format; none formats findings itself.
+
+export { compareCodePoints, sortFindings, sortedUnique } from './order';
+export { findingsOutcome, identitiesOf, outcomeOf, type Outcome, type ResultLike } from './outcome';
+export {
+  findingLine,
+  findingLines,
+  findingPlace,
+  humanFix,
+  humanMessage,
+  oneLine,
+  plural,
+  renderText,
+  sentence,
+  short,
+  shortRef,
+  verdictLine,
+} from './text';
+export { asciiJson, blockedPaths, machineLine, recommendedAction, type MachineInput } from './machine';
+export { jsonFailure, jsonFinding, renderJson, toJson, type JsonFinding, type JsonOutput } from './json';
+export { pathUri, renderSarif, sarifFailure, SARIF_SCHEMA_URI, toSarif } from './sarif';
+export { escapeData, escapeProperty, githubFailure, toGithub } from './github';
+export { junitFailure, toJunit, xmlText } from './junit';
+export { FORMATS, formatOption, isFormat, renderFailure, renderOutcome, requestedFormat, type Format } from './format';
+export { SetupError, type SetupFailure } from './failure';
+export { decidePush, refOutcome, remoteFindingLines, remoteText, withoutServerPaths, type MessageOptions, type PushDecision, type RefOutcome } from './remote';
+export { clientOutcomeText } from './client';
+export { progress, type Progress, type ProgressTarget } from './progress';
+export { ruleHelp, type RuleHelp } from './rules';

@@ -1,0 +1,67 @@
+// The --format json object of SPEC section 3. Paths and messages are kept exactly (JSON's own
+// escaping makes them safe to print); a setup error is the same object with an `error` member.
+
+import type { Finding, Identities, Severity } from '../findings';
+import { sortFindings } from './order';
+import type { Outcome } from './outcome';
+import type { SetupFailure } from './failure';
+
+export interface JsonFinding {
+  code: string;
+  severity: Severity;
+  ref: string | null;
+  commit: string | null;
+  path: string | null;
+  message: string;
+  fix: string;
+}
+
+export function jsonFinding(f: Finding): JsonFinding {
+  return {
+    code: f.code,
+    severity: f.severity,
+    ref: f.ref ?? null,
+    commit: f.commit ?? null,
+    path: f.path ?? null,
+    message: f.message,
+    fix: f.fix,
+  };
+}
+
+export interface JsonOutput {
+  verdict: Outcome['verdict'];
+  findings: JsonFinding[];
+  identities: Identities | null;
+  base: string | null;
+  head: string | null;
+  error?: string;
+  unguarded?: boolean;
+}
+
+export function toJson(outcome: Outcome): JsonOutput {
+  return {
+    verdict: outcome.verdict,
+    findings: sortFindings(outcome.findings).map(jsonFinding),
+    identities: outcome.identities,
+    base: outcome.base,
+    head: outcome.head,
+  };
+}
+
+/** Nothing was checked: verdict closed (every hook treats exit 2 as closed), the reason in
+ * `error`. */
+export function jsonFailure(failure: SetupFailure): JsonOutput {
+  return {
+    verdict: 'closed',
+    ...(failure.unguarded ? { unguarded: true } : {}),
+    error: failure.message,
+    findings: [],
+    identities: null,
+    base: failure.base ?? null,
+    head: failure.head ?? null,
+  };
+}
+
+export function renderJson(value: JsonOutput): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}

@@ -1,0 +1,53 @@
+// The last line of a rejection: one machine-readable line for the agent that pushed
+// (SPEC section 2), `receipt-gate: {"verdict", "blocked_paths", "findings", "recommended_action"}`.
+
+import type { Finding } from '../findings';
+import type { Verdict } from '../verdict';
+import { sortFindings, sortedUnique } from './order';
+
+export interface MachineInput {
+  verdict: Verdict;
+  findings: readonly Finding[];
+  policy: { owners: readonly string[] } | null;
+}
+
+export function blockedPaths(findings: readonly Finding[]): string[] {
+  return sortedUnique(
+    findings.filter((f) => (f.code === 'PATH_PROTECTED' || f.code === 'PATH_UNSAFE') && f.path !== undefined).map((f) => f.path!),
+  );
+}
+
+export function recommendedAction(result: MachineInput): string {
+  if (result.verdict === 'eligible') return 'none';
+  const owners = result.policy?.owners.length ? result.policy.owners.join(', ') : 'an owner';
+  if (result.verdict === 'hold') {
+    return `a witnessed flake is frozen: protected refs need an owner (${owners}); other refs are accepted`;
+  }
+  const closing = sortFindings(result.findings).filter((f) => f.severity === 'closed');
+  if (closing.some((f) => f.code === 'PATH_PROTECTED' || f.code === 'PATH_UNSAFE')) {
+    return `drop the changes to blocked_paths from every new commit (rewrite the branch, do not revert on top) and push again; only ${owners} may change them`;
+  }
+  return closing[0]?.fix ?? 'none';
+}
+
+/** JSON with every character outside printable ASCII written as \uXXXX (as Python's
+ * ensure_ascii): the line stays one line on any terminal and parses to the same values. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function machineLine(result: MachineInput): string {
+  const payload = {
+    verdict: result.verdict,
+    blocked_paths: blockedPaths(result.findings),
+    findings: sortFindings(result.findings).map((f) => ({
+      code: f.code,
+      severity: f.severity,
+      ref: f.ref ?? null,
+      commit: f.commit ?? null,
+      path: f.path ?? null,
+    })),
+    recommended_action: recommendedAction(result),
+  };
+  return `receipt-gate: ${asciiJson(payload)}`;
+}

@@ -1,0 +1,72 @@
+// What every output form is rendered from: the verdict of one command's run, its findings,
+// the evidence identities and the commits it compared. Built once per run from the engine's
+// result (or, for `check`, from the findings on the files named).
+
+import type { GateResult } from '../results';
+import { emptyIdentities, type Finding, type Identities } from '../findings';
+import { verdictOf, type Verdict } from '../verdict';
+
+export interface Outcome {
+  /** The command that ran, e.g. `verify-ref` (SARIF's invocation, JUnit's suite name). */
+  command: string;
+  verdict: Verdict;
+  findings: readonly Finding[];
+  identities: Identities;
+  /** The base commit and the commit judged, when the command compares two. */
+  base: string | null;
+  head: string | null;
+  /** The owners of the policy in force; null when no policy was read. */
+  owners: readonly string[] | null;
+  /** The first line of the terminal form (what was checked, against what, as whom). */
+  header?: string;
+}
+
+/** The shape of an engine result the report layer reads. */
+export type ResultLike = Pick<GateResult, 'verdict' | 'findings' | 'policy'> & Partial<Pick<GateResult, 'refs'>>;
+
+/** Identities of the run: those of the last ref update that had a tree to check. */
+export function identitiesOf(result: ResultLike): Identities {
+  const withTree = (result.refs ?? []).filter(
+    (r) =>
+      r.identities.epoch_id !== null ||
+      r.identities.freeze_file_sha256 !== null ||
+      r.identities.manifest_sha256 !== null ||
+      Object.keys(r.identities.witnesses).length > 0,
+  );
+  return withTree.length ? withTree[withTree.length - 1]!.identities : emptyIdentities();
+}
+
+export function outcomeOf(
+  command: string,
+  result: ResultLike,
+  at: { base?: string | null; head?: string | null; header?: string } = {},
+): Outcome {
+  return {
+    command,
+    verdict: result.verdict,
+    findings: result.findings,
+    identities: identitiesOf(result),
+    base: at.base ?? null,
+    head: at.head ?? null,
+    owners: result.policy ? result.policy.owners : null,
+    header: at.header,
+  };
+}
+
+/** An outcome made of findings alone (check: files of the working tree, no ref update). */
+export function findingsOutcome(
+  command: string,
+  findings: readonly Finding[],
+  opts: { owners?: readonly string[] | null; header?: string } = {},
+): Outcome {
+  return {
+    command,
+    verdict: verdictOf(findings),
+    findings,
+    identities: emptyIdentities(),
+    base: null,
+    head: null,
+    owners: opts.owners ?? null,
+    header: opts.header,
+  };
+}

@@ -1,0 +1,220 @@
+// What the person (or agent) at the other end of `git push` reads, as `remote:` lines. Pure:
+// a result in, the push decision and its text out, so tests can drive it directly.
+//
+// Shape of a rejection (one screen at most, then the machine line):
+//   receipt-gate: push REJECTED: ... (the verdict, the pusher)
+//     per ref: what the update does and its verdict
+//     per finding: rule, ref, short commit, path; what is wrong; what to do instead
+//     "... and N more <RULE> findings: path, path, ..." when one kind repeats
+//   receipt-gate: {"verdict": ..., "blocked_paths": [...], ...}
+//
+// Every path is quoted as git quotes it and every other text made printable, so no byte of a
+// pushed name can start a `remote:` line of its own.
+
+import type { GateResult, RefResult } from '../results';
+import type { Finding, FindingCode } from '../findings';
+import { printable, quotePath } from '../quote';
+import { ZERO_OID } from '../types';
+import { machineLine } from './machine';
+import { sortFindings } from './order';
+import { humanFix, humanMessage, plural, short, shortRef } from './text';
+
+/** How one ref update fares on the server (SPEC section 2, "Server side"). */
+export type RefOutcome = 'accepted' | 'notice' | 'rejected';
+
+export function refOutcome(ref: Pick<RefResult, 'verdict' | 'isProtectedRef'>): RefOutcome {
+  if (ref.verdict === 'closed') return 'rejected';
+  if (ref.verdict === 'hold') return ref.isProtectedRef ? 'rejected' : 'notice';
+  return 'accepted';
+}
+
+export interface PushDecision {
+  /** git takes all refs or none: one rejected update rejects the push. */
+  accepted: boolean;
+  /** The lines to show, without the GitLab prefix. The last one is the machine line, except
+   * for an unguarded repository's one-line notice. */
+  lines: string[];
+}
+
+export interface MessageOptions {
+  /** Most lines before the machine line (a terminal screen, less the lines git adds). */
+  maxLines?: number;
+  /** Findings of one rule shown in full before the rest become one summary line. */
+  perKind?: number;
+}
+
+const DEFAULT_MAX_LINES = 20;
+const DEFAULT_PER_KIND = 3;
+const SUMMARY_WIDTH = 160;
+
+export function decidePush(result: GateResult, options: MessageOptions = {}): PushDecision {
+  const outcomes = result.refs.map((r) => ({ ref: r, outcome: refOutcome(r) }));
+  const rejected = outcomes.filter((o) => o.outcome === 'rejected');
+  const accepted = rejected.length === 0;
+  const pusher = result.identity !== null ? printable(result.identity) : 'nobody (no identity variable set)';
+
+  if (result.unguarded && result.findings.length === 0) {
+    return {
+      accepted: true,
+      lines: [
+        `receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on its default branch); push accepted without checks`,
+      ],
+    };
+  }
+
+  const lines: string[] = [];
+  const commits = new Set(result.refs.flatMap((r) => r.newCommits)).size;
+  const scope = `${plural(result.refs.length, 'ref')}, ${plural(commits, 'new commit')}, pusher ${pusher}`;
+  if (!accepted) {
+    const why = rejected.every((o) => o.ref.verdict === 'hold')
+      ? 'hold on a protected ref (a frozen flake waits for an owner)'
+      : result.verdict;
+    lines.push(`receipt-gate: push REJECTED: ${why} (${scope}); git refuses every ref of this push`);
+  } else if (outcomes.some((o) => o.outcome === 'notice')) {
+    lines.push(`receipt-gate: push accepted with a notice: hold (${scope}); protected refs would be refused`);
+  } else {
+    lines.push(`receipt-gate: push accepted: eligible (${scope})`);
+  }
+
+  lines.push(...refLines(outcomes, accepted));
+
+  const shown = sortFindings(result.findings).filter((f) => f.severity !== 'info');
+  const info = result.findings.filter((f) => f.severity === 'info');
+  const budget = (options.maxLines ?? DEFAULT_MAX_LINES) - lines.length - (info.length ? 1 : 0);
+  lines.push(...remoteFindingLines(shown, budget, options.perKind ?? DEFAULT_PER_KIND));
+  if (info.length) lines.push(`  info: ${countByCode(info)} (not blocking)`);
+  lines.push(machineLine(result));
+  return { accepted, lines };
+}
+
+function refLines(outcomes: { ref: RefResult; outcome: RefOutcome }[], accepted: boolean): string[] {
+  const describe = ({ ref, outcome }: { ref: RefResult; outcome: RefOutcome }): string => {
+    const { old, new: next } = ref.update;
+    const action =
+      next === ZERO_OID ? `delete (was ${short(old)})` : old === ZERO_OID ? `create at ${short(next)}` : `update ${short(old)}..${short(next)}`;
+    const state =
+      outcome === 'rejected'
+        ? `REJECTED: ${ref.verdict}${ref.isProtectedRef ? ' on a protected ref' : ''}`
+        : outcome === 'notice'
+          ? 'accepted with a notice: hold'
+          : 'ok';
+    return `  ${printable(ref.update.ref)} ${action}: ${state}`;
+  };
+  // On a busy push, name the refs that matter and count the rest.
+  const important = outcomes.filter((o) => o.outcome !== 'accepted');
+  if (outcomes.length <= 4) return outcomes.map(describe);
+  const rest = outcomes.length - important.length;
+  const lines = important.slice(0, 4).map(describe);
+  const hidden = important.length - Math.min(important.length, 4);
+  if (hidden > 0) lines.push(`  ... and ${plural(hidden, 'more ref')} refused or on hold`);
+  if (rest > 0) lines.push(`  ... and ${plural(rest, 'other ref')} ${accepted ? 'ok' : 'fine on their own'}`);
+  return lines;
+}
+
+/** Findings in full (rule, ref, commit, path; message; fix), grouped by rule. A rule with more
+ * than `perKind` findings shows `perKind - 1` and one summary line naming the other paths.
+ * When the screen runs out, the remaining rules become one line each, then one line in all. */
+export function remoteFindingLines(findings: readonly Finding[], budget: number, perKind: number): string[] {
+  const groups = new Map<FindingCode, Finding[]>();
+  for (const f of findings) {
+    const group = groups.get(f.code) ?? [];
+    group.push(f);
+    groups.set(f.code, group);
+  }
+  const out: string[] = [];
+  const codes = [...groups.keys()];
+  for (let i = 0; i < codes.length; i++) {
+    const group = groups.get(codes[i]!)!;
+    const left = budget - out.length;
+    const rulesAfter = codes.length - i - 1;
+    // Keep one line for each later rule (or one for all of them).
+    const reserve = Math.min(rulesAfter, 1);
+    const available = left - reserve;
+    if (available < 1) {
+      out.push(summaryOfRest(codes.slice(i).flatMap((c) => groups.get(c)!)));
+      return out;
+    }
+    const detailedMax = group.length > perKind ? perKind - 1 : group.length;
+    let detailed = Math.min(detailedMax, Math.floor(available / 3));
+    // Findings not shown in full need their summary line within the budget too.
+    if (detailed < group.length && detailed * 3 + 1 > available) detailed = Math.floor((available - 1) / 3);
+    for (const f of group.slice(0, detailed)) out.push(...detailLines(f));
+    const rest = group.slice(detailed);
+    if (rest.length) out.push(summaryLine(rest, group.slice(0, detailed)));
+  }
+  return out;
+}
+
+function detailLines(f: Finding): string[] {
+  const where = [f.ref ? shortRef(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? quotePath(f.path) : null]
+    .filter((x): x is string => x !== null)
+    .join(' ');
+  return [`  ${f.code} ${where}`, `    ${humanMessage(f)}`, `    what to do: ${humanFix(f)}`];
+}
+
+function summaryLine(rest: Finding[], shown: Finding[]): string {
+  const more = shown.length > 0;
+  const code = rest[0]!.code;
+  const paths = [...new Set(rest.map((f) => (f.path !== undefined ? quotePath(f.path) : f.ref ? shortRef(f.ref) : '')).filter(Boolean))];
+  const head = `  ${more ? '... and ' : ''}${plural(rest.length, `${more ? 'more ' : ''}${code} finding`)}`;
+  const fixes = [...new Set(rest.map(humanFix))];
+  const sameAsShown = more && fixes.every((x) => shown.some((f) => humanFix(f) === x));
+  const fix = sameAsShown
+    ? 'the same as above'
+    : fixes.length <= 2
+      ? fixes.join(' / ')
+      : `${fixes[0]} (and ${fixes.length - 1} other fixes)`;
+  return `${head}: ${listWithin(paths, SUMMARY_WIDTH)}; what to do: ${fix}`;
+}
+
+function summaryOfRest(rest: Finding[]): string {
+  return `  ... and ${plural(rest.length, 'more finding')}: ${countByCode(rest)} (all listed in the line below)`;
+}
+
+function countByCode(findings: readonly Finding[]): string {
+  const counts = new Map<string, number>();
+  for (const f of findings) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
+  return [...counts].map(([code, n]) => `${code} x${n}`).join(', ');
+}
+
+function listWithin(items: string[], width: number): string {
+  const out: string[] = [];
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (used + item.length + 2 > width && out.length > 0) {
+      out.push(`... (${items.length - i} more)`);
+      break;
+    }
+    out.push(item);
+    used += item.length + 2;
+  }
+  return out.join(', ');
+}
+
+/** The text git shows as `remote:` lines. GitLab shows hook output in its web UI only when
+ * each line carries `GL-HOOK-ERR:`; it is added to every line of a rejection there. */
+export function remoteText(decision: PushDecision, env: NodeJS.ProcessEnv): string {
+  const prefix = env.GL_PROTOCOL && !decision.accepted ? 'GL-HOOK-ERR: ' : '';
+  return decision.lines.map((l) => `${prefix}${withoutServerPaths(l, env)}\n`).join('');
+}
+
+/**
+ * `text` with the server's own directories taken out: the quarantine git receives the push
+ * into (GIT_QUARANTINE_PATH, GIT_OBJECT_DIRECTORY) and the repository's path (GIT_DIR) are
+ * the server's business, not the pusher's; an error that names an object file there says
+ * "the quarantine" instead.
+ */
+export function withoutServerPaths(text: string, env: NodeJS.ProcessEnv): string {
+  const places: [string | undefined, string][] = [
+    [env.GIT_QUARANTINE_PATH, '<quarantine>'],
+    [env.GIT_OBJECT_DIRECTORY, '<quarantine>'],
+    [env.GIT_DIR && env.GIT_DIR !== '.' ? env.GIT_DIR : undefined, '<repository>'],
+  ];
+  let out = text;
+  // Longest first: the quarantine lies inside the repository.
+  for (const [dir, name] of places.filter((p): p is [string, string] => !!p[0] && p[0].length > 1).sort((a, b) => b[0].length - a[0].length)) {
+    out = out.split(dir).join(name);
+  }
+  return out;
+}

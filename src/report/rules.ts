@@ -1,0 +1,98 @@
+// What each finding code means, for formats that describe their rules (SARIF's
+// tool.driver.rules, JUnit's test names) and for `explain`. Wording follows SPEC section 2.
+
+export interface RuleHelp {
+  /** One line: what the rule closes on. */
+  summary: string;
+  /** What an owner or the author does about it. */
+  help: string;
+}
+
+const RULES: Record<string, RuleHelp> = {
+  PATH_PROTECTED: {
+    summary: 'A non-owner changes a protected path (or the policy file).',
+    help: 'Drop the change from every new commit (rewrite the branch rather than revert on top), or ask one of the policy\'s owners to make it.',
+  },
+  PATH_UNSAFE: {
+    summary: 'A tree entry no checkout can write safely, or one git reads differently than a checkout would.',
+    help: 'Remove the entry (a .git segment, ".", "..", an empty name, "\\" or NUL, a duplicate or misordered entry, a mode git fsck refuses); it is refused for every pusher.',
+  },
+  POLICY_INVALID: {
+    summary: 'The policy at the base, or the one the change leaves behind, fails its schema.',
+    help: 'An owner commits a valid .receipt-gate.json (schemas/policy.schema.json) to the base branch.',
+  },
+  REF_PROTECTED: {
+    summary: 'A non-owner deletes or rewrites (non-fast-forward) a protected ref.',
+    help: 'Push a fast-forward (merge or rebase onto the protected ref); only an owner may rewrite or delete it.',
+  },
+  EPOCH_MISSING: { summary: 'The epoch pin, or the generator it names, is absent.', help: 'An owner restores the pin (receipt-gate epoch pin).' },
+  EPOCH_INVALID: { summary: 'The epoch pin fails its schema.', help: 'An owner rewrites the pin with receipt-gate epoch pin.' },
+  EPOCH_MISMATCH: {
+    summary: 'The SHA-256 of the generator blob differs from the pin\'s generator_sha256.',
+    help: 'Restore the generator, or have an owner pin a new epoch (receipt-gate epoch pin --id NEW).',
+  },
+  EPOCH_REWRITTEN: {
+    summary: 'The pin keeps an epoch_id of the base but changes its digest.',
+    help: 'A changed generator needs a new epoch_id; an owner pins one.',
+  },
+  MANIFEST_INVALID: { summary: 'The property manifest fails its schema.', help: 'An owner redraws it with receipt-gate manifest sample.' },
+  MANIFEST_DIGEST: {
+    summary: 'manifest_sha256 does not match the canonical digest of seed and properties.',
+    help: 'An owner redraws the manifest with receipt-gate manifest sample.',
+  },
+  MANIFEST_SAMPLE: {
+    summary: 'The manifest\'s properties are not the sampler\'s draw for its seed.',
+    help: 'An owner redraws the manifest with receipt-gate manifest sample.',
+  },
+  FREEZE_INVALID: { summary: 'The freeze file fails its schema.', help: 'An owner fixes the freeze file (receipt-gate freeze list).' },
+  FREEZE_REASON: { summary: 'A freeze gives a reason outside the policy\'s closed set.', help: 'Use one of the policy\'s freeze reasons.' },
+  FREEZE_WINDOW: {
+    summary: 'A freeze window is longer than maxDays, or added is after expires.',
+    help: 'An owner shortens the freeze to at most the policy\'s maxDays.',
+  },
+  FREEZE_EXPIRED: {
+    summary: 'A freeze is expired (closes every push until an owner removes it).',
+    help: 'An owner runs receipt-gate freeze prune, or fixes the test.',
+  },
+  FREEZE_ACTIVE: { summary: 'A valid, unexpired freeze.json row (listed, not blocking).', help: 'Nothing to do before it expires.' },
+  FREEZE_HELD: {
+    summary: 'A witnessed flake is frozen by a valid keyed freeze: protected refs wait for an owner.',
+    help: 'An owner merges to the protected ref, or the flake is fixed.',
+  },
+  OBSERVATION_FAILED: { summary: 'An observation has status fail.', help: 'Fix the code so the property passes on the recorded seed.' },
+  OBSERVATION_EPOCH: {
+    summary: 'An observation or keyed freeze names another epoch than the pin.',
+    help: 'Re-observe on the pinned epoch.',
+  },
+  WITNESS_MISSING: { summary: 'An observation\'s witness (.bin) is absent.', help: 'Record the observation again with receipt-gate observe.' },
+  WITNESS_MISMATCH: {
+    summary: 'The SHA-256 of a witness differs from its observation\'s witness_sha256.',
+    help: 'Record the observation again with receipt-gate observe.',
+  },
+  FREEZE_UNWITNESSED: {
+    summary: 'A keyed freeze cites no observation, or one without rerun_passed.',
+    help: 'Cite an observation that re-ran green on the pinned epoch.',
+  },
+  FLAKE_UNFROZEN: {
+    summary: 'An observation with status flake that no valid keyed freeze cites.',
+    help: 'An owner writes a keyed freeze with receipt-gate freeze add --observation ID --expires-on DATE --reason TEXT, or the flake is fixed.',
+  },
+  FIXTURE_PLACEHOLDER: { summary: 'A fixture record\'s digest is not a real SHA-256.', help: 'An owner records the real digest.' },
+  FIXTURE_DIGEST: { summary: 'The bytes a fixture produces differ from its record.', help: 'Fix the code, or an owner re-records the fixture.' },
+  LIMIT_EXCEEDED: {
+    summary: 'An evidence file or blob is over its size limit, or the run passed limits.timeoutMs.',
+    help: 'Push fewer commits at once, shrink the file, or an owner raises the limit in the policy.',
+  },
+  REF_NO_COMMIT: {
+    summary: 'The ref names a tree or a blob: it brings no commit, so nothing is touched (not blocking).',
+    help: 'Nothing to do.',
+  },
+  INTERNAL_ERROR: {
+    summary: 'Something unexpected; the gate failed closed.',
+    help: 'Fix the repository problem the message names, or report it with RECEIPT_GATE_DEBUG=1 output.',
+  },
+};
+
+export function ruleHelp(code: string): RuleHelp {
+  return RULES[code] ?? { summary: `receipt-gate rule ${code}.`, help: 'See the finding\'s fix.' };
+}

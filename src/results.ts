@@ -1,0 +1,45 @@
+// What a run produces, per ref update and for the whole run: plain data that the report layer
+// renders and the entries turn into exit codes.
+
+import type { EvidenceResults, Policy } from './evidence/types';
+import type { Finding, Identities } from './findings';
+import type { RefUpdate } from './types';
+import { verdictOf, type Verdict } from './verdict';
+
+export interface RefResult {
+  update: RefUpdate;
+  /** True when the update is of baseBranch or of a ref protectedRefs names. */
+  isProtectedRef: boolean;
+  verdict: Verdict;
+  findings: Finding[];
+  identities: Identities;
+  newCommits: string[];
+  /** What the evidence rules parsed at `new` (the receipt records it); null when the update
+   * had no tree to check, or the check did not finish. */
+  evidence: EvidenceResults | null;
+}
+
+export interface GateResult {
+  unguarded: boolean;
+  policy: Policy | null;
+  identity: string | null;
+  refs: RefResult[];
+  findings: Finding[];
+  verdict: Verdict;
+}
+
+export function refResult(
+  update: RefUpdate,
+  isProtectedRef: boolean,
+  findings: Finding[],
+  newCommits: string[],
+  identities: Identities,
+  evidence: EvidenceResults | null = null,
+): RefResult {
+  return { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits, evidence };
+}
+
+export function gateResult(unguarded: boolean, policy: Policy | null, identity: string | null, refs: RefResult[]): GateResult {
+  const findings = refs.flatMap((r) => r.findings);
+  return { unguarded, policy, identity, refs, findings, verdict: verdictOf(findings) };
+}

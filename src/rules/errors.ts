@@ -1,0 +1,20 @@
+// Findings for a run that could not finish: an unexpected error, or the deadline.
+
+import { finding, type Finding } from '../findings';
+
+export function internalError(err: unknown, at: { ref?: string; commit?: string; path?: string }): Finding {
+  const message = err instanceof Error ? err.message : String(err);
+  return finding('INTERNAL_ERROR', {
+    ...at,
+    message: `the check could not complete: ${message}`,
+    fix: 'the gate failed closed; fix the repository problem named above, or report it with RECEIPT_GATE_DEBUG=1 output',
+  });
+}
+
+export function deadlineFinding(budgetMs: number, at: { ref?: string; commit?: string }): Finding {
+  return finding('LIMIT_EXCEEDED', {
+    ...at,
+    message: `the check did not finish within limits.timeoutMs (${budgetMs} ms)`,
+    fix: 'push fewer commits at once, or an owner raises limits.timeoutMs in the policy (keep it below the server\'s own hook limit)',
+  });
+}

@@ -1,0 +1,72 @@
+// One context per run, built once: the store, the base and its policy (read and validated
+// once), the protection rules and protected-ref matcher (compiled once), who runs the check,
+// today's date and the deadline from the injected clock. Every target of the run (a ref
+// update, the staged index) goes through the same rules with this context.
+
+import { Deadline } from '../deadline';
+import type { EvidenceReport } from '../evidence/types';
+import type { Policy } from '../evidence/types';
+import type { ObjectStore } from '../git/store';
+import { refMatcher } from '../paths';
+import { compileProtection, type Protection } from '../protection';
+import type { Base } from './base';
+import { isOwner, ownersText } from './identity';
+
+/** Which commits count as new (SPEC section 2). */
+export type NewCommitScope =
+  /** Server: reachable from `new` and from no ref the repository had before the push. */
+  | { kind: 'server'; existingTips: string[] }
+  /** Client and verify-ref: reachable from `new` and not from the base tip, `old` or these. */
+  | { kind: 'base'; exclude: string[] };
+
+export interface RunContext {
+  store: ObjectStore;
+  base: Base;
+  policy: Policy;
+  protection: Protection;
+  isProtectedRef(ref: string): boolean;
+  identity: string | null;
+  owner: boolean;
+  ownersText: string;
+  today: string;
+  deadline: Deadline;
+  scope: NewCommitScope;
+  /** Evidence reports by `<new tree>:<base tree>`, so refs that share a tree are checked once. */
+  evidence: Map<string, Promise<EvidenceReport>>;
+}
+
+export interface RunSetup {
+  store: ObjectStore;
+  base: Base;
+  /** Who pushes or runs the check; null is nobody, who owns nothing. */
+  identity: string | null;
+  /** Today as a UTC date, YYYY-MM-DD. */
+  today: string;
+  scope: NewCommitScope;
+  /** The injected clock (ms); Date.now by default. */
+  now?: () => number;
+  /** When the run started on that clock (the server counts from its own start). */
+  startedAt?: number;
+}
+
+export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
+  const now = setup.now ?? Date.now;
+  const started = setup.startedAt ?? now();
+  const protectedRefs = refMatcher(policy.protectedRefs);
+  const baseRef = `refs/heads/${policy.baseBranch}`;
+  const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
+  return {
+    store: setup.store,
+    base: setup.base,
+    policy,
+    protection: compileProtection(policy, { deadline }),
+    isProtectedRef: (ref) => ref === baseRef || protectedRefs(ref),
+    identity: setup.identity,
+    owner: isOwner(policy, setup.identity),
+    ownersText: ownersText(policy),
+    today: setup.today,
+    deadline,
+    scope: setup.scope,
+    evidence: new Map(),
+  };
+}

@@ -1,0 +1,57 @@
+// The policy in a commit's tree: read once, validated against its schema.
+
+import { finding, type Finding } from '../findings';
+import { parsePolicy } from '../evidence/policy';
+import { TreeSource } from '../evidence/tree-source';
+import { POLICY_PATH, type Policy } from '../evidence/types';
+import type { ObjectStore } from '../git/store';
+
+/** A policy file larger than this is refused before it is read (the policy's own limit is
+ * not known until it has been read). */
+const POLICY_MAX_BYTES = 1024 * 1024;
+
+export interface PolicyRead {
+  policy: Policy | null;
+  /** POLICY_INVALID / LIMIT_EXCEEDED when the file is there but unusable. */
+  findings: Finding[];
+  /** The policy blob's oid, null when there is no policy file. */
+  oid: string | null;
+}
+
+/** Reads and validates the policy in `commit`'s tree. No policy file: `policy` is null and
+ * there are no findings (the repository is unguarded). */
+export async function readPolicyAt(store: ObjectStore, commit: string | null): Promise<PolicyRead> {
+  if (commit === null) return { policy: null, findings: [], oid: null };
+  const { tree } = await store.readCommit(commit);
+  const source = new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`);
+  const entry = await source.stat(POLICY_PATH);
+  if (entry.kind === 'missing') return { policy: null, findings: [], oid: null };
+  const oid = (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
+  const invalid = (message: string): Finding =>
+    finding('POLICY_INVALID', {
+      commit,
+      path: POLICY_PATH,
+      message,
+      fix: `an owner commits a valid ${POLICY_PATH} (schemas/policy.schema.json) to the base branch`,
+    });
+  if (entry.kind === 'other') {
+    return { policy: null, findings: [invalid(`expected a regular file, found a ${entry.what}`)], oid };
+  }
+  if (entry.size > POLICY_MAX_BYTES) {
+    return {
+      policy: null,
+      oid,
+      findings: [
+        finding('LIMIT_EXCEEDED', {
+          commit,
+          path: POLICY_PATH,
+          message: `the policy is ${entry.size} bytes, over the ${POLICY_MAX_BYTES}-byte limit for evidence files`,
+          fix: `an owner replaces ${POLICY_PATH} with a policy under ${POLICY_MAX_BYTES} bytes`,
+        }),
+      ],
+    };
+  }
+  const parsed = parsePolicy(await entry.read(), POLICY_PATH);
+  if (parsed.ok) return { policy: parsed.policy, findings: [], oid };
+  return { policy: null, findings: parsed.findings.map((f) => ({ ...f, commit })), oid };
+}

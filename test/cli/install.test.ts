@@ -1,0 +1,62 @@
+// ./install.sh as a server administrator runs it: from any directory with relative paths,
+// --help that exits 0, and a warning when HEAD names a branch that does not exist (the gate
+// reads the policy from it, so pushes would pass as unguarded).
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { GIT_ENV, tempDir } from '../helpers/repo';
+
+const ROOT = resolve(__dirname, '../..');
+const INSTALL = join(ROOT, 'install.sh');
+
+function install(cwd: string, args: string[]) {
+  return spawnSync('bash', [INSTALL, ...args], { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
+}
+
+test('--help exits 0 and names every mode; an unknown option exits 2', () => {
+  const help = install(ROOT, ['--help']);
+  assert.is(help.status, 0, help.stderr);
+  for (const mode of ['--server', '--uninstall', '--ghes-env', '--help']) assert.match(help.stdout, new RegExp(mode));
+  const server = spawnSync('bash', [join(ROOT, 'scripts/install-server.sh'), '--help'], { encoding: 'utf8' });
+  assert.is(server.status, 0);
+  assert.match(server.stdout, /--server REPO\.git/);
+  const bad = install(ROOT, ['--bogus']);
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /unknown option '--bogus'/);
+});
+
+test('--server takes relative paths from the directory it runs in; warns when HEAD names no branch', () => {
+  const dir = tempDir();
+  try {
+    mkdirSync(join(dir, 'srv'));
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'srv', 'a.git')]);
+    const r = install(join(dir, 'srv'), ['--server', 'a.git']);
+    assert.is(r.status, 0, r.stderr);
+    const hook = join(dir, 'srv', 'a.git', 'hooks', 'pre-receive');
+    assert.ok(existsSync(hook) && existsSync(join(dir, 'srv', 'a.git', 'hooks', 'receipt-gate.cjs')));
+    assert.match(readFileSync(hook, 'utf8'), /receipt-gate pre-receive hook/);
+    // The new repository's HEAD names main, which has no commit yet.
+    assert.match(r.stderr, /warning: a\.git: HEAD names main, which does not exist yet/);
+
+    // Once main exists, no warning; a path through ../ works too.
+    const work = join(dir, 'work');
+    execFileSync('git', ['init', '-q', '-b', 'main', work]);
+    execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'x'], { cwd: work, env: { ...process.env, ...GIT_ENV } });
+    execFileSync('git', ['push', '-q', join(dir, 'srv', 'a.git'), 'main'], { cwd: work, env: { ...process.env, ...GIT_ENV }, stdio: 'pipe' });
+    const again = install(work, ['--server', '../srv/a.git']);
+    assert.is(again.status, 0, again.stderr);
+    assert.match(again.stdout, /is up to date/);
+    assert.not.match(again.stderr, /warning/);
+
+    const missing = install(dir, ['--server', 'nope.git']);
+    assert.is(missing.status, 2);
+    assert.match(missing.stderr, /nope\.git: no such directory/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,67 @@
+// Ancestry is exact whatever the commit dates say (SPEC §6 Ancestry): a fast-forward whose
+// committer clock is hours behind main is a fast-forward; commits dated before their parents
+// are still new. Real pushes into a bare repository with the installed hook.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, push, refOid, write, type Remote } from './helpers';
+
+const BOB = { REMOTE_USER: 'bob' };
+
+let template: Remote;
+let r: Remote;
+test.before(() => {
+  template = makeTemplate();
+});
+test.after(() => cleanup(template?.root));
+test.before.each(() => {
+  r = guardedRemote(template, 'skew');
+});
+test.after.each(() => cleanup(r?.root));
+
+function dated(epochSeconds: number): Record<string, string> {
+  const date = `@${epochSeconds} +0000`;
+  return { GIT_COMMITTER_DATE: date, GIT_AUTHOR_DATE: date };
+}
+
+function tipTime(): number {
+  return Number(git(r.work, ['log', '-1', '--format=%ct']));
+}
+
+test('a fast-forward of main dated two hours before main is a fast-forward', () => {
+  const before = tipTime() - 2 * 3600;
+  write(r.work, 'src/a.py', 'a = 1\n');
+  const head = commitAll(r.work, 'honest, with a slow clock', dated(before));
+  const result = push(r.work, ['origin', 'main'], BOB);
+  assert.is(result.status, 0, result.stderr);
+  assert.is(refOid(r.bare, 'refs/heads/main'), head);
+});
+
+test('a long branch dated days before its parent: every commit is new, a fixture edit deep in it is found', () => {
+  const start = tipTime() - 4 * 86400;
+  git(r.work, ['checkout', '-q', '-b', 'long']);
+  let n = 0;
+  for (; n < 30; n++) {
+    if (n === 3) write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": -1}]}\n');
+    else if (n === 4) write(r.work, 'fixtures/orders/base.json', '{"orders": []}\n');
+    else write(r.work, `src/f${n}.py`, `x = ${n}\n`);
+    commitAll(r.work, `c${n}`, dated(start - n * 60));
+  }
+  const result = push(r.work, ['origin', 'long'], BOB);
+  assert.is.not(result.status, 0, result.stderr);
+  const m = machine(result);
+  assert.ok(m.findings.some((f) => f.code === 'PATH_PROTECTED' && f.path === 'fixtures/orders/base.json'), result.stderr);
+  assert.match(result.stderr, /30 new commits/);
+});
+
+test('a fast-forward of 300 commits, each dated before its parent, is accepted on main', () => {
+  const start = tipTime() - 4 * 86400;
+  for (let n = 0; n < 300; n++) {
+    write(r.work, 'src/counter.py', `n = ${n}\n`);
+    commitAll(r.work, `step ${n}`, dated(start - n * 600));
+  }
+  const result = push(r.work, ['origin', 'main'], BOB);
+  assert.is(result.status, 0, result.stderr);
+});
+
+test.run();
