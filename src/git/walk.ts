@@ -265,7 +265,8 @@ class Marks {
   }
 }
 
-/** Max-heap of commit ids by (k1, k2) descending, then insertion order (git's prio_queue). */
+/** Max-heap of commit ids by (k1, k2) descending, then insertion order (git's prio_queue).
+ * Entries are moved into a hole rather than swapped: this is the walks' inner loop. */
 class Heap {
   private ids: number[] = [];
   private k1: number[] = [];
@@ -282,66 +283,80 @@ class Heap {
     return this.k1[0]!;
   }
 
-  private before(i: number, j: number): boolean {
-    const a1 = this.k1[i]!;
+  /** True when entry (a1, a2, ac) comes out before the entry at j. */
+  private before(a1: number, a2: number, ac: number, j: number): boolean {
     const b1 = this.k1[j]!;
     if (a1 !== b1) return a1 > b1;
-    const a2 = this.k2[i]!;
     const b2 = this.k2[j]!;
     if (a2 !== b2) return a2 > b2;
-    return this.ctr[i]! < this.ctr[j]!;
+    return ac < this.ctr[j]!;
   }
 
-  private swap(i: number, j: number): void {
-    const { ids, k1, k2, ctr } = this;
-    [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-    [k1[i], k1[j]] = [k1[j]!, k1[i]!];
-    [k2[i], k2[j]] = [k2[j]!, k2[i]!];
-    [ctr[i], ctr[j]] = [ctr[j]!, ctr[i]!];
+  private move(from: number, to: number): void {
+    this.ids[to] = this.ids[from]!;
+    this.k1[to] = this.k1[from]!;
+    this.k2[to] = this.k2[from]!;
+    this.ctr[to] = this.ctr[from]!;
+  }
+
+  private place(i: number, id: number, k1: number, k2: number, c: number): void {
+    this.ids[i] = id;
+    this.k1[i] = k1;
+    this.k2[i] = k2;
+    this.ctr[i] = c;
   }
 
   push(id: number, k1: number, k2: number): void {
+    const c = this.next++;
     let i = this.ids.length;
-    this.ids.push(id);
-    this.k1.push(k1);
-    this.k2.push(k2);
-    this.ctr.push(this.next++);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.before(i, p)) break;
-      this.swap(i, p);
+      if (!this.before(k1, k2, c, p)) break;
+      this.move(p, i);
       i = p;
     }
+    this.place(i, id, k1, k2, c);
   }
 
   pop(): number {
     const top = this.ids[0]!;
-    const last = this.ids.length - 1;
-    this.swap(0, last);
-    this.ids.pop();
-    this.k1.pop();
-    this.k2.pop();
-    this.ctr.pop();
-    const n = this.ids.length;
+    const n = this.ids.length - 1;
+    const id = this.ids[n]!;
+    const k1 = this.k1[n]!;
+    const k2 = this.k2[n]!;
+    const c = this.ctr[n]!;
+    this.ids.length = n;
+    this.k1.length = n;
+    this.k2.length = n;
+    this.ctr.length = n;
+    if (n === 0) return top;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < n && this.before(l, m)) m = l;
-      if (r < n && this.before(r, m)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
+      let m = l;
+      if (r < n && this.before(this.k1[r]!, this.k2[r]!, this.ctr[r]!, l)) m = r;
+      if (this.before(k1, k2, c, m)) break;
+      this.move(m, i);
       i = m;
     }
+    this.place(i, id, k1, k2, c);
     return top;
   }
 }
 
-/** Peels an oid that may name an annotated tag; null for a malformed, zero or absent oid. */
+/** The commit an exclude or existing tip names (annotated tags peeled); null for a malformed,
+ * zero or absent oid, and for one that names no commit (a tag on a blob or tree, as git/git's
+ * `junio-gpg-pub`) or cannot be read: an exclude ignored can only make more commits new. */
 async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
   if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.hasObject(oid))) return null;
-  return store.peelToCommit(oid);
+  try {
+    return await store.peelToCommit(oid);
+  } catch (err) {
+    if (err instanceof GitReadError) return null;
+    throw err;
+  }
 }
 
 /** Newest first, ties by oid: the same order whatever the walk visited first. */
@@ -384,15 +399,21 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
   // Generations of expanded interesting commits, smallest on top (lazily cleaned).
   const foundGens: number[] = [];
 
-  const enqueue = async (id: number, flag: number) => {
-    await idx.prepare(id, deadline);
+  // The hot path stays synchronous: a commit the graph lists is ready without reading anything.
+  const enqueueReady = (id: number, flag: number) => {
     marks.set(id, SEEN | flag);
     if (flag === 0) interestingQueued++;
     queue.push(id, idx.gen(id), idx.time(id));
   };
+  const enqueue = async (id: number, flag: number) => {
+    if (!idx.ready(id)) await idx.prepare(id, deadline);
+    enqueueReady(id, flag);
+  };
 
-  /** Marks `id` and everything already expanded below it as reachable from `exclude`. */
-  const markUninteresting = async (id: number) => {
+  /** Marks `id` and everything already expanded below it as reachable from `exclude`. Commits
+   * that must be read first are marked now and queued by flushLater. */
+  const later: number[] = [];
+  const markUninteresting = (id: number) => {
     const stack = [id];
     while (stack.length > 0) {
       deadline.tick();
@@ -400,7 +421,11 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
       const f = marks.get(c);
       if (f & UNINTERESTING) continue;
       if (!(f & SEEN)) {
-        await enqueue(c, UNINTERESTING);
+        if (idx.ready(c)) enqueueReady(c, UNINTERESTING);
+        else {
+          marks.set(c, SEEN | UNINTERESTING);
+          later.push(c);
+        }
         continue;
       }
       marks.set(c, f | UNINTERESTING);
@@ -410,6 +435,13 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
       }
       interestingDone--;
       for (const p of idx.parents(c)) stack.push(p);
+    }
+  };
+  const flushLater = async () => {
+    while (later.length > 0) {
+      const c = later.pop()!;
+      await idx.prepare(c, deadline);
+      queue.push(c, idx.gen(c), idx.time(c));
     }
   };
 
@@ -430,7 +462,40 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
     }
   };
 
-  for (const oid of excluded) await markUninteresting(idx.idOf(oid));
+  let triedTips = false;
+  const tipIds = [...new Set(excluded.map((oid) => idx.idOf(oid)))];
+  /** True when every commit found so far (still new) reaches every excluded tip through found
+   * commits: then no excluded commit can reach any of them. */
+  const everyFoundReachesEveryTip = (): boolean => {
+    if (tipIds.length === 0 || tipIds.length > 30) return tipIds.length === 0;
+    const all = 2 ** tipIds.length - 1;
+    const bit = new Map(tipIds.map((t, i) => [t, 2 ** i]));
+    const memo = new Map<number, number>();
+    // Found commits in an order where parents come first: reverse DFS post-order.
+    for (const x of found) {
+      if (memo.has(x)) continue;
+      const stack: [number, number][] = [[x, 0]];
+      while (stack.length > 0) {
+        deadline.tick();
+        const top = stack[stack.length - 1]!;
+        const ps = idx.parents(top[0]);
+        if (top[1] < ps.length) {
+          const p = ps[top[1]++]!;
+          if (!memo.has(p) && (marks.get(p) & (DONE | UNINTERESTING)) === DONE) stack.push([p, 0]);
+          continue;
+        }
+        stack.pop();
+        let m = 0;
+        for (const p of ps) m |= (bit.get(p) ?? 0) | (memo.get(p) ?? 0);
+        memo.set(top[0], m);
+      }
+    }
+    return found.every((x) => marks.get(x) & UNINTERESTING || memo.get(x) === all);
+  };
+  for (const oid of excluded) {
+    markUninteresting(idx.idOf(oid));
+    await flushLater();
+  }
   const startId = idx.idOf(start);
   if (!(marks.get(startId) & SEEN)) await enqueue(startId, 0);
 
@@ -439,14 +504,21 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
     if (interestingQueued === 0) {
       if (interestingDone === 0) break;
       // Only excluded commits are queued: one can reach a new commit only from a higher
-      // generation. Without generation numbers, only running out of commits proves it.
+      // generation. Without generation numbers, running out of commits proves it, or (checked
+      // once) every new commit reaching every excluded tip: a tip that reached one back would
+      // make a cycle.
       if (idx.hasGenerations && queue.topK1() <= minFoundGen()) break;
+      if (!idx.hasGenerations && !triedTips) {
+        triedTips = true;
+        if (everyFoundReachesEveryTip()) break;
+      }
     }
     const c = queue.pop();
     const f = marks.get(c);
     marks.set(c, f | DONE);
     if (f & UNINTERESTING) {
-      for (const p of idx.parents(c)) await markUninteresting(p);
+      for (const p of idx.parents(c)) markUninteresting(p);
+      if (later.length > 0) await flushLater();
       continue;
     }
     interestingQueued--;
@@ -454,7 +526,9 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
     found.push(c);
     pushFoundGen(idx.gen(c));
     for (const p of idx.parents(c)) {
-      if (!(marks.get(p) & SEEN)) await enqueue(p, 0);
+      if (marks.get(p) & SEEN) continue;
+      if (idx.ready(p)) enqueueReady(p, 0);
+      else await enqueue(p, 0);
     }
   }
   const result = found.filter((c) => !(marks.get(c) & UNINTERESTING));
@@ -495,7 +569,7 @@ class ReachableFrom {
 
   private async visit(id: number): Promise<void> {
     if (this.seen.get(id)) return;
-    await this.idx.prepare(id, this.deadline);
+    if (!this.idx.ready(id)) await this.idx.prepare(id, this.deadline);
     this.seen.set(id, 1);
     this.queue.push(id, this.idx.gen(id), this.idx.time(id));
   }
@@ -513,7 +587,13 @@ class ReachableFrom {
     while (this.queue.size > 0 && (this.idx.hasGenerations ? this.queue.topK1() > bound : true)) {
       this.deadline.tick();
       const c = this.queue.pop();
-      for (const p of this.idx.parents(c)) await this.visit(p);
+      for (const p of this.idx.parents(c)) {
+        if (this.seen.get(p)) continue;
+        if (this.idx.ready(p)) {
+          this.seen.set(p, 1);
+          this.queue.push(p, this.idx.gen(p), this.idx.time(p));
+        } else await this.visit(p);
+      }
       if (this.seen.get(target)) return true;
     }
     return this.seen.get(target) !== 0;
@@ -595,7 +675,7 @@ export async function isAncestor(store: ObjectStore, a: string, b: string, deadl
         if (p === target) return true;
         if (seen.get(p)) continue;
         seen.set(p, 1);
-        await idx.prepare(p, deadline);
+        if (!idx.ready(p)) await idx.prepare(p, deadline);
         stack.push(p);
       }
     }
@@ -610,7 +690,7 @@ export async function isAncestor(store: ObjectStore, a: string, b: string, deadl
         if (p === target) return true;
         if (seen.get(p)) continue;
         seen.set(p, 1);
-        await idx.prepare(p, deadline);
+        if (!idx.ready(p)) await idx.prepare(p, deadline);
         queue.push(p, 0, idx.time(p));
       }
     }
@@ -650,17 +730,18 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
   let nonStale = 0;
   const results: number[] = [];
   const boundaries: number[] = [];
-  const put = async (id: number) => {
-    await idx.prepare(id, deadline);
+  const put = (id: number) => {
     queue.push(id, byGen ? idx.gitOrderGen(id) : 0, idx.time(id));
     inQueue.set(id, (inQueue.get(id) ?? 0) + 1);
     if (!(flags.get(id) & STALE)) nonStale++;
   };
   flags.set(one, flags.get(one) | PARENT1);
-  await put(one);
+  await idx.prepare(one, deadline);
+  put(one);
   for (const two of twos) {
     flags.set(two, flags.get(two) | PARENT2);
-    await put(two);
+    await idx.prepare(two, deadline);
+    put(two);
   }
   while (nonStale > 0) {
     deadline.tick();
@@ -684,7 +765,8 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
       // Entries of p already queued turn STALE with it.
       if (f & STALE && !(pf & STALE)) nonStale -= inQueue.get(p) ?? 0;
       flags.set(p, pf | f);
-      await put(p);
+      if (!idx.ready(p)) await idx.prepare(p, deadline);
+      put(p);
     }
   }
   return { results, flags, boundaries };

@@ -141,6 +141,19 @@ test('a pushed commit whose parent is absent: new on the server, a boundary for 
   store.close();
 });
 
+test('refs to blobs and trees among the excluded and existing tips are ignored, not errors', async () => {
+  const dag = buildDag([{ back: [], dt: 0, ref: true }, { back: [1], dt: 60, ref: true }]);
+  const blob = hashObject(dag.repo, 'blob', Buffer.from('a key\n'));
+  const tag = hashObject(dag.repo, 'tag', Buffer.from(`object ${blob}\ntype blob\ntag key\ntagger T <t@example.com> 1800000000 +0000\n\nkey\n`));
+  const tree = hashObject(dag.repo, 'tree', Buffer.alloc(0));
+  git(dag.repo, ['update-ref', 'refs/tags/key', tag]);
+  const store = await ObjectStore.discover(dag.repo);
+  const [c0, c1] = dag.commits as [string, string];
+  assert.equal(await newCommitsOnServer(store, c1, [tag, tree, blob, c0], never), [c1]);
+  assert.equal(await newCommits(store, c1, [tag, tree, c0], never), [c1]);
+  store.close();
+});
+
 test('every walk checks the deadline inside its loop', async () => {
   const spec: DagCommit[] = [{ back: [], dt: 0, ref: true }];
   for (let i = 0; i < 2000; i++) spec.push({ back: i % 7 === 3 ? [1, 5] : [1], dt: 60, ref: false });
