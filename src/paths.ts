@@ -213,7 +213,7 @@ export function pathSegments(path: string): PathSegment[] {
 /** The segments of a key that foldKey already made. */
 export function segmentsOf(folded: string): PathSegment[] {
   const parts = folded.split('/');
-  const out: PathSegment[] = new Array(parts.length);
+  const out: PathSegment[] = new Array<PathSegment>(parts.length);
   for (let i = 0; i < parts.length; i++) {
     const key = parts[i]!;
     out[i] = { key, short: key.indexOf('~') < 0 ? null : shortNameOf(key) };

@@ -81,7 +81,7 @@ function recordWitnesses(identities: Identities, witnesses: Map<string, string>)
  * so evidence cannot forge extra lines or recolour a terminal or a `remote:` message. */
 export function printableText(text: string): string {
   return text.replace(
-    // eslint-disable-next-line no-control-regex -- control characters are what this escapes
+    // Control characters are what this escapes.
     /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );

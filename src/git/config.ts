@@ -88,7 +88,8 @@ export class RepositoryConfig {
 
 /** `getConfig` for one key of the repository at `gitdir` (its common dir), or null. */
 export async function configValue(gitdir: string, path: string): Promise<string | null> {
-  const value: unknown = await getConfig({ fs: plainReadOnlyFs(), gitdir, path });
+  // isomorphic-git parses a few core keys to booleans or numbers; every other value is a string.
+  const value = (await getConfig({ fs: plainReadOnlyFs(), gitdir, path })) as string | number | boolean | null | undefined;
   return value === undefined || value === null ? null : String(value);
 }
 

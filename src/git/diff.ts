@@ -271,7 +271,6 @@ function problemsByEntry(t: RawTree, prefix: string): Map<number, { id: FsckId; 
 /** A name as it appears in a sentence: in single quotes, or as a JSON string when it holds a
  * quote, a backslash or a control character (so no byte of a name can start a line). */
 function quoted(name: string): string {
-  // eslint-disable-next-line no-control-regex
   return /['\\\u0000-\u001f\u007f-\u009f]/.test(name) ? JSON.stringify(name) : `'${name}'`;
 }
 

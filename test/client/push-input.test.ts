@@ -14,7 +14,7 @@ import { fullPolicy, LocalRepo } from './local';
 
 /** A guarded clone with a bare origin (main pushed, policy on it), and a fixture commit on
  * branch `feature` that origin does not have. */
-function pushRepo(name: string): { repo: LocalRepo; bare: string; main: string; feature: string; cleanup(): void } {
+function pushRepo(name: string): { repo: LocalRepo; bare: string; main: string; feature: string; cleanup(this: void): void } {
   const bare = mkdtempSync(join(tmpdir(), `rg-${name}-bare-`));
   const repo = new LocalRepo(name, 'agent@example.com');
   repo.git('init', '-q', '--bare', '-b', 'main', bare);

@@ -163,7 +163,7 @@ test('text from the tree cannot forge lines or terminal sequences in messages', 
   const report = await checkEvidence(context(policy, files));
   assert.equal(codes(report.findings), ['FREEZE_REASON', 'OBSERVATION_FAILED']);
   for (const f of report.findings) {
-    // eslint-disable-next-line no-control-regex -- no control character may reach a message
+    // No control character may reach a message.
     assert.not.match(f.message + f.fix, /[\u0000-\u001f\u007f-\u009f\u202e]/, f.code);
   }
   assert.match(report.findings[1]!.message, 'evil\\u000aremote:');

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ObjectsView, objectDirectories } from '../../src/git/fs-view';
-import { cleanup, commit, git, initRepo, tempDir } from './helpers';
+import { cleanup, commit, git, initRepo } from './helpers';
 
 test.after(cleanup);
 

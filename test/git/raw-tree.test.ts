@@ -64,8 +64,13 @@ async function referenceDiff(store: ObjectStore, a: string | null, b: string | n
       const unsafe = pu || isUnsafeName(e.rawName);
       if (ea && eb && ea.oid === eb.oid && ea.mode === eb.mode) continue;
       if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') await walk(ea.oid, eb.oid, path, unsafe);
-      else if (!eb) ea!.kind === 'tree' ? await walk(ea!.oid, null, path, unsafe) : out.push({ path, change: 'delete', before: side(ea!), unsafe });
-      else if (!ea) eb.kind === 'tree' ? await walk(null, eb.oid, path, unsafe) : out.push({ path, change: 'add', after: side(eb), unsafe });
+      else if (!eb) {
+        if (ea!.kind === 'tree') await walk(ea!.oid, null, path, unsafe);
+        else out.push({ path, change: 'delete', before: side(ea!), unsafe });
+      } else if (!ea) {
+        if (eb.kind === 'tree') await walk(null, eb.oid, path, unsafe);
+        else out.push({ path, change: 'add', after: side(eb), unsafe });
+      }
       else {
         const change = ea.kind === eb.kind ? 'modify' : fileKind(ea.kind) && fileKind(eb.kind) ? 'mode' : 'type';
         out.push({ path, change, before: side(ea), after: side(eb), unsafe });

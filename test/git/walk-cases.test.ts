@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
 import { Deadline, DeadlineExceeded } from '../../src/deadline';
@@ -196,7 +196,7 @@ test('newCommitsOnServer on a real push: commits that arrived earlier without a 
   const probe = join(__dirname, 'walk-server-probe.ts');
   const tsx = join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
   const hook = join(server, 'hooks', 'pre-receive');
-  require('node:fs').writeFileSync(hook, `#!/bin/sh\nexec '${tsx}' '${probe}' '${out}'\n`, { mode: 0o755 });
+  writeFileSync(hook, `#!/bin/sh\nexec '${tsx}' '${probe}' '${out}'\n`, { mode: 0o755 });
   const r = spawnSync('git', ['push', '-q', server, 'main'], { cwd: work, env: BASE_ENV, encoding: 'utf8' });
   assert.is(r.status, 0, r.stderr);
   const record = JSON.parse(readFileSync(out, 'utf8')) as { mine: string[]; git: string[]; quarantined: boolean[] };

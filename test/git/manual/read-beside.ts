@@ -42,4 +42,6 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then((code) => process.exit(code));
+// No rejection handler on purpose: a throw in main() is an unhandled rejection, which prints
+// its stack and exits non-zero, the failure a manual run needs to see.
+void main().then((code) => process.exit(code));
