@@ -101,6 +101,8 @@ function forEachPackedLine(text: string, file: string, visit: (name: string, oid
 
 interface PackedRefs {
   refs: Map<string, string>;
+  /** Annotated tag oid -> the oid it peels to, from packed-refs' `^` lines. */
+  peeled: Map<string, string>;
 }
 
 /** One ref as stored: an oid, or the name of the ref it points to. */
@@ -177,11 +179,25 @@ export class RefReader {
   private packedRefs(): PackedRefs {
     if (this.packed) return this.packed;
     const refs = new Map<string, string>();
+    const peeled = new Map<string, string>();
+    let last: string | null = null;
     forEachPackedLine(this.packedText(), 'packed-refs', (name, oid, peel) => {
-      if (!peel) refs.set(name, oid);
+      if (!peel) {
+        refs.set(name, oid);
+        last = oid;
+      } else if (last !== null) {
+        peeled.set(last, oid);
+      }
     });
-    this.packed = { refs };
+    this.packed = { refs, peeled };
     return this.packed;
+  }
+
+  /** What packed-refs records an annotated tag `oid` peels to (git writes it on pack-refs), so
+   * a ref tip is known without reading the tag; undefined when it records nothing. A hint only:
+   * the walks still read every commit they use. */
+  packedPeel(oid: string): string | undefined {
+    return this.packedRefs().peeled.get(oid);
   }
 
   /** The oid packed-refs records for `name` (the last line naming it, as the maps keep it),

@@ -420,6 +420,11 @@ export class ObjectStore {
     return this.refs.resolveSymbolic(name);
   }
 
+  /** What packed-refs records an annotated tag peels to, without reading the tag. */
+  packedPeel(oid: string): string | undefined {
+    return this.refs.packedPeel(oid);
+  }
+
   /** The on-disk name of a ref given as the client sees it (inside GIT_NAMESPACE). */
   namespacedRef(name: string): string {
     if (this.namespace === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return name;

@@ -612,14 +612,27 @@ class ReachableFrom {
 export async function newCommitsOnServer(store: ObjectStore, tip: string, existingTips: string[], deadline: Deadline): Promise<string[]> {
   deadline.check();
   const start = await store.peelToCommit(tip);
-  const tips: string[] = [];
-  for (const t of new Set(existingTips)) {
-    const oid = await commitOrNull(store, t);
-    if (oid) tips.push(oid);
-  }
+  // A commit that is itself a ref's tip is old without reading anything (packed-refs records
+  // what annotated tags peel to); the other tips are peeled only if some commit the push did
+  // not bring needs the exact reachability walk.
+  const literal = new Set(existingTips.map((t) => store.packedPeel(t) ?? t));
+  let reach: { tipIds: Set<number>; walk: ReachableFrom } | null = null;
   const idx = await indexFor(store, deadline, [start]);
-  const tipIds = new Set(tips.map((t) => idx.idOf(t)));
-  const reach = new ReachableFrom(idx, [...tipIds], deadline);
+  const reachable = async (c: number): Promise<boolean> => {
+    if (literal.has(idx.oid(c))) return true;
+    if (reach === null) {
+      const tips: string[] = [];
+      for (const t of new Set(existingTips)) {
+        deadline.tick();
+        const peeled = store.packedPeel(t);
+        const oid = peeled !== undefined && (await store.hasObject(peeled)) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
+        if (oid) tips.push(oid);
+      }
+      const tipIds = new Set(tips.map((t) => idx.idOf(t)));
+      reach = { tipIds, walk: new ReachableFrom(idx, [...tipIds], deadline) };
+    }
+    return reach.tipIds.has(c) || (await reach.walk.reaches(c));
+  };
   const seen = new Marks(idx.size);
   const result: number[] = [];
   const stack = [idx.idOf(start)];
@@ -627,7 +640,7 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    const isNew = (await store.isQuarantined(idx.oid(c))) || (!tipIds.has(c) && !(await reach.reaches(c)));
+    const isNew = (await store.isQuarantined(idx.oid(c))) || !(await reachable(c));
     if (!isNew) continue;
     await idx.prepare(c, deadline);
     result.push(c);

@@ -69,11 +69,8 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
       store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
       const base = await resolveBase(store, { kind: 'server' });
       // Every ref the repository had before the push: their history is not new.
-      const existingTips: string[] = [];
-      for (const oid of new Set((await store.listRefs()).values())) {
-        const peeled = await store.peel(oid).catch(() => null);
-        if (peeled?.type === 'commit') existingTips.push(peeled.oid);
-      }
+      // (The walk peels them only when it needs to; tips that name trees or blobs reach nothing.)
+      const existingTips = [...new Set((await store.listRefs()).values())];
       return { store, base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
