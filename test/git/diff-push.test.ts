@@ -5,20 +5,14 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, git, guardedRemote, machine, makeTemplate, push, refOid, type Remote } from '../server/helpers';
+import { git, machine, push, refOid, type Remote, remotePerTest } from '../server/helpers';
 
 const ALICE = { REMOTE_USER: 'alice' }; // an owner in the test policy
 
-let template: Remote;
 let r: Remote;
-test.before(() => {
-  template = makeTemplate();
+remotePerTest(test, 'trees', (remote) => {
+  r = remote;
 });
-test.after(() => cleanup(template?.root));
-test.before.each(() => {
-  r = guardedRemote(template, 'trees');
-});
-test.after.each(() => cleanup(r?.root));
 
 type Entry = { mode: string; name: string; oid: string };
 

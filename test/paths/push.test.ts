@@ -7,22 +7,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, POLICY, push, refOid, write, type Remote } from '../server/helpers';
+import { commitAll, git, machine, POLICY, push, refOid, type Remote, remotePerTest, write } from '../server/helpers';
 
 const BOB = { REMOTE_USER: 'bob' };
 const ALICE = { REMOTE_USER: 'alice' };
 
-let template: Remote;
 let r: Remote;
-test.before(() => {
-  template = makeTemplate();
-});
-test.after(() => cleanup(template?.root));
-test.before.each(() => {
-  r = guardedRemote(template, 'paths');
+remotePerTest(test, 'paths', (remote) => {
+  r = remote;
   git(r.work, ['checkout', '-q', '-b', 'topic']);
 });
-test.after.each(() => cleanup(r?.root));
 
 function symlink(target: string, path: string): void {
   const full = join(r.work, path);

@@ -4,31 +4,16 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, push, refOid, write, type Remote } from './helpers';
+import { assertRejected, commitAll, git, machine, push, refOid, type Remote, remotePerTest, write } from './helpers';
 
 const BOB = { REMOTE_USER: 'bob' };
 const ALICE = { REMOTE_USER: 'alice' };
 
-let template: Remote;
 let r: Remote;
-test.before(() => {
-  template = makeTemplate();
+remotePerTest(test, 'exact', (remote) => {
+  r = remote;
 });
-test.after(() => cleanup(template?.root));
-test.before.each(() => {
-  r = guardedRemote(template, 'exact');
-});
-test.after.each(() => cleanup(r?.root));
 
-function rejectedWith(result: ReturnType<typeof push>, code: string, path?: string): void {
-  assert.is.not(result.status, 0, `push should be rejected:\n${result.stderr}`);
-  const m = machine(result);
-  assert.is(m.verdict, 'closed', result.stderr);
-  assert.ok(
-    m.findings.some((f) => f.code === code && (path === undefined || f.path === path)),
-    `expected ${code}${path ? ` on ${path}` : ''} in:\n${result.stderr}`,
-  );
-}
 
 test('an alias of main cannot rewind it or delete it; main stays where it was', () => {
   write(r.work, 'src/a.py', 'a = 1\n');
@@ -37,15 +22,15 @@ test('an alias of main cannot rewind it or delete it; main stays where it was', 
   const tip = refOid(r.bare, 'refs/heads/main');
   git(r.bare, ['symbolic-ref', 'refs/heads/master', 'refs/heads/main']);
 
-  rejectedWith(push(r.work, ['--force', 'origin', 'main~1:refs/heads/master'], BOB), 'REF_PROTECTED');
+  assertRejected(push(r.work, ['--force', 'origin', 'main~1:refs/heads/master'], BOB), 'REF_PROTECTED');
   assert.is(refOid(r.bare, 'refs/heads/main'), tip);
-  rejectedWith(push(r.work, ['origin', ':refs/heads/master'], BOB), 'REF_PROTECTED');
+  assertRejected(push(r.work, ['origin', ':refs/heads/master'], BOB), 'REF_PROTECTED');
   assert.is(refOid(r.bare, 'refs/heads/main'), tip);
 
   // Through the alias, a fixture edit is judged as an update of main: old -> new.
   write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": -1}]}\n');
   commitAll(r.work, 'fixture through the alias');
-  rejectedWith(push(r.work, ['origin', 'HEAD:refs/heads/master'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assertRejected(push(r.work, ['origin', 'HEAD:refs/heads/master'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.is(refOid(r.bare, 'refs/heads/main'), tip);
 });
 
@@ -56,7 +41,7 @@ test('an update through a symbolic ref whose own name is protected is the owners
   git(r.work, ['checkout', '-q', '-b', 'feature/x', 'origin/feature/x']);
   write(r.work, 'src/b.py', 'b = 1\n');
   commitAll(r.work, 'b');
-  rejectedWith(push(r.work, ['origin', 'HEAD:refs/heads/release/current'], BOB), 'REF_PROTECTED');
+  assertRejected(push(r.work, ['origin', 'HEAD:refs/heads/release/current'], BOB), 'REF_PROTECTED');
   assert.is(push(r.work, ['origin', 'HEAD:refs/heads/release/current'], ALICE).status, 0);
 });
 
@@ -73,7 +58,7 @@ test('commits the repository already holds, unreferenced, are new when a ref fir
   assert.is(git(r.bare, ['for-each-ref', '--contains', c2]), '', 'no ref reaches the commits');
 
   const result = push(r.work, ['origin', `${c2}:refs/heads/main`], BOB);
-  rejectedWith(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.ok(machine(result).findings.some((f) => f.commit === c1), result.stderr);
 });
 
@@ -91,7 +76,7 @@ test('a tag on a tree and a tag on a blob bring no commit: accepted, nothing tou
 test('a protected ref may not be pointed at a tree by a non-owner', () => {
   const tree = git(r.work, ['rev-parse', 'HEAD^{tree}']);
   git(r.work, ['tag', '-a', '-m', 'a tree', 'tree-tag', tree]);
-  rejectedWith(push(r.work, ['origin', 'tree-tag:refs/heads/release/1.0'], BOB), 'REF_PROTECTED');
+  assertRejected(push(r.work, ['origin', 'tree-tag:refs/heads/release/1.0'], BOB), 'REF_PROTECTED');
 });
 
 test.run();

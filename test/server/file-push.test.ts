@@ -6,37 +6,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  cleanup, commitAll, git, guardedRemote, isFile, machine, makeTemplate, push, refOid, write, POLICY, type Remote,
-} from './helpers';
+import { assertRejected, commitAll, git, isFile, machine, POLICY, push, refOid, type Remote, remotePerTest, write } from './helpers';
 
 const BOB = { REMOTE_USER: 'bob' };
 const ALICE = { REMOTE_USER: 'alice' };
 
-let template: Remote;
 let r: Remote;
-test.before(() => {
-  template = makeTemplate();
+remotePerTest(test, 'file', (remote) => {
+  r = remote;
 });
-test.after(() => cleanup(template?.root));
-test.before.each(() => {
-  r = guardedRemote(template, 'file');
-});
-test.after.each(() => cleanup(r?.root));
 
 function branch(name: string): void {
   git(r.work, ['checkout', '-q', '-b', name, 'main']);
 }
 
-function assertRejected(result: ReturnType<typeof push>, code: string, path?: string): ReturnType<typeof machine> {
-  assert.is.not(result.status, 0, `push should be rejected:\n${result.stderr}`);
-  assert.match(result.stderr, /pre-receive hook declined/);
-  const m = machine(result);
-  assert.is(m.verdict, 'closed', result.stderr);
-  const hit = m.findings.find((f) => f.code === code && (path === undefined || f.path === path));
-  assert.ok(hit, `expected ${code}${path ? ` on ${path}` : ''} in:\n${result.stderr}`);
-  return m;
-}
 
 test('an honest new branch is accepted and created', () => {
   branch('feature/honest');

@@ -1,6 +1,8 @@
 // Shared harness for the server tests: real git repositories made with the git CLI in temp
 // dirs, the hook installed by scripts/install-server.sh, pushes made with real `git push`.
 
+import type { Test } from 'uvu';
+import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -237,4 +239,31 @@ export async function waitForPort(port: number, timeoutMs = 10_000): Promise<voi
     if (Date.now() > until) throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The per-file template and per-test copy every push suite uses: `onEach` receives each test's
+ * fresh remote (and may prepare it, e.g. check out a branch). */
+export function remotePerTest(suite: Test, label: string, onEach: (r: Remote) => void): void {
+  let template: Remote | undefined;
+  let current: Remote | undefined;
+  suite.before(() => {
+    template = makeTemplate();
+  });
+  suite.after(() => cleanup(template?.root));
+  suite.before.each(() => {
+    current = guardedRemote(template!, label);
+    onEach(current);
+  });
+  suite.after.each(() => cleanup(current?.root));
+}
+
+/** A push git refused because the hook said closed, with `code` (on `path`) among the findings. */
+export function assertRejected(result: ReturnType<typeof push>, code: string, path?: string): ReturnType<typeof machine> {
+  assert.is.not(result.status, 0, `push should be rejected:\n${result.stderr}`);
+  assert.match(result.stderr, /pre-receive hook declined/);
+  const m = machine(result);
+  assert.is(m.verdict, 'closed', result.stderr);
+  const hit = m.findings.find((f) => f.code === code && (path === undefined || f.path === path));
+  assert.ok(hit, `expected ${code}${path ? ` on ${path}` : ''} in:\n${result.stderr}`);
+  return m;
 }

@@ -140,7 +140,7 @@ test('property: no byte of a pushed name or a message can start a remote: line o
       const text = remoteText(decidePush(r, { maxLines: 12 }), {});
       // Every line is one of ours: each starts as decidePush writes them, and nothing else in
       // the text can break or move a line.
-      // eslint-disable-next-line no-control-regex -- the test looks for raw control characters
+      // (The pattern looks for raw control characters.)
       if (/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/.test(text)) return false;
       return text.trimEnd().split('\n').every((l) => /^(receipt-gate: | {2})/.test(l));
     }),

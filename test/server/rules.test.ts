@@ -8,22 +8,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  cleanup, commitAll, EPOCH_ID, GENERATOR, git, guardedRemote, machine, makeTemplate, manifestDigest, push, pythonSample, refOid, sha256, write, type Remote,
-} from './helpers';
+import { commitAll, EPOCH_ID, GENERATOR, git, machine, manifestDigest, push, pythonSample, refOid, type Remote, remotePerTest, sha256, write } from './helpers';
 
 const ALICE = { REMOTE_USER: 'alice' };
-let template: Remote;
 let r: Remote;
-test.before(() => {
-  template = makeTemplate();
-});
-test.after(() => cleanup(template?.root));
-test.before.each(() => {
-  r = guardedRemote(template, 'rules');
+remotePerTest(test, 'rules', (remote) => {
+  r = remote;
   git(r.work, ['checkout', '-q', '-B', 'work', 'main']);
 });
-test.after.each(() => cleanup(r?.root));
 
 function json(path: string, value: unknown): void {
   write(r.work, path, `${JSON.stringify(value)}\n`);

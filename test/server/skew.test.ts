@@ -4,20 +4,14 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, push, refOid, write, type Remote } from './helpers';
+import { commitAll, git, machine, push, refOid, type Remote, remotePerTest, write } from './helpers';
 
 const BOB = { REMOTE_USER: 'bob' };
 
-let template: Remote;
 let r: Remote;
-test.before(() => {
-  template = makeTemplate();
+remotePerTest(test, 'skew', (remote) => {
+  r = remote;
 });
-test.after(() => cleanup(template?.root));
-test.before.each(() => {
-  r = guardedRemote(template, 'skew');
-});
-test.after.each(() => cleanup(r?.root));
 
 function dated(epochSeconds: number): Record<string, string> {
   const date = `@${epochSeconds} +0000`;
