@@ -68,7 +68,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // The grader run.
   let result;
   // A progress line on a terminal only (quiet in CI, in pipes and with TERM=dumb).
-  const shown = progress({ write: io.stderr, env: io.env });
+  const shown = progress({ write: (text) => io.stderr(text), env: io.env });
   try {
     result = await grade({
       store,
