@@ -48,7 +48,6 @@ export function quotePath(path: string | Uint8Array): string {
 
 /** Characters that can end a line or steer a terminal: C0 and C1 controls, DEL, the Unicode
  * line and paragraph separators and the bidirectional overrides (which reorder what is shown). */
- 
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** `text` with every character that could start a line or move the cursor written as an

@@ -14,7 +14,6 @@ import { sentence, verdictLine } from './text';
  * cannot hold at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF) written as escapes. */
 export function xmlText(text: string): string {
   return text
-     
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -107,7 +107,6 @@ test('all formats describe the same findings; paths stay exact in JSON, SARIF an
     );
     for (const c of commands) {
       assert.is(c!.name, 'error');
-       
       assert.not.match(c!.data, /[\n\r\u001b]/, 'the message a reviewer reads has no raw control characters');
     }
 
@@ -117,7 +116,6 @@ test('all formats describe the same findings; paths stay exact in JSON, SARIF an
     assert.is(parsed.tests, findings.length);
     assert.is(parsed.failures, findings.filter((f) => f.severity !== 'info').length);
     // XML 1.0 cannot hold ESC at all: it is written as the text \u001b; LF survives as &#10;.
-     
     const inXml = (n: string) => n.replace(/\u001b/g, '\\u001b');
     for (const n of NAMES) assert.ok(parsed.cases.some((c) => c.name === `PATH_PROTECTED ${inXml(n)}` && c.failure), JSON.stringify(parsed.cases));
   } finally {

@@ -73,7 +73,6 @@ test('no quoted or printable text holds a byte that can start a line or steer a 
   fc.assert(
     fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (s) => {
       for (const out of [quotePath(s), printable(s), printableMention(`changes ${s} today`, [s])]) {
-         
         if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(out)) return false;
       }
       return true;

@@ -36,7 +36,6 @@ test('names with LF, CR and ESC: a rejection that no name can turn into an accep
     assert.is(ours.length, 1, `exactly one verdict line:\n${result.stderr}`);
     assert.match(ours[0]!, /^remote: receipt-gate: push REJECTED: closed/);
     for (const l of shown) assert.not.match(l, /^(remote: +)?receipt-gate: push accepted/, JSON.stringify(l));
-     
     assert.not.match(result.stderr, /[\u001b\u0007\u009b]/, 'no raw ESC, BEL or CSI reaches the terminal');
 
     // The names are shown quoted as git quotes them, and kept exact in the machine line.
