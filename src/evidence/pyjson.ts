@@ -313,8 +313,13 @@ function isDigit(c: number | undefined): boolean {
 }
 
 /** Python's `StopIteration(idx)` inside the scanner: becomes "Expecting value" at idx. */
-class ExpectingValue {
-  constructor(readonly idx: number) {}
+/** Python's StopIteration in its scanner: no value starts at `idx` (turned into PyJsonError
+ * by parsePyJson, the only place that catches it). */
+class ExpectingValue extends Error {
+  constructor(readonly idx: number) {
+    super('Expecting value');
+    this.name = 'ExpectingValue';
+  }
 }
 
 /** `json.loads(input)`. Throws PyJsonError for everything Python rejects. */

@@ -34,9 +34,7 @@ export class RawTree {
   /** True when the entry names are strictly in git's tree order, so no name occurs twice (not
    * even as a file and a directory). Such trees are walked side by side by the diff. */
   readonly ordered: boolean;
-  /** What git fsck reports for this tree: each message id (in fsck's order) with every entry
-   * that raises it ([] for a tree fsck accepts silently). */
-  readonly problems: readonly TreeProblem[];
+  private fsck: readonly TreeProblem[] | null = null;
   /** Indices of the entries that repeat an earlier entry's name (null: none). */
   private readonly repeats: Set<number> | null;
 
@@ -51,8 +49,14 @@ export class RawTree {
     private readonly modes: Uint32Array,
   ) {
     this.ordered = this.checkOrdered();
-    this.problems = fsckTree(buf, starts, spaces, nuls, modes);
     this.repeats = this.ordered ? null : this.findRepeats();
+  }
+
+  /** What git fsck reports for this tree: each message id (in fsck's order) with every entry
+   * that raises it ([] for a tree fsck accepts silently). Computed when first asked: the diff
+   * asks only of trees on the side under test, not of the base's. */
+  get problems(): readonly TreeProblem[] {
+    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes));
   }
 
   get length(): number {
