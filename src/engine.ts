@@ -12,7 +12,7 @@ import { DeadlineExceeded } from './deadline';
 import type { EvidenceResults } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
-import type { ObjectStore } from './git/store';
+import { ObjectTooLargeError, type ObjectStore } from './git/store';
 import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
 import { gateResult, refResult, type GateResult, type RefResult } from './results';
 import { short } from './render';
@@ -45,7 +45,14 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
       // Beyond a shallow clone's boundary there is no verdict to give: the entry says how to
       // fetch the history (exit 2), never a verdict computed on the boundary.
       if (err instanceof ShallowBoundaryError) throw err;
-      const f = err instanceof DeadlineExceeded ? deadlineFinding(ctx.policy.limits.timeoutMs, { ref: update.ref, commit: update.new }) : internalError(err, { ref: update.ref, commit: update.new });
+      const f = err instanceof ObjectTooLargeError
+        ? finding('LIMIT_EXCEEDED', {
+            ref: update.ref,
+            commit: err.oid ?? update.new,
+            message: `${err.message} The check cannot judge what it cannot read`,
+            fix: 'push history without this object (rewrite the commit with a shorter message or split the tree)',
+          })
+        : err instanceof DeadlineExceeded ? deadlineFinding(ctx.policy.limits.timeoutMs, { ref: update.ref, commit: update.new }) : internalError(err, { ref: update.ref, commit: update.new });
       refs.push(refResult(update, ctx.isProtectedRef(update.ref), [f], [], emptyIdentities()));
     }
   }

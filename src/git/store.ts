@@ -30,16 +30,31 @@ export { UnsupportedRepositoryError } from './config';
 export type { RawRef, RefEntry, ResolvedRef } from './refs';
 
 /** A blob was not read because it is larger than the caller's limit. */
-export class BlobTooLargeError extends GitReadError {
+/** An object was not read because it is larger than a limit (the engine: LIMIT_EXCEEDED). */
+export class ObjectTooLargeError extends GitReadError {
   constructor(
     oid: string,
     readonly size: number,
     readonly limit: number,
+    what = 'Object',
   ) {
-    super(`Blob ${oid} is ${size} bytes, over the limit of ${limit} bytes; it was not read.`, oid);
+    super(`${what} ${oid} is ${size} bytes, over the limit of ${limit} bytes; it was not read.`, oid);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/** A blob was not read because it is larger than the caller's limit. */
+export class BlobTooLargeError extends ObjectTooLargeError {
+  constructor(oid: string, size: number, limit: number) {
+    super(oid, size, limit, 'Blob');
     this.name = 'BlobTooLargeError';
   }
 }
+
+/** Commits, tags and trees larger than this are not read (a 100 MB commit message would
+ * otherwise be inflated whole, past any deadline, before its header could be parsed). No
+ * real history comes near it: git.git's largest commit is a few kilobytes. */
+export const MAX_NON_BLOB_BYTES = 64 * 1024 * 1024;
 
 const OID_RE = /^[0-9a-f]{40}$/;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -165,6 +180,12 @@ export class ObjectStore {
       this.objects.delete(oid);
       this.objects.set(oid, hit);
     } else {
+      if (expected !== 'blob') {
+        const info = this.view.header(oid);
+        if (info && info.type !== 'blob' && info.size > MAX_NON_BLOB_BYTES) {
+          throw new ObjectTooLargeError(oid, info.size, MAX_NON_BLOB_BYTES, info.type === 'commit' ? 'Commit' : info.type === 'tag' ? 'Tag' : 'Tree');
+        }
+      }
       hit = await this.readChecked(oid);
     }
     if (expected && hit.type !== expected) throw new GitReadError(`Object ${oid} is a ${hit.type}, not a ${expected}.`, oid);

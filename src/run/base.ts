@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Policy } from '../evidence/types';
 import type { Finding } from '../findings';
-import type { ObjectStore } from '../git/store';
+import { ObjectTooLargeError, type ObjectStore } from '../git/store';
 import { resolveRevision } from '../git/revision';
 import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
@@ -223,10 +223,13 @@ function branchRefOf(full: string): string {
 /** The commit a command-line revision names (REF, --base, --ref: git's revision syntax); a
  * usage error saying what is accepted when it names none. */
 export async function resolveCommitSpec(store: ObjectStore, spec: string, what: string): Promise<string> {
+  let named: string | null = null;
   try {
-    const { oid } = await resolveRevision(store, spec);
-    return await store.peelToCommit(oid);
+    named = (await resolveRevision(store, spec)).oid;
+    return await store.peelToCommit(named);
   } catch (err) {
+    // Too large to read: the engine judges it (LIMIT_EXCEEDED, closed), as the server would.
+    if (err instanceof ObjectTooLargeError && named !== null) return named;
     if (err instanceof GitReadError) throw new UsageError(`${what} '${spec}': ${err.message}`);
     throw err;
   }
