@@ -34,7 +34,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
       const refs = updates.map((u) => refResult(u, false, base.findings.map((f) => ({ ...f, ref: u.ref })), [], emptyIdentities()));
       return gateResult(false, null, setup.identity, refs);
     }
-    return evaluateUnguarded(setup.store, setup.identity, updates);
+    return evaluateUnguarded(setup.store, setup.identity, updates, base.name);
   }
   const ctx = createRunContext(setup, base.policy);
   const refs: RefResult[] = [];
@@ -209,7 +209,7 @@ async function parentsFirst(store: ObjectStore, commits: string[]): Promise<stri
 }
 
 /** With no policy at the base nothing is checked, but a policy the update adds must be valid. */
-async function evaluateUnguarded(store: ObjectStore, identity: string | null, updates: RefUpdate[]): Promise<GateResult> {
+async function evaluateUnguarded(store: ObjectStore, identity: string | null, updates: RefUpdate[], baseName: string | null): Promise<GateResult> {
   const refs: RefResult[] = [];
   for (const update of updates) {
     const findings: Finding[] = [];
@@ -226,5 +226,5 @@ async function evaluateUnguarded(store: ObjectStore, identity: string | null, up
     }
     refs.push(refResult(update, false, findings, [], emptyIdentities()));
   }
-  return gateResult(true, null, identity, refs);
+  return gateResult(true, null, identity, refs, baseName);
 }

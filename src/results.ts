@@ -26,6 +26,8 @@ export interface GateResult {
   refs: RefResult[];
   findings: Finding[];
   verdict: Verdict;
+  /** The branch (or ref) the policy was looked for on, e.g. refs/heads/main, when known. */
+  baseName?: string | null;
 }
 
 export function refResult(
@@ -39,7 +41,7 @@ export function refResult(
   return { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits, evidence };
 }
 
-export function gateResult(unguarded: boolean, policy: Policy | null, identity: string | null, refs: RefResult[]): GateResult {
+export function gateResult(unguarded: boolean, policy: Policy | null, identity: string | null, refs: RefResult[], baseName?: string | null): GateResult {
   const findings = refs.flatMap((r) => r.findings);
-  return { unguarded, policy, identity, refs, findings, verdict: verdictOf(findings) };
+  return { unguarded, policy, identity, refs, findings, verdict: verdictOf(findings), ...(baseName !== undefined ? { baseName } : {}) };
 }

@@ -57,7 +57,7 @@ export function decidePush(result: GateResult, options: MessageOptions = {}): Pu
     return {
       accepted: true,
       lines: [
-        `receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on its default branch); push accepted without checks`,
+        `receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on ${result.baseName ? `${quotePath(result.baseName.replace(/^refs\/heads\//, ''))}, the branch HEAD names` : 'its default branch'}); push accepted without checks`,
       ],
     };
   }

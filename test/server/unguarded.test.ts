@@ -25,6 +25,7 @@ test('an unguarded repository accepts a push with exactly one notice line', () =
   const ours = result.remote.filter((l) => l.includes('receipt-gate'));
   assert.is(ours.length, 1, result.stderr);
   assert.match(ours[0]!, /unguarded .*push accepted without checks/);
+  assert.match(ours[0]!, /no \.receipt-gate\.json on main, the branch HEAD names/);
   assert.is(refOid(r.bare, 'refs/heads/feature/x'), head);
 });
 
