@@ -68,7 +68,8 @@ test('the fsck ids recorded for a crafted tree are the ones git fsck prints', as
     assert.equal([...mine].sort(), theirs.sort(), `tree ${oid}: ${JSON.stringify(list)}`);
     for (const id of mine) seen.add(id);
   }
-  for (const id of ['duplicateEntries', 'treeNotSorted', 'badFilemode', 'zeroPaddedFilemode', 'fullPathname', 'hasDot', 'hasDotdot', 'hasDotgit', 'gitmodulesSymlink', 'gitattributesSymlink', 'gitignoreSymlink', 'mailmapSymlink', 'nullSha1'].filter((i) => i !== 'nullSha1')) {
+  // (nullSha1 is the crafted case below: the random trees point at real objects.)
+  for (const id of ['duplicateEntries', 'treeNotSorted', 'badFilemode', 'zeroPaddedFilemode', 'fullPathname', 'hasDot', 'hasDotdot', 'hasDotgit', 'gitmodulesSymlink', 'gitattributesSymlink', 'gitignoreSymlink', 'mailmapSymlink']) {
     assert.ok(seen.has(id), `${id} was exercised`);
   }
 });
