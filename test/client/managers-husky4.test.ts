@@ -19,8 +19,10 @@ managerScenario({
     }
     // What husky 4's install script does on `npm install`: npm sets INIT_CWD (the project)
     // and the user agent husky 4 records as the package manager its hooks run through (with
-    // none, its hooks print "Unknown package manager" and pass everything).
+    // none, its hooks print "Unknown package manager" and pass everything). husky 4 skips
+    // installing on a CI machine (ci-info: a non-empty CI); a developer's laptop is not one.
     const r = sandbox.run('node', [join(dir, 'node_modules', 'husky', 'husky.js'), 'install'], join(dir, 'node_modules', 'husky'), {
+      CI: '',
       INIT_CWD: dir,
       npm_config_user_agent: `npm/10 node/${process.version} linux x64`,
     });
