@@ -44,8 +44,9 @@ class ClockedSource implements EvidenceSource {
 
 /** A deadline at t = 1 on a clock that stands at 0 until `expire()`. */
 function testClock(): { deadline: Deadline; expire: () => void } {
+  // Ten seconds to spare until expire(): enough, by the reader's estimate, to read any witness.
   let now = 0;
-  return { deadline: new Deadline(1, 100, () => now), expire: () => (now = 2) };
+  return { deadline: new Deadline(10_000, 100, () => now), expire: () => (now = 10_001) };
 }
 
 function witnessTree(count: number, size: number): Record<string, MemoryEntry> {
@@ -85,6 +86,14 @@ test('eight large witnesses: time runs out while hashing the first, and checking
   // Thrown by the hashing itself, between slices of the witness, not after it.
   assert.match(String((err as Error).stack), /sha256Hex/);
   assert.equal(source.reads.filter((p) => p.endsWith('.bin')), ['observations/w0.bin']);
+});
+
+test('a large witness that cannot be read in the time left is not read at all', async () => {
+  const deadline = new Deadline(50, 100, () => 0); // 50 ms left, and the clock never moves
+  const source = new ClockedSource(new MemorySource(witnessTree(8, 9 * MiB)), () => {});
+  const err = await rejection(checkEvidence({ policy, atNew: source, atBase: null, today: '2026-09-18', deadline }));
+  assert.instance(err, DeadlineExceeded);
+  assert.equal(source.reads.filter((p) => p.endsWith('.bin')), []);
 });
 
 test('the same tree with time to spare checks every witness (the clock alone stopped it above)', async () => {
