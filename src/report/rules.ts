@@ -22,7 +22,7 @@ const RULES: Record<string, RuleHelp> = {
     help: 'An owner commits a valid .receipt-gate.json (schemas/policy.schema.json) to the base branch.',
   },
   REF_PROTECTED: {
-    summary: 'A non-owner deletes or rewrites (non-fast-forward) a protected ref.',
+    summary: 'A non-owner deletes or rewrites (non-fast-forward) a protected ref, points it at something that is not a commit, or updates it through a protected symbolic ref.',
     help: 'Push a fast-forward (merge or rebase onto the protected ref); only an owner may rewrite or delete it.',
   },
   EPOCH_MISSING: { summary: 'The epoch pin, or the generator it names, is absent.', help: 'An owner restores the pin (receipt-gate epoch pin).' },

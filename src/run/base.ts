@@ -18,7 +18,7 @@ import { ObjectTooLargeError, type ObjectStore } from '../git/store';
 import { resolveRevision } from '../git/revision';
 import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
-import { ZERO_OID } from '../types';
+import { isOid, ZERO_OID } from '../types';
 import { readPolicyAt } from './policy-at';
 
 export interface Base {
@@ -209,7 +209,7 @@ export function isRemoteBase(base: Base): boolean {
 
 /** The base at `ref` when the ref exists and its tree holds a policy file. */
 async function candidate(store: ObjectStore, ref: string): Promise<Base | null> {
-  const commit = /^[0-9a-f]{40}$/.test(ref) ? ((await store.hasObject(ref)) ? await store.peelToCommit(ref) : null) : await commitOf(store, ref);
+  const commit = isOid(ref) ? ((await store.hasObject(ref)) ? await store.peelToCommit(ref) : null) : await commitOf(store, ref);
   if (commit === null) return null;
   const base = await baseAt(store, ref, commit, ref.startsWith('refs/remotes/') ? `refs/heads/${ref.replace(/^refs\/remotes\/[^/]+\//, '')}` : ref.startsWith('refs/heads/') ? ref : null);
   if (base.policy === null && base.findings.length === 0) return null;
