@@ -332,9 +332,13 @@ export class PackFile {
     return out;
   }
 
-  /** Inflates only the start of an entry's data (enough for a delta header). */
+  /** Inflates only the start of an entry's data (enough for a delta header): `want` bytes, or
+   * the whole entry when it is shorter. Reads grow from 64 bytes but never past the entry's
+   * deflate bound, so a short delta never reads on to the end of the pack. */
   private inflatePrefix(oid: string, entry: EntryHeader, want: number): Buffer {
-    for (let take = 64; ; take *= 8) {
+    const need = Math.min(want, entry.size);
+    const bound = entry.size + Math.ceil(entry.size / 4096) + Math.ceil(entry.size / 16384) + 64;
+    for (let take = Math.min(64, bound); ; take = Math.min(take * 8, bound)) {
       const compressed = this.readAt(oid, entry.dataAt, take);
       let out: Buffer;
       try {
@@ -342,7 +346,7 @@ export class PackFile {
       } catch (err) {
         throw new GitReadError(`Object ${oid} in the pack ${this.label} is corrupt: its data does not inflate (${(err as Error).message}).`, oid);
       }
-      if (out.length >= want || compressed.length < take) return out;
+      if (out.length >= need || compressed.length < take || take === bound) return out;
     }
   }
 
