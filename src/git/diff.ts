@@ -51,10 +51,19 @@ async function treeOf(store: ObjectStore, oid: string | null): Promise<string | 
  * `deadline.tick()` is called for every entry compared.
  */
 export async function diffTrees(store: ObjectStore, a: string | null, b: string | null, deadline?: Deadline): Promise<PathChange[]> {
+  return diffTreesWithin(store, a, b, null, deadline);
+}
+
+/**
+ * diffTrees restricted to `only` (when not null): the records whose path is in it, with
+ * every path that is not in it neither reported nor descended into. `only` must hold each
+ * directory above a path it holds, so the compare can reach that path.
+ */
+async function diffTreesWithin(store: ObjectStore, a: string | null, b: string | null, only: ReadonlySet<string> | null, deadline?: Deadline): Promise<PathChange[]> {
   const out: PathChange[] = [];
   const ta = await treeOf(store, a);
   const tb = await treeOf(store, b);
-  if (ta !== tb) await compareTrees({ store, out, deadline }, ta, tb, '', null, null);
+  if (ta !== tb) await compareTrees({ store, out, deadline, only }, ta, tb, '', null, null);
   return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
@@ -62,6 +71,8 @@ interface Walk {
   store: ObjectStore;
   out: PathChange[];
   deadline: Deadline | undefined;
+  /** The only paths (and the directories above them) to report; null: every path. */
+  only: ReadonlySet<string> | null;
 }
 
 /** One entry of a tree being compared: its decoded form and its index in the RawTree. */
@@ -171,6 +182,7 @@ async function compareTrees(
     const eb = sb?.e;
     const entry = (ea ?? eb)!;
     const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (w.only !== null && !w.only.has(path)) continue;
     const flagged = sb && problems ? problems.get(sb.i) : undefined;
     const fsckReason = flagged ? flagged.map((f) => f.reason).join('; ') : null;
     const fsckNameReason = flagged?.find((f) => NAME_PROBLEMS.has(f.id))?.reason ?? null;
@@ -217,8 +229,9 @@ async function compareTrees(
     for (const [j, reasons] of problems) {
       if (rb!.isFirstOfName(j)) continue;
       const eb = rb!.entry(j);
-      const ea = oldEntry(rb!.nameKey(j))?.e;
       const path = prefix === '' ? eb.name : `${prefix}/${eb.name}`;
+      if (w.only !== null && !w.only.has(path)) continue;
+      const ea = oldEntry(rb!.nameKey(j))?.e;
       const unsafeReason = inherited ?? reasons.map((r) => r.reason).join('; ');
       const c: PathChange = ea
         ? { path, change: changeKind(ea, eb), before: side(ea), after: side(eb), unsafe: true, unsafeReason }
@@ -237,6 +250,7 @@ async function addedOrDeleted(w: Walk, t: RawTree, added: boolean, prefix: strin
     if (!t.isFirstOfName(i)) continue;
     const name = t.name(i);
     const path = prefix === '' ? name : `${prefix}/${name}`;
+    if (w.only !== null && !w.only.has(path)) continue;
     const reason = inherited ?? (t.hasUnsafeName(i) ? unsafeNameReason(name) : null);
     const s = t.side(i);
     if (s.kind === 'tree') {
@@ -331,15 +345,33 @@ export async function touchedPaths(store: ObjectStore, commitOid: string, deadli
   }
   const first = await diffTrees(store, parentTrees[0]!, commit.tree, deadline);
   if (parentTrees.length === 1) return first;
+  // Only a path the first parent's diff names can survive, so each further parent's diff is
+  // taken only over those paths (and the directories above them): the same records for
+  // them, without walking what the merge took unchanged from the first parent.
   let keep = new Set(first.map((c) => c.path));
   for (const tree of parentTrees.slice(1)) {
     if (keep.size === 0) break;
     const other = new Set<string>();
-    for (const c of await diffTrees(store, tree, commit.tree, deadline)) {
+    for (const c of await diffTreesWithin(store, tree, commit.tree, withDirectories(keep, deadline), deadline)) {
       deadline?.tick();
       other.add(c.path);
     }
     keep = new Set([...keep].filter((p) => other.has(p)));
   }
   return first.filter((c) => keep.has(c.path));
+}
+
+/** `paths` and every directory above each of them. */
+function withDirectories(paths: ReadonlySet<string>, deadline?: Deadline): Set<string> {
+  const out = new Set<string>();
+  for (const p of paths) {
+    deadline?.tick();
+    out.add(p);
+    for (let at = p.lastIndexOf('/'); at > 0; at = p.lastIndexOf('/', at - 1)) {
+      const dir = p.slice(0, at);
+      if (out.has(dir)) break;
+      out.add(dir);
+    }
+  }
+  return out;
 }

@@ -268,16 +268,22 @@ export class ObjectsView {
   /** Rebuilds a packed object with pack.ts (no SHA-1 check: the store checks it). A REF_DELTA
    * base in another pack is rebuilt the same way; one that is a loose object comes from
    * `looseBase`, or LooseBaseNeeded is thrown so the caller can read it first. */
-  readPacked(oid: string, loc: PackedLocation, looseBase: (oid: string) => { type: ObjectType; data: Buffer } | undefined, depth = 0): { type: ObjectType; data: Buffer } {
+  readPacked(
+    oid: string,
+    loc: PackedLocation,
+    looseBase: (oid: string) => { type: ObjectType; data: Buffer } | undefined,
+    check?: (type: ObjectType, size: number) => void,
+    depth = 0,
+  ): { type: ObjectType; data: Buffer } {
     if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     return loc.pack.read(oid, loc.offset, (base) => {
       const at = this.locate(base);
       if (!at) throw new GitReadError(`Object ${oid} is a delta against ${base}, which is not in the repository; the pack is incomplete. Run \`git fsck\`.`, oid);
-      if (at.where === 'pack') return this.readPacked(base, at, looseBase, depth + 1);
+      if (at.where === 'pack') return this.readPacked(base, at, looseBase, undefined, depth + 1);
       const hit = looseBase(base);
       if (hit) return hit;
       throw new LooseBaseNeeded(base);
-    });
+    }, check);
   }
 
   close(): void {

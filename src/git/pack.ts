@@ -381,11 +381,16 @@ export class PackFile {
     }
   }
 
-  /** Reads and rebuilds the object at `offset`. */
-  read(oid: string, offset: number, external: ExternalReader): { type: ObjectType; data: Buffer } {
+  /**
+   * Reads and rebuilds the object at `offset`. `check`, when given, is called with the
+   * object's type and size as soon as both are known (from entry headers and the first
+   * delta's header), before any base is inflated; it throws to refuse the object.
+   */
+  read(oid: string, offset: number, external: ExternalReader, check?: (type: ObjectType, size: number) => void): { type: ObjectType; data: Buffer } {
     // Follow the chain down to a full object (or a cached base), then apply deltas upwards.
     const chain: { offset: number; entry: EntryHeader }[] = [];
     let base: { type: ObjectType; data: Buffer } | undefined;
+    let bottom: { offset: number; entry: EntryHeader } | undefined;
     let at = offset;
     for (let depth = 0; ; depth++) {
       if (depth > MAX_DELTA_DEPTH) throw this.corrupt(oid, offset, 'its delta chain is too long or loops');
@@ -408,14 +413,31 @@ export class PackFile {
           break;
         }
       } else {
-        base = { type: TYPE_NAMES[entry.typeCode]!, data: this.inflateEntry(oid, entry, at) };
-        if (chain.length > 0) this.bases.set(`${this.packPath}:${at}`, base);
+        bottom = { offset: at, entry };
         break;
       }
     }
+    const type = base ? base.type : TYPE_NAMES[bottom!.entry.typeCode]!;
+    let top: Buffer | undefined;
+    if (check) {
+      let size: number;
+      if (chain.length === 0) {
+        size = base ? base.data.length : bottom!.entry.size;
+      } else {
+        top = this.inflateEntry(oid, chain[0]!.entry, chain[0]!.offset);
+        const cursor = { at: 0 };
+        readDeltaVarint(top, cursor, oid);
+        size = readDeltaVarint(top, cursor, oid);
+      }
+      check(type, size);
+    }
+    if (!base) {
+      base = { type, data: this.inflateEntry(oid, bottom!.entry, bottom!.offset) };
+      if (chain.length > 0) this.bases.set(`${this.packPath}:${bottom!.offset}`, base);
+    }
     for (let i = chain.length - 1; i >= 0; i--) {
       const { offset: deltaAt, entry } = chain[i]!;
-      const delta = this.inflateEntry(oid, entry, deltaAt);
+      const delta = i === 0 && top ? top : this.inflateEntry(oid, entry, deltaAt);
       base = { type: base.type, data: applyDelta(delta, base.data, oid) };
       if (i > 0) this.bases.set(`${this.packPath}:${deltaAt}`, base);
     }

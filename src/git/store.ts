@@ -56,6 +56,13 @@ export class BlobTooLargeError extends ObjectTooLargeError {
  * real history comes near it: git.git's largest commit is a few kilobytes. */
 export const MAX_NON_BLOB_BYTES = 64 * 1024 * 1024;
 
+/** Throws ObjectTooLargeError for a commit, tree or tag over MAX_NON_BLOB_BYTES. */
+function refuseLarge(oid: string, type: ObjectType, size: number): void {
+  if (type !== 'blob' && size > MAX_NON_BLOB_BYTES) {
+    throw new ObjectTooLargeError(oid, size, MAX_NON_BLOB_BYTES, type === 'commit' ? 'Commit' : type === 'tag' ? 'Tag' : 'Tree');
+  }
+}
+
 const OID_RE = /^[0-9a-f]{40}$/;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 /** Bytes of checked objects kept by oid (content plus a per-object allowance). */
@@ -180,27 +187,32 @@ export class ObjectStore {
       this.objects.delete(oid);
       this.objects.set(oid, hit);
     } else {
-      if (expected !== 'blob') {
-        const info = this.view.header(oid);
-        if (info && info.type !== 'blob' && info.size > MAX_NON_BLOB_BYTES) {
-          throw new ObjectTooLargeError(oid, info.size, MAX_NON_BLOB_BYTES, info.type === 'commit' ? 'Commit' : info.type === 'tag' ? 'Tag' : 'Tree');
-        }
-      }
-      hit = await this.readChecked(oid);
+      hit = await this.readChecked(oid, 0, expected !== 'blob');
     }
     if (expected && hit.type !== expected) throw new GitReadError(`Object ${oid} is a ${hit.type}, not a ${expected}.`, oid);
     return hit;
   }
 
-  /** Reads `oid` from where it lives, checks its SHA-1 and keeps it (budget permitting). */
-  private async readChecked(oid: string, depth = 0): Promise<CachedObject> {
+  /**
+   * Reads `oid` from where it lives, checks its SHA-1 and keeps it (budget permitting). With
+   * `limited`, a commit, tree or tag over MAX_NON_BLOB_BYTES is refused (ObjectTooLargeError)
+   * from its header, before it is inflated.
+   */
+  private async readChecked(oid: string, depth = 0, limited = false): Promise<CachedObject> {
     if (oid === EMPTY_TREE) return this.keep(oid, 'tree', new Uint8Array(0));
     const loc = this.view.locate(oid);
     if (!loc) throw this.absent(oid);
+    const check = limited ? (t: ObjectType, size: number) => refuseLarge(oid, t, size) : undefined;
     let type: ObjectType;
     let content: Uint8Array;
     try {
-      ({ type, content } = loc.where === 'pack' ? await this.readPacked(oid, loc, depth) : await this.readLoose(oid));
+      if (loc.where === 'pack') {
+        ({ type, content } = await this.readPacked(oid, loc, depth, check));
+      } else {
+        const info = check ? this.view.header(oid) : null;
+        if (info) check!(info.type, info.size);
+        ({ type, content } = await this.readLoose(oid));
+      }
     } catch (err) {
       if (err instanceof GitReadError) throw this.scrubbed(err);
       throw err;
@@ -222,11 +234,16 @@ export class ObjectStore {
 
   /** A packed object through pack.ts. A delta base that is a loose object is read first
    * (through isomorphic-git, checked like any object), then the delta is rebuilt again. */
-  private async readPacked(oid: string, loc: Extract<ObjectLocation, { where: 'pack' }>, depth: number): Promise<{ type: ObjectType; content: Uint8Array }> {
+  private async readPacked(
+    oid: string,
+    loc: Extract<ObjectLocation, { where: 'pack' }>,
+    depth: number,
+    check?: (type: ObjectType, size: number) => void,
+  ): Promise<{ type: ObjectType; content: Uint8Array }> {
     const bases = new Map<string, { type: ObjectType; data: Buffer }>();
     for (;;) {
       try {
-        const { type, data } = this.view.readPacked(oid, loc, (base) => bases.get(base));
+        const { type, data } = this.view.readPacked(oid, loc, (base) => bases.get(base), check);
         return { type, content: data };
       } catch (err) {
         if (!(err instanceof LooseBaseNeeded) || bases.has(err.oid) || depth > 8) {
