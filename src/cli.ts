@@ -115,18 +115,14 @@ function sameLetters(a: string, b: string): boolean {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2), processIO()).then(
+  const io = processIO();
+  main(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;
       // The answer is out: exit as soon as it is flushed. Work abandoned at a deadline, or any
       // handle left open, must not keep the process (and the push or CI job waiting on it)
       // alive; a hook that answered and then hangs would be killed and fail closed.
-      let pending = 2;
-      const flushed = () => {
-        if (--pending === 0) process.exit(code);
-      };
-      process.stdout.write('', flushed);
-      process.stderr.write('', flushed);
+      void io.flush!().then(() => process.exit(code));
       setTimeout(() => process.exit(code), 1000).unref();
     },
     (err) => {

@@ -1,29 +1,96 @@
 // The process edges, passed in so entries can be driven from tests without a child process.
 
+import { readSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
+
 export interface CliIO {
   stdout(text: string): void;
   stderr(text: string): void;
   /** Reads all of standard input (hook protocols). */
   readStdin(): Promise<string>;
+  /** Resolves once everything written has reached the descriptors (optional: in-process io
+   * has nothing to flush). */
+  flush?(): Promise<void>;
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
 
+/**
+ * The real process's io. Standard input is read, and answers are written, with synchronous
+ * calls on file descriptors 0, 1 and 2: a hook's input and answer are a few lines, and the
+ * process streams would cost a few milliseconds to set up on every push. A descriptor that
+ * is non-blocking and not ready (EAGAIN) is handed to the process stream from then on, so
+ * nothing is lost and the order of what is written is kept.
+ */
 export function processIO(): CliIO {
+  const out = fdWriter(1);
+  const err = fdWriter(2);
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    readStdin: () =>
-      new Promise((resolve, reject) => {
-        if (process.stdin.isTTY) return resolve('');
-        const chunks: Buffer[] = [];
-        process.stdin.on('data', (c: Buffer) => chunks.push(c));
-        process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        process.stdin.on('error', reject);
-      }),
+    stdout: out.write,
+    stderr: err.write,
+    readStdin,
+    flush: async () => {
+      await out.flush();
+      await err.flush();
+    },
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+function fdWriter(fd: 1 | 2): { write(text: string): void; flush(): Promise<void> } {
+  let stream: NodeJS.WriteStream | null = null;
+  return {
+    write(text: string) {
+      if (stream !== null) {
+        stream.write(text);
+        return;
+      }
+      const buf = Buffer.from(text, 'utf8');
+      let at = 0;
+      while (at < buf.length) {
+        try {
+          at += writeSync(fd, buf, at, buf.length - at);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === 'EPIPE') return; // nobody reads the answer any more
+          if (code !== 'EAGAIN') throw e;
+          stream = fd === 1 ? process.stdout : process.stderr;
+          stream.write(buf.subarray(at));
+          return;
+        }
+      }
+    },
+    flush() {
+      const s = stream;
+      return s === null ? Promise.resolve() : new Promise<void>((resolve) => s.write('', () => resolve()));
+    },
+  };
+}
+
+function readStdin(): Promise<string> {
+  if (isatty(0)) return Promise.resolve('');
+  const chunks: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break;
+      if (code !== 'EAGAIN') return Promise.reject(e);
+      // A non-blocking descriptor: the rest comes through the process stream.
+      return new Promise((resolve, reject) => {
+        process.stdin.on('data', (c: Buffer) => chunks.push(c));
+        process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        process.stdin.on('error', reject);
+      });
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** A usage or setup error: nothing was checked (exit 2, treated as closed by every hook). */

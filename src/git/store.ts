@@ -3,13 +3,15 @@
 // Where each object comes from, and who checks it:
 //   - packed objects (the repository's, the alternates', a pushed pack) are read by pack.ts
 //     directly: positional reads, node:zlib, delta resolution; nothing is re-encoded;
-//   - loose objects (the quarantine's, the repository's, the alternates') are read by
-//     isomorphic-git's `readObject`, which reads them natively, over the fs view of
-//     fs-view.ts that serves every object directory under `<gitdir>/objects`;
+//   - loose objects (the quarantine's, the repository's, the alternates') are found and read
+//     by isomorphic-git's `readObject`, over the fs view of fs-view.ts that serves every
+//     object directory under `<gitdir>/objects`. It is asked for `format: 'deflated'`: the
+//     file's bytes as stored, which node:zlib inflates here (isomorphic-git would inflate
+//     them in JavaScript, several times slower, and check nothing for that format either);
+//     the object header is read from the first inflated bytes, so a commit, tree or tag over
+//     the size limit is refused before it is inflated whole;
 //   - every object's SHA-1 is checked exactly once, here, with node:crypto, before it is
-//     cached or parsed. isomorphic-git checks the SHA-1 only for `format: 'content'` (and
-//     then through WebCrypto, one thread-pool round trip per object); it is asked for
-//     `format: 'wrapped'`, for which it checks nothing, so no object is hashed twice.
+//     cached or parsed, so no object is hashed twice.
 // Each object is then kept by oid (within a byte budget; large blobs are not kept), so an
 // object is read once per run whatever asks for it. Commits, trees and tags are parsed here
 // from their raw bytes, never by isomorphic-git's parsers. Every failure is a GitReadError
@@ -18,6 +20,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
+import { inflateSync, constants as zlibConstants } from 'node:zlib';
 import { readObject } from 'isomorphic-git';
 import { LooseBaseNeeded, ObjectsView, objectDirectories, type ObjectLocation } from './fs-view';
 import { RefReader, isValidRefName, namespacePrefix, type RawRef, type RefEntry, type ResolvedRef } from './refs';
@@ -209,9 +212,7 @@ export class ObjectStore {
       if (loc.where === 'pack') {
         ({ type, content } = await this.readPacked(oid, loc, depth, check));
       } else {
-        const info = check ? this.view.header(oid) : null;
-        if (info) check!(info.type, info.size);
-        ({ type, content } = await this.readLoose(oid));
+        ({ type, content } = await this.readLoose(oid, check));
       }
     } catch (err) {
       if (err instanceof GitReadError) throw this.scrubbed(err);
@@ -256,14 +257,15 @@ export class ObjectStore {
     }
   }
 
-  /** A loose object through isomorphic-git (`format: 'wrapped'`: found through the fs view,
-   * inflated, not hashed), its header checked here. */
-  private async readLoose(oid: string): Promise<{ type: ObjectType; content: Uint8Array }> {
-    let wrapped: Buffer;
+  /** A loose object: found and read by isomorphic-git (`format: 'deflated'`), inflated by
+   * node:zlib, its header checked here (and passed to `check` before the object is inflated
+   * whole). */
+  private async readLoose(oid: string, check?: (type: ObjectType, size: number) => void): Promise<{ type: ObjectType; content: Uint8Array }> {
+    let deflated: Buffer;
     try {
-      const result = await readObject({ fs: this.fs, gitdir: this.commondir, oid, format: 'wrapped', cache: this.cache });
+      const result = await readObject({ fs: this.fs, gitdir: this.commondir, oid, format: 'deflated', cache: this.cache });
       const object = (result as { object: Uint8Array }).object;
-      wrapped = Buffer.from(object.buffer, object.byteOffset, object.byteLength);
+      deflated = Buffer.from(object.buffer, object.byteOffset, object.byteLength);
     } catch (err) {
       if (err instanceof GitReadError) throw err;
       // isomorphic-git's InternalError wraps the cause in a paragraph addressed to its own
@@ -272,12 +274,39 @@ export class ObjectStore {
       const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
       throw new GitReadError(`Object ${oid} in ${this.gitdir} cannot be read (${this.view.scrub(cause).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
-    const nul = wrapped.indexOf(0);
-    const m = nul < 0 ? null : /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(wrapped.toString('latin1', 0, nul));
-    if (!m || Number(m[2]) !== wrapped.length - nul - 1) {
-      throw new GitReadError(`Object ${oid} in ${this.gitdir} has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
+    const corrupt = (why: string) => new GitReadError(`Object ${oid} in ${this.gitdir} ${why}; the object is corrupt. Run \`git fsck\`.`, oid);
+    const header = (head: Buffer) => {
+      const nul = head.indexOf(0);
+      const m = nul < 0 ? null : /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(head.toString('latin1', 0, nul));
+      return m ? { type: m[1] as ObjectType, size: Number(m[2]), at: nul + 1 } : null;
+    };
+    if (check) {
+      // The header from the first bytes only: a few dozen inflated bytes, from a prefix that
+      // grows only when a block's code tables are long.
+      for (let take = 64; ; take *= 8) {
+        let head: Buffer;
+        try {
+          head = inflateSync(deflated.subarray(0, take), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+        } catch (err) {
+          throw corrupt(`does not inflate (${(err as Error).message})`);
+        }
+        const found = header(head);
+        if (found) {
+          check(found.type, found.size);
+          break;
+        }
+        if (head.length > 64 || take >= deflated.length) throw corrupt('has no valid object header');
+      }
     }
-    return { type: m[1] as ObjectType, content: wrapped.subarray(nul + 1) };
+    let wrapped: Buffer;
+    try {
+      wrapped = inflateSync(deflated);
+    } catch (err) {
+      throw corrupt(`does not inflate (${(err as Error).message})`);
+    }
+    const found = header(wrapped);
+    if (!found || found.size !== wrapped.length - found.at) throw corrupt('has no valid object header');
+    return { type: found.type, content: wrapped.subarray(found.at) };
   }
 
   /** Keeps a checked object within the byte budget (least recently used out first). */
