@@ -38,10 +38,10 @@ export function processIO(): CliIO {
   };
 }
 
-function fdWriter(fd: 1 | 2): { write(text: string): void; flush(): Promise<void> } {
+function fdWriter(fd: 1 | 2): { write: (text: string) => void; flush: () => Promise<void> } {
   let stream: NodeJS.WriteStream | null = null;
   return {
-    write(text: string) {
+    write: (text: string) => {
       if (stream !== null) {
         stream.write(text);
         return;
@@ -61,7 +61,7 @@ function fdWriter(fd: 1 | 2): { write(text: string): void; flush(): Promise<void
         }
       }
     },
-    flush() {
+    flush: () => {
       const s = stream;
       return s === null ? Promise.resolve() : new Promise<void>((resolve) => s.write('', () => resolve()));
     },
@@ -79,7 +79,7 @@ function readStdin(): Promise<string> {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EOF') break;
-      if (code !== 'EAGAIN') return Promise.reject(e);
+      if (code !== 'EAGAIN') return Promise.reject(e instanceof Error ? e : new Error(String(e)));
       // A non-blocking descriptor: the rest comes through the process stream.
       return new Promise((resolve, reject) => {
         process.stdin.on('data', (c: Buffer) => chunks.push(c));
