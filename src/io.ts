@@ -1,7 +1,6 @@
 // The process edges, passed in so entries can be driven from tests without a child process.
 
-import { readSync, writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { fstatSync, readSync, writeSync } from 'node:fs';
 
 export interface CliIO {
   stdout(text: string): void;
@@ -68,8 +67,16 @@ function fdWriter(fd: 1 | 2): { write: (text: string) => void; flush: () => Prom
   };
 }
 
+/** Standard input, whole; empty when it is a terminal (or another character device, such as
+ * /dev/null) or closed. (node:tty's isatty would load the tty and net modules: ~10 ms.) */
 function readStdin(): Promise<string> {
-  if (isatty(0)) return Promise.resolve('');
+  let device: boolean;
+  try {
+    device = fstatSync(0).isCharacterDevice();
+  } catch {
+    device = true; // no descriptor 0
+  }
+  if (device) return Promise.resolve('');
   const chunks: Buffer[] = [];
   const buf = Buffer.allocUnsafe(64 * 1024);
   for (;;) {
