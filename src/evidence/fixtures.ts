@@ -9,6 +9,7 @@ import { finding, type Finding } from '../findings';
 import { dumpsCanonical, toPlain } from './pyjson';
 import { member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { byCodeUnit } from './sources';
+import { matcher } from '../paths';
 import { show } from './schema';
 import type { EvidenceSource, RuleContext } from './types';
 
@@ -32,13 +33,13 @@ export interface FixturesCheck {
   records: FixtureRecord[];
 }
 
-/** Paths matching the records glob (picomatch, dot files included, case-insensitive on NFC
- * forms, as every policy glob), other than the epoch pin. */
+/** Paths matching the records glob, dot files included, on folded keys as every policy glob
+ * (SPEC §6), under the folder the glob starts with; the epoch pin is not a record. */
 async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
-  const isMatch = picomatch(glob.normalize('NFC'), { dot: true, nocase: true });
+  const isMatch = matcher([glob]);
   const base = picomatch.scan(glob).base;
   const candidates = await source.list(base);
-  return candidates.filter((p) => p !== pin && isMatch(p.normalize('NFC')));
+  return candidates.filter((p) => p !== pin && isMatch(p));
 }
 
 export async function checkFixtures(ctx: RuleContext): Promise<FixturesCheck> {
