@@ -216,7 +216,7 @@ function profiledNode(scenario) {
   const dir = join(PROFILE_DIR, scenario.id.replace(/[^A-Za-z0-9@+._-]/g, '_'));
   mkdirSync(dir, { recursive: true });
   const script = join(dir, 'node.sh');
-  writeFileSync(script, `#!/bin/sh\nexec node --cpu-prof --cpu-prof-dir='${dir}' "$@"\n`, { mode: 0o755 });
+  writeFileSync(script, `#!/bin/sh\nexec node --cpu-prof --cpu-prof-interval 100 --cpu-prof-dir='${dir}' "$@"\n`, { mode: 0o755 });
   return { script, dir };
 }
 

@@ -120,9 +120,10 @@ async function compareTrees(
     let j = 0;
     while (i < ra.length && j < rb.length) {
       tick();
-      if (ra.sameEntry(i, rb, j)) {
-        i++;
-        j++;
+      const same = ra.sameRun(i, rb, j, Math.min(ra.length - i, rb.length - j));
+      if (same > 0) {
+        i += same;
+        j += same;
         continue;
       }
       const order = ra.compareOrder(i, rb, j);

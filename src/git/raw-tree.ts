@@ -129,6 +129,43 @@ export class RawTree {
     return true;
   }
 
+  /**
+   * How many entries, from entry `i` of this tree and entry `j` of `other` on, are identical
+   * in both, up to `max`. Runs of entries are compared as byte ranges (one memcmp each, in
+   * doubling then halving steps), so a wide directory where one name changed costs a few
+   * dozen comparisons, not one per entry. Entries are self-delimiting, so two byte-identical
+   * ranges that both start at an entry hold the same entries.
+   */
+  sameRun(i: number, other: RawTree, j: number, max: number): number {
+    const same = (n: number) => {
+      const a0 = this.starts[i]!;
+      const a1 = this.nuls[i + n - 1]! + 21;
+      const b0 = other.starts[j]!;
+      const b1 = other.nuls[j + n - 1]! + 21;
+      return a1 - a0 === b1 - b0 && this.buf.compare(other.buf, b0, b1, a0, a1) === 0;
+    };
+    if (max <= 0 || !this.sameEntry(i, other, j)) return 0;
+    let lo = 1; // the first `lo` entries are the same
+    let hi = max + 1; // ... and the first `hi` are not (or hi is past the end)
+    for (let n = 2; n <= max; n *= 2) {
+      if (!same(n)) {
+        hi = n;
+        break;
+      }
+      lo = n;
+    }
+    if (hi === max + 1 && lo < max) {
+      if (same(max)) return max;
+      hi = max;
+    }
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (same(mid)) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** git's tree order (base_name_compare): names compared bytewise, a directory's name as if
    * followed by '/'. Negative when entry `i` of this tree sorts before entry `j` of `other`. */
   compareOrder(i: number, other: RawTree, j: number): number {

@@ -228,6 +228,31 @@ test('the raw diff of trees git writes equals git diff-tree -r', async () => {
   );
 });
 
+test('RawTree.sameRun counts the identical entries that sameEntry, one by one, counts', () => {
+  const entryArb = fc.record({
+    mode: fc.constantFrom('100644', '100755', '40000', '120000'),
+    name: fc.constantFrom('a', 'b', 'ab', 'a.b', 'c', 'dd', 'e-e', 'zz'),
+    oid: fc.constantFrom('11'.repeat(20), '22'.repeat(20), '33'.repeat(20)),
+  });
+  fc.assert(
+    fc.property(fc.array(entryArb, { maxLength: 40 }), fc.array(fc.tuple(fc.nat(), entryArb), { maxLength: 4 }), fc.nat(), fc.nat(), (entries, edits, i0, j0) => {
+      const other = [...entries];
+      for (const [at, e] of edits) if (other.length > 0) other[at % other.length] = e;
+      const a = RawTree.parse('a'.repeat(40), rawTree(entries));
+      const b = RawTree.parse('b'.repeat(40), rawTree(other));
+      if (a.length === 0 || b.length === 0) return;
+      const i = i0 % a.length;
+      const j = j0 % b.length;
+      const max = Math.min(a.length - i, b.length - j);
+      let expected = 0;
+      while (expected < max && a.sameEntry(i + expected, b, j + expected)) expected++;
+      assert.is(a.sameRun(i, b, j, max), expected);
+      assert.is(a.sameRun(i, b, j, Math.min(max, 3)), Math.min(expected, 3));
+    }),
+    { seed: 20261201, numRuns: 2000 },
+  );
+});
+
 test('RawTree.find equals the first entry with that decoded name, odd names included', () => {
   const oids = ['01', '02', '03', '04', '05', '06', '07', '08'].map((b) => b.repeat(20));
   const names: Buffer[] = [
