@@ -616,6 +616,8 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
   // what annotated tags peel to); the other tips are peeled only if some commit the push did
   // not bring needs the exact reachability walk.
   const literal = new Set(existingTips.map((t) => store.packedPeel(t) ?? t));
+  const quick = await pushedOntoTips(store, start, literal, deadline);
+  if (quick !== null) return quick;
   let reach: { tipIds: Set<number>; walk: ReachableFrom } | null = null;
   const idx = await indexFor(store, deadline, [start]);
   const reachable = async (c: number): Promise<boolean> => {
@@ -654,6 +656,51 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
   return newestFirst(idx, result);
 }
 
+/**
+ * The common push, decided without the commit index (and so without reading the repository's
+ * commit-graph, whose checksum alone costs a large repository tens of milliseconds): the push
+ * brought every new commit, and each commit it builds on is itself an existing ref's tip.
+ * Walked from `start` through the commits the push brought; null as soon as anything else is
+ * met (a commit the repository held but no tip names, a missing parent, a shallow
+ * repository), and the exact walk decides instead. The decisions are the exact walk's: a
+ * pushed commit is new, a tip is old. What the walk saw is kept, so that isAncestor and
+ * mergeBases answer for those commits and `start` without a walk of their own.
+ */
+async function pushedOntoTips(store: ObjectStore, start: string, tips: ReadonlySet<string>, deadline: Deadline): Promise<string[] | null> {
+  if ((await store.shallowCommits()).size > 0) return null;
+  const found: { oid: string; time: number }[] = [];
+  const below = new Set<string>([start]);
+  const stack = [start];
+  while (stack.length > 0) {
+    deadline.tick();
+    const c = stack.pop()!;
+    if (!(await store.isQuarantined(c))) {
+      if (tips.has(c)) continue;
+      return null;
+    }
+    const commit = await store.readCommitRecord(c);
+    found.push({ oid: c, time: commit.committerTime });
+    for (const p of commit.parents) {
+      if (below.has(p)) continue;
+      if (!(await store.hasObject(p))) return null;
+      below.add(p);
+      stack.push(p);
+    }
+  }
+  let known = ancestorsSeen.get(store);
+  if (!known) ancestorsSeen.set(store, (known = new Map()));
+  known.set(start, below);
+  return found.sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((c) => c.oid);
+}
+
+/** Per store, per commit: commits a walk has shown to be its ancestors (see pushedOntoTips). */
+const ancestorsSeen = new WeakMap<ObjectStore, Map<string, Set<string>>>();
+
+/** True when a walk of this run has already shown `a` to be an ancestor of `b` (or `b`). */
+function knownAncestor(store: ObjectStore, a: string, b: string): boolean {
+  return ancestorsSeen.get(store)?.get(b)?.has(a) ?? false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ancestry and merge bases.
 
@@ -662,7 +709,7 @@ export async function isAncestor(store: ObjectStore, a: string, b: string, deadl
   deadline.check();
   const ca = await store.peelToCommit(a);
   const cb = await store.peelToCommit(b);
-  if (ca === cb) return true;
+  if (ca === cb || knownAncestor(store, ca, cb)) return true;
   const idx = await indexFor(store, deadline, [ca, cb]);
   const target = idx.idOf(ca);
   const from = idx.idOf(cb);
@@ -821,6 +868,9 @@ export async function mergeBases(store: ObjectStore, a: string, b: string, deadl
   const ca = await store.peelToCommit(a);
   const cb = await store.peelToCommit(b);
   if (ca === cb) return [ca];
+  // An ancestor of the other is the one merge base (git merge-base prints it, --all alone).
+  if (knownAncestor(store, ca, cb)) return [ca];
+  if (knownAncestor(store, cb, ca)) return [cb];
   const idx = await indexFor(store, deadline, [ca, cb]);
   const one = idx.idOf(ca);
   const two = idx.idOf(cb);
