@@ -688,7 +688,7 @@ async function pushedOntoTips(store: ObjectStore, start: string, tips: ReadonlyS
     }
   }
   let known = ancestorsSeen.get(store);
-  if (!known) ancestorsSeen.set(store, (known = new Map()));
+  if (!known) ancestorsSeen.set(store, (known = new Map<string, Set<string>>()));
   known.set(start, below);
   return found.sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((c) => c.oid);
 }
