@@ -76,6 +76,8 @@ const MAX_CACHED_BLOB_BYTES = 256 * 1024;
 const CACHE_ENTRY_OVERHEAD = 160;
 /** Oids known to be trees, kept for `isKnownTree` (a set of strings, no content). */
 const MAX_KNOWN_TREES = 200_000;
+/** Parsed commits kept by oid (a few hundred bytes each), apart from the object budget. */
+const MAX_COMMIT_RECORDS = 200_000;
 /** Annotated tags followed before a chain is declared a loop. */
 const MAX_TAG_DEPTH = 32;
 
@@ -109,6 +111,7 @@ export class ObjectStore {
   private readonly objects = new Map<string, CachedObject>();
   private objectBytes = 0;
   private readonly knownTrees = new Set<string>();
+  private readonly commits = new Map<string, CommitRecord>();
   private shallowSet: Set<string> | null = null;
 
   private constructor(
@@ -338,6 +341,8 @@ export class ObjectStore {
 
   /** The parsed commit with its committer time (cached: commits never change). */
   async readCommitRecord(oid: string): Promise<CommitRecord> {
+    const kept = this.commits.get(oid);
+    if (kept) return kept;
     const entry = await this.readContent(oid, 'commit');
     if (!entry.commit) {
       entry.commit = parseCommit(oid, entry.content);
@@ -345,6 +350,11 @@ export class ObjectStore {
       entry.cost += extra;
       if (this.objects.get(oid) === entry) this.objectBytes += extra;
     }
+    // Parsed commits are kept apart from the byte-budgeted contents: a long range's trees
+    // would otherwise push them out between the walk, the ordering and the diffs, and every
+    // commit would be read and hashed again.
+    if (this.commits.size >= MAX_COMMIT_RECORDS) this.commits.clear();
+    this.commits.set(oid, entry.commit);
     return entry.commit;
   }
 
@@ -422,6 +432,7 @@ export class ObjectStore {
   async peel(oid: string): Promise<{ type: ObjectType; oid: string }> {
     let current = oid;
     for (let depth = 0; depth < MAX_TAG_DEPTH; depth++) {
+      if (this.commits.has(current)) return { type: 'commit', oid: current };
       const { type, content } = await this.readContent(current);
       if (type !== 'tag') return { type, oid: current };
       current = tagTarget(current, content);
