@@ -67,17 +67,25 @@ export class RawTree {
    * not read it either; never for a mode, an order or a name git reads. */
   static parse(treeOid: string, content: Uint8Array): RawTree {
     const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const starts: number[] = [];
-    const spaces: number[] = [];
-    const nuls: number[] = [];
-    const modes: number[] = [];
+    const len = buf.length;
+    // The shortest entry is 23 bytes (a one-digit mode, a space, an empty name, NUL, oid).
+    const most = Math.ceil(len / 23);
+    const starts = new Int32Array(most);
+    const spaces = new Int32Array(most);
+    const nuls = new Int32Array(most);
+    const modes = new Uint32Array(most);
+    let n = 0;
     let i = 0;
-    while (i < buf.length) {
-      const space = buf.indexOf(0x20, i);
-      if (space < 0) throw malformed(treeOid, i, 'an entry has no mode');
-      const nul = buf.indexOf(0, space + 1);
-      if (nul < 0) throw malformed(treeOid, i, 'an entry name is not terminated');
-      if (nul + 21 > buf.length) throw malformed(treeOid, i, 'an entry is truncated');
+    while (i < len) {
+      // Scanned here rather than with buf.indexOf: modes and names are short, and a native call
+      // per field cost more than the bytes it scans.
+      let space = i;
+      while (space < len && buf[space] !== 0x20) space++;
+      if (space >= len) throw malformed(treeOid, i, 'an entry has no mode');
+      let nul = space + 1;
+      while (nul < len && buf[nul] !== 0) nul++;
+      if (nul >= len) throw malformed(treeOid, i, 'an entry name is not terminated');
+      if (nul + 21 > len) throw malformed(treeOid, i, 'an entry is truncated');
       const mode = parseModeBytes(buf, i, space);
       if (mode === null) {
         throw new GitReadError(
@@ -85,13 +93,14 @@ export class RawTree {
           treeOid,
         );
       }
-      starts.push(i);
-      spaces.push(space);
-      nuls.push(nul);
-      modes.push(mode);
+      starts[n] = i;
+      spaces[n] = space;
+      nuls[n] = nul;
+      modes[n] = mode;
+      n++;
       i = nul + 21;
     }
-    return new RawTree(treeOid, buf, Int32Array.from(starts), Int32Array.from(spaces), Int32Array.from(nuls), Uint32Array.from(modes));
+    return new RawTree(treeOid, buf, starts.subarray(0, n), spaces.subarray(0, n), nuls.subarray(0, n), modes.subarray(0, n));
   }
 
   /** True when entry `i` is a directory (S_ISDIR of its mode: 40000, 040000, 40755, ...). */
@@ -145,6 +154,8 @@ export class RawTree {
       return a1 - a0 === b1 - b0 && this.buf.compare(other.buf, b0, b1, a0, a1) === 0;
     };
     if (max <= 0 || !this.sameEntry(i, other, j)) return 0;
+    // The rest of both trees first: after a tree's last change, one comparison ends the walk.
+    if (max === 1 || same(max)) return max;
     let lo = 1; // the first `lo` entries are the same
     let hi = max + 1; // ... and the first `hi` are not (or hi is past the end)
     for (let n = 2; n <= max; n *= 2) {
@@ -154,10 +165,7 @@ export class RawTree {
       }
       lo = n;
     }
-    if (hi === max + 1 && lo < max) {
-      if (same(max)) return max;
-      hi = max;
-    }
+    if (hi === max + 1) hi = max;
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
       if (same(mid)) lo = mid;

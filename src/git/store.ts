@@ -375,8 +375,9 @@ export class ObjectStore {
   private rawTreeOf(oid: string, entry: CachedObject): RawTree {
     if (!entry.tree) {
       entry.tree = RawTree.parse(oid, entry.content);
-      // Three Int32Arrays of entry offsets (see raw-tree.ts).
-      const extra = entry.tree.length * 12;
+      // Four 32-bit arrays per entry, sized for the most entries the bytes could hold (see
+      // RawTree.parse).
+      const extra = Math.ceil(entry.content.length / 23) * 16;
       entry.cost += extra;
       if (this.objects.get(oid) === entry) this.objectBytes += extra;
     }
