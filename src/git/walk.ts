@@ -273,9 +273,11 @@ class Heap {
   private k2: number[] = [];
   private ctr: number[] = [];
   private next = 0;
+  /** Entries in use (the arrays keep their length: shrinking them costs more than the heap). */
+  private count = 0;
 
   get size(): number {
-    return this.ids.length;
+    return this.count;
   }
 
   /** k1 of the entry pop() returns next. */
@@ -308,7 +310,7 @@ class Heap {
 
   push(id: number, k1: number, k2: number): void {
     const c = this.next++;
-    let i = this.ids.length;
+    let i = this.count++;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.before(k1, k2, c, p)) break;
@@ -320,15 +322,11 @@ class Heap {
 
   pop(): number {
     const top = this.ids[0]!;
-    const n = this.ids.length - 1;
+    const n = --this.count;
     const id = this.ids[n]!;
     const k1 = this.k1[n]!;
     const k2 = this.k2[n]!;
     const c = this.ctr[n]!;
-    this.ids.length = n;
-    this.k1.length = n;
-    this.k2.length = n;
-    this.ctr.length = n;
     if (n === 0) return top;
     let i = 0;
     for (;;) {
@@ -541,6 +539,17 @@ export async function newCommits(store: ObjectStore, tip: string, exclude: strin
       );
     }
   }
+  // What the walk showed about ancestry, for the merge base and fast-forward checks that follow:
+  // the new commits and their parents are below the tip, and a tip with no new commits is
+  // below the one commit excluded.
+  const below = new Set<string>([start]);
+  for (const c of result) {
+    below.add(idx.oid(c));
+    for (const p of idx.parents(c)) below.add(idx.oid(p));
+  }
+  noteAncestors(store, start, below);
+  const distinct = new Set(excluded);
+  if (result.length === 0 && distinct.size === 1 && !distinct.has(start)) noteAncestors(store, excluded[0]!, [start]);
   return newestFirst(idx, result);
 }
 
@@ -687,14 +696,21 @@ async function pushedOntoTips(store: ObjectStore, start: string, tips: ReadonlyS
       stack.push(p);
     }
   }
-  let known = ancestorsSeen.get(store);
-  if (!known) ancestorsSeen.set(store, (known = new Map<string, Set<string>>()));
-  known.set(start, below);
+  noteAncestors(store, start, below);
   return found.sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((c) => c.oid);
 }
 
 /** Per store, per commit: commits a walk has shown to be its ancestors (see pushedOntoTips). */
 const ancestorsSeen = new WeakMap<ObjectStore, Map<string, Set<string>>>();
+
+/** Records that each of `ancestors` is an ancestor of `descendant` (or is it). */
+function noteAncestors(store: ObjectStore, descendant: string, ancestors: Iterable<string>): void {
+  let known = ancestorsSeen.get(store);
+  if (!known) ancestorsSeen.set(store, (known = new Map<string, Set<string>>()));
+  let set = known.get(descendant);
+  if (!set) known.set(descendant, (set = new Set<string>()));
+  for (const a of ancestors) set.add(a);
+}
 
 /** True when a walk of this run has already shown `a` to be an ancestor of `b` (or `b`). */
 function knownAncestor(store: ObjectStore, a: string, b: string): boolean {
