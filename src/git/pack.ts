@@ -2,12 +2,12 @@
 //
 // isomorphic-git's own pack reader loads the whole .idx into strings, the whole .pack into
 // memory (twice) and cannot address packs over 2 GiB. Here a pack is read the way git reads
-// it: the .idx stays a raw buffer searched by binary search, and one entry is read with
-// positional reads (`readSync` at an offset) and inflated with node:zlib. Deltas are resolved
-// against a small, byte-bounded cache of bases. Memory grows with the objects read, never with
-// the size of the pack.
+// it: the .idx is read one fan-out bucket at a time, when first needed, and searched by
+// binary search; one entry is read with positional reads (`readSync` at an offset) and
+// inflated with node:zlib. Deltas are resolved against a small, byte-bounded cache of bases.
+// Memory grows with the objects read, never with the size of the pack.
 
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { GitReadError, type ObjectType } from './types';
 
@@ -29,26 +29,81 @@ const TYPE_NAMES: Record<number, ObjectType> = {
  * `--depth` can raise it, 4095 is git's own hard limit). */
 const MAX_DELTA_DEPTH = 4096;
 
-/** A parsed pack index (.idx, version 1 or 2), kept as the raw file bytes. */
+/** Bytes of an index file, read where asked (a file) or held (a buffer, in tests). */
+interface IndexBytes {
+  readonly size: number;
+  read(at: number, length: number): Buffer;
+  close(): void;
+}
+
+function bufferBytes(buf: Buffer): IndexBytes {
+  return { size: buf.length, read: (at, length) => buf.subarray(at, at + length), close: () => {} };
+}
+
+function fileBytes(path: string, label: string): IndexBytes {
+  let fd: number | null;
+  let size: number;
+  try {
+    fd = openSync(path, 'r');
+    size = fstatSync(fd).size;
+  } catch (err) {
+    throw new GitReadError(`Cannot read ${label}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
+  }
+  return {
+    size,
+    read(at, length) {
+      if (fd === null) throw new GitReadError(`${capitalise(label)} was read after the store closed.`);
+      const buf = Buffer.allocUnsafe(length);
+      let done = 0;
+      while (done < length) {
+        const n = readSync(fd, buf, done, length - done, at + done);
+        if (n === 0) throw new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`);
+        done += n;
+      }
+      return buf;
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+/**
+ * A pack index (.idx, version 1 or 2). Only its header and fan-out table are read up front;
+ * the names (and, for version 2, the offsets) of the objects whose first byte is b are read
+ * the first time an object starting with b is looked up, and kept. A run that reads a few
+ * objects of a large repository (git/git's index is 24 MB) reads a few pages of the index,
+ * and one that reads everything reads it once, in 256 parts.
+ */
 export class PackIndex {
   readonly count: number;
   private readonly version: 1 | 2;
   private readonly fanoutAt: number;
+  private readonly fanout: Buffer;
   private readonly namesAt: number;
   private readonly offsetsAt: number;
   private readonly largeOffsetsAt: number;
+  private readonly bytes: IndexBytes;
+  /** Per first byte: the bucket's names (v2) or whole entries (v1), read on first use. */
+  private readonly nameBuckets: (Buffer | undefined)[] = new Array<Buffer | undefined>(256);
+  private readonly offsetBuckets: (Buffer | undefined)[] = new Array<Buffer | undefined>(256);
 
   private readonly label: string;
 
   constructor(
     readonly path: string,
-    private readonly buf: Buffer,
+    source: Buffer | IndexBytes,
     label = `the pack index ${path}`,
   ) {
     this.label = label;
+    const bytes = Buffer.isBuffer(source) ? bufferBytes(source) : source;
+    this.bytes = bytes;
     const tooShort = () => new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`);
-    if (buf.length >= 8 && buf.readUInt32BE(0) === 0xff744f63) {
-      const version = buf.readUInt32BE(4);
+    if (bytes.size < 8 + 1024) throw tooShort();
+    const head = bytes.read(0, 8 + 1024);
+    if (head.readUInt32BE(0) === 0xff744f63) {
+      const version = head.readUInt32BE(4);
       if (version !== 2) {
         throw new GitReadError(`${capitalise(label)} has version ${version}; receipt-gate reads versions 1 and 2 (repack with a current git).`);
       }
@@ -58,31 +113,59 @@ export class PackIndex {
       this.version = 1;
       this.fanoutAt = 0;
     }
-    if (buf.length < this.fanoutAt + 256 * 4) throw tooShort();
-    this.count = buf.readUInt32BE(this.fanoutAt + 255 * 4);
+    this.fanout = head.subarray(this.fanoutAt, this.fanoutAt + 1024);
+    this.count = this.fanout.readUInt32BE(255 * 4);
+    for (let b = 1; b < 256; b++) {
+      if (this.fanout.readUInt32BE(b * 4) < this.fanout.readUInt32BE((b - 1) * 4)) {
+        throw new GitReadError(`${capitalise(label)} has a fan-out table that goes down; the index is corrupt (run \`git index-pack\` again).`);
+      }
+    }
     if (this.version === 2) {
       this.namesAt = this.fanoutAt + 1024;
       const crcAt = this.namesAt + this.count * 20;
       this.offsetsAt = crcAt + this.count * 4;
       this.largeOffsetsAt = this.offsetsAt + this.count * 4;
-      if (buf.length < this.largeOffsetsAt + 40) throw tooShort();
+      if (bytes.size < this.largeOffsetsAt + 40) throw tooShort();
     } else {
       this.namesAt = this.fanoutAt + 1024 + 4; // entries are <4-byte offset><20-byte name>
       this.offsetsAt = this.fanoutAt + 1024;
       this.largeOffsetsAt = 0;
-      if (buf.length < this.fanoutAt + 1024 + this.count * 24 + 40) throw tooShort();
+      if (bytes.size < this.fanoutAt + 1024 + this.count * 24 + 40) throw tooShort();
     }
   }
 
   /** @param label how messages name the index (defaults to its path) */
   static load(path: string, label = `the pack index ${path}`): PackIndex {
-    let buf: Buffer;
+    const bytes = fileBytes(path, label);
     try {
-      buf = readFileSync(path);
+      return new PackIndex(path, bytes, label);
     } catch (err) {
-      throw new GitReadError(`Cannot read ${label}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
+      bytes.close();
+      throw err;
     }
-    return new PackIndex(path, buf, label);
+  }
+
+  close(): void {
+    this.bytes.close();
+  }
+
+  /** Entries [lo, hi) start with byte `first`. */
+  private bucket(first: number): { lo: number; hi: number } {
+    return { lo: first === 0 ? 0 : this.fanout.readUInt32BE((first - 1) * 4), hi: this.fanout.readUInt32BE(first * 4) };
+  }
+
+  /** The names of bucket `first` and the stride between them (20 in v2, 24 in v1, where the
+   * name follows its 4-byte offset). */
+  private names(first: number): { names: Buffer; stride: number; skip: number } {
+    const stride = this.version === 2 ? 20 : 24;
+    let names = this.nameBuckets[first];
+    if (!names) {
+      const { lo, hi } = this.bucket(first);
+      const at = this.version === 2 ? this.namesAt + lo * 20 : this.offsetsAt + lo * 24;
+      names = this.bytes.read(at, (hi - lo) * stride);
+      this.nameBuckets[first] = names;
+    }
+    return { names, stride, skip: this.version === 2 ? 0 : 4 };
   }
 
   /** The oids that start with `prefix` (2 to 40 lowercase hex digits), at most `limit`: the
@@ -91,26 +174,24 @@ export class PackIndex {
     const even = prefix.length % 2 === 0 ? prefix : prefix + '0';
     const key = Buffer.from(even, 'hex');
     const first = key[0]!;
-    let lo = first === 0 ? 0 : this.buf.readUInt32BE(this.fanoutAt + (first - 1) * 4);
-    const end = this.buf.readUInt32BE(this.fanoutAt + first * 4);
-    let hi = end;
+    const { lo: start, hi: end } = this.bucket(first);
+    const { names, stride, skip } = this.names(first);
+    let lo = 0;
+    let hi = end - start;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const at = this.nameAt(mid);
-      if (key.compare(this.buf, at, at + key.length) > 0) lo = mid + 1;
+      const at = mid * stride + skip;
+      if (key.compare(names, at, at + key.length) > 0) lo = mid + 1;
       else hi = mid;
     }
     const out: string[] = [];
-    for (let i = lo; i < end && out.length < limit; i++) {
-      const oid = this.oidAt(i);
+    for (let k = lo; k < end - start && out.length < limit; k++) {
+      const at = k * stride + skip;
+      const oid = names.toString('hex', at, at + 20);
       if (!oid.startsWith(prefix)) break;
       out.push(oid);
     }
     return out;
-  }
-
-  private nameAt(i: number): number {
-    return this.version === 2 ? this.namesAt + i * 20 : this.namesAt + i * 24;
   }
 
   /** Byte offset of `oid`'s entry in the pack, or null when the pack does not hold it. */
@@ -119,42 +200,45 @@ export class PackIndex {
     if (key.length !== 20) return null;
     const first = key[0]!;
     const head = key.readUInt32BE(0);
-    let lo = first === 0 ? 0 : this.buf.readUInt32BE(this.fanoutAt + (first - 1) * 4);
-    let hi = this.buf.readUInt32BE(this.fanoutAt + first * 4);
+    const { lo: start, hi: end } = this.bucket(first);
+    if (start === end) return null;
+    const { names, stride, skip } = this.names(first);
+    let lo = 0;
+    let hi = end - start;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const at = this.nameAt(mid);
+      const at = mid * stride + skip;
       // The first four bytes settle almost every step without a native compare.
-      const v = this.buf.readUInt32BE(at);
-      const cmp = v !== head ? (head < v ? -1 : 1) : key.compare(this.buf, at, at + 20);
-      if (cmp === 0) return this.offsetOf(mid);
+      const v = names.readUInt32BE(at);
+      const cmp = v !== head ? (head < v ? -1 : 1) : key.compare(names, at, at + 20);
+      if (cmp === 0) return this.offsetIn(first, mid);
       if (cmp < 0) hi = mid;
       else lo = mid + 1;
     }
     return null;
   }
 
-  /** The offset of the i-th entry; 64-bit offsets (packs over 2 GiB) come from the large-offset
-   * table. Returned as a Number: exact up to 2^53 bytes. */
-  offsetOf(i: number): number {
-    if (this.version === 1) return this.buf.readUInt32BE(this.fanoutAt + 1024 + i * 24);
-    const small = this.buf.readUInt32BE(this.offsetsAt + i * 4);
+  /** The pack offset of entry `k` of bucket `first`; 64-bit offsets (packs over 2 GiB) come
+   * from the large-offset table. Returned as a Number: exact up to 2^53 bytes. */
+  private offsetIn(first: number, k: number): number {
+    if (this.version === 1) return this.names(first).names.readUInt32BE(k * 24);
+    let offsets = this.offsetBuckets[first];
+    if (!offsets) {
+      const { lo, hi } = this.bucket(first);
+      offsets = this.bytes.read(this.offsetsAt + lo * 4, (hi - lo) * 4);
+      this.offsetBuckets[first] = offsets;
+    }
+    const small = offsets.readUInt32BE(k * 4);
     if ((small & 0x80000000) === 0) return small;
     const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
-    if (at + 8 > this.buf.length - 40) {
+    if (at + 8 > this.bytes.size - 40) {
       throw new GitReadError(`${capitalise(this.label)} names a 64-bit offset outside its table; the index is corrupt (run \`git index-pack\` again).`);
     }
-    const value = this.buf.readBigUInt64BE(at);
+    const value = this.bytes.read(at, 8).readBigUInt64BE(0);
     if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new GitReadError(`${capitalise(this.label)} holds an offset beyond 2^53 bytes; the index is corrupt.`);
     }
     return Number(value);
-  }
-
-  /** The object name of the i-th entry (sorted order). */
-  oidAt(i: number): string {
-    const at = this.nameAt(i);
-    return this.buf.toString('hex', at, at + 20);
   }
 }
 
@@ -244,6 +328,8 @@ export class PackFile {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+    this.index?.close();
+    this.index = null;
   }
 
   private open(oid: string): number {

@@ -69,6 +69,14 @@ test('a large offset pointing outside its table is a GitReadError', () => {
   assert.throws(() => new PackIndex('/short.idx', buf.subarray(0, 500)), (err: unknown) => err instanceof GitReadError && /truncated/.test((err as Error).message));
 });
 
+test('a fan-out table that goes down is a GitReadError, before any bucket is read', () => {
+  const objects = [{ oid: 'aa'.repeat(20), offset: 12n }, { oid: 'bb'.repeat(20), offset: 40n }];
+  const buf = idxV2(objects);
+  // Entry 0xab of the fan-out says 2 objects sort at or below 0xab; make 0xac say 0.
+  buf.writeUInt32BE(0, 8 + 0xac * 4);
+  assert.throws(() => new PackIndex('/crafted.idx', buf), (err: unknown) => err instanceof GitReadError && /fan-out table that goes down/.test((err as Error).message));
+});
+
 test('version 1 indexes are read too', () => {
   const objects = [
     { oid: oid('x'), offset: 12 },
