@@ -63,7 +63,7 @@ async function diffTreesWithin(store: ObjectStore, a: string | null, b: string |
   const out: PathChange[] = [];
   const ta = await treeOf(store, a);
   const tb = await treeOf(store, b);
-  if (ta !== tb) await compareTrees({ store, out, deadline, only }, ta, tb, '', null, null);
+  if (ta !== tb) await compareTrees({ store, out, deadline, only, onlyNames: only === null ? null : namesByDirectory(only) }, ta, tb, '', null, null);
   return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
@@ -73,6 +73,23 @@ interface Walk {
   deadline: Deadline | undefined;
   /** The only paths (and the directories above them) to report; null: every path. */
   only: ReadonlySet<string> | null;
+  /** `only` by directory: the names each directory's entries must have to be looked at. */
+  onlyNames: ReadonlyMap<string, ReadonlySet<string>> | null;
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/** The names below each directory among `paths` ('' for the root). */
+function namesByDirectory(paths: ReadonlySet<string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const p of paths) {
+    const at = p.lastIndexOf('/');
+    const dir = at < 0 ? '' : p.slice(0, at);
+    let names = out.get(dir);
+    if (!names) out.set(dir, (names = new Set()));
+    names.add(at < 0 ? p : p.slice(at + 1));
+  }
+  return out;
 }
 
 /** One entry of a tree being compared: its decoded form and its index in the RawTree. */
@@ -112,6 +129,14 @@ async function compareTrees(
     const key = t.nameKey(i);
     if (!map.has(key)) map.set(key, { e: t.entry(i), i });
   };
+  // Restricted to `only`: an entry whose name is not wanted here is not decoded (a name holding
+  // '/', which only a crafted tree has, is always looked at: its path splits differently).
+  const wanted = w.onlyNames === null ? null : (w.onlyNames.get(prefix) ?? NO_NAMES);
+  const admit = (t: RawTree, i: number) => {
+    if (wanted === null) return true;
+    const name = t.name(i);
+    return wanted.has(name) || name.includes('/');
+  };
   if (ra && rb && ra.ordered && rb.ordered) {
     // Both trees are in git's order with unique names: walk them side by side and skip every
     // entry whose bytes are identical on both sides (same name, mode and oid: unchanged);
@@ -127,14 +152,20 @@ async function compareTrees(
         continue;
       }
       const order = ra.compareOrder(i, rb, j);
-      if (order <= 0) take(before, ra, i++);
-      if (order >= 0) take(after, rb, j++);
+      if (order <= 0) {
+        if (admit(ra, i)) take(before, ra, i);
+        i++;
+      }
+      if (order >= 0) {
+        if (admit(rb, j)) take(after, rb, j);
+        j++;
+      }
     }
-    for (; i < ra.length; i++, tick()) take(before, ra, i);
-    for (; j < rb.length; j++, tick()) take(after, rb, j);
+    for (; i < ra.length; i++, tick()) if (admit(ra, i)) take(before, ra, i);
+    for (; j < rb.length; j++, tick()) if (admit(rb, j)) take(after, rb, j);
   } else {
-    if (ra) for (let i = 0; i < ra.length; i++, tick()) take(before, ra, i);
-    if (rb) for (let j = 0; j < rb.length; j++, tick()) take(after, rb, j);
+    if (ra) for (let i = 0; i < ra.length; i++, tick()) if (admit(ra, i)) take(before, ra, i);
+    if (rb) for (let j = 0; j < rb.length; j++, tick()) if (admit(rb, j)) take(after, rb, j);
   }
 
   // What git fsck says about b, by entry; the entries it names are reported even unchanged.
