@@ -77,14 +77,10 @@ export class RawTree {
     let n = 0;
     let i = 0;
     while (i < len) {
-      // Scanned here rather than with buf.indexOf: modes and names are short, and a native call
-      // per field cost more than the bytes it scans.
-      let space = i;
-      while (space < len && buf[space] !== 0x20) space++;
-      if (space >= len) throw malformed(treeOid, i, 'an entry has no mode');
-      let nul = space + 1;
-      while (nul < len && buf[nul] !== 0) nul++;
-      if (nul >= len) throw malformed(treeOid, i, 'an entry name is not terminated');
+      const space = buf.indexOf(0x20, i);
+      if (space < 0) throw malformed(treeOid, i, 'an entry has no mode');
+      const nul = buf.indexOf(0, space + 1);
+      if (nul < 0) throw malformed(treeOid, i, 'an entry name is not terminated');
       if (nul + 21 > len) throw malformed(treeOid, i, 'an entry is truncated');
       const mode = parseModeBytes(buf, i, space);
       if (mode === null) {
