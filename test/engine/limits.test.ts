@@ -7,14 +7,19 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codes, git, guardedRepo, runCli } from '../helpers/repo';
 
-test('a commit over 64 MiB is LIMIT_EXCEEDED, naming the commit', () => {
-  const repo = guardedRepo();
+/** Writes a loose commit on top of main whose message is 65 MiB of 'a' and then `tail`. */
+function hugeCommit(repo: string, tail: string): string {
   const tree = git(repo, ['rev-parse', 'main^{tree}']).trim();
   const parent = git(repo, ['rev-parse', 'main']).trim();
   const file = join(repo, '..', 'huge-commit');
   const header = `tree ${tree}\nparent ${parent}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\n`;
-  writeFileSync(file, Buffer.concat([Buffer.from(header), Buffer.alloc(65 * 1024 * 1024, 0x61), Buffer.from('\n')]));
-  const huge = git(repo, ['hash-object', '-t', 'commit', '-w', '--', file]).trim();
+  writeFileSync(file, Buffer.concat([Buffer.from(header), Buffer.alloc(65 * 1024 * 1024, 0x61), Buffer.from(tail)]));
+  return git(repo, ['hash-object', '-t', 'commit', '-w', '--', file]).trim();
+}
+
+test('a commit over 64 MiB is LIMIT_EXCEEDED, naming the commit', () => {
+  const repo = guardedRepo();
+  const huge = hugeCommit(repo, '\n');
   git(repo, ['update-ref', 'refs/heads/huge', huge]);
   const run = runCli(['verify-ref', 'huge', '--base', 'main', '--now', '2026-11-29', '--json'], { cwd: repo });
   assert.is(run.status, 1, run.stderr);
@@ -24,15 +29,7 @@ test('a commit over 64 MiB is LIMIT_EXCEEDED, naming the commit', () => {
 
 test('a packed commit over 64 MiB, whole or as a delta, is LIMIT_EXCEEDED from its pack entry headers', () => {
   const repo = guardedRepo();
-  const tree = git(repo, ['rev-parse', 'main^{tree}']).trim();
-  const parent = git(repo, ['rev-parse', 'main']).trim();
-  const file = join(repo, '..', 'huge-commit');
-  const header = `tree ${tree}\nparent ${parent}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\n`;
-  const huge: string[] = [];
-  for (const tail of ['first\n', 'second\n']) {
-    writeFileSync(file, Buffer.concat([Buffer.from(header), Buffer.alloc(65 * 1024 * 1024, 0x61), Buffer.from(tail)]));
-    huge.push(git(repo, ['hash-object', '-t', 'commit', '-w', '--', file]).trim());
-  }
+  const huge = ['first\n', 'second\n'].map((tail) => hugeCommit(repo, tail));
   git(repo, ['update-ref', 'refs/heads/huge-1', huge[0]!]);
   git(repo, ['update-ref', 'refs/heads/huge-2', huge[1]!]);
   git(repo, ['-c', 'pack.compression=1', '-c', 'pack.window=2', 'repack', '-adq', '--window-memory=512m']);
