@@ -5,14 +5,19 @@
 // `npm run bench -- --build-only --only @wide` first); after each one the branch and the new
 // objects are removed again.
 //
-//   node bench/soak.mjs [--pushes N] [--repo wide] [--node SCRIPT] [--bundle FILE]
-//   --node SCRIPT: the shim runs SCRIPT instead of node (RECEIPT_GATE_NODE), e.g. a wrapper that
-//                  starts node from a startup snapshot; it gets node's flags, the bundle, the command
+// The hook is what `./install.sh --server` installs: the shim, the bundle and, unless
+// --no-snapshot, the startup snapshot built from it (receipt-gate.blob).
+//
+//   node bench/soak.mjs [--pushes N] [--repo wide] [--node SCRIPT] [--bundle FILE] [--no-snapshot]
+//   --node SCRIPT: install and run with SCRIPT instead of node (RECEIPT_GATE_NODE)
+//   --bundle FILE: install FILE instead of dist/cli.js (RECEIPT_GATE_BUNDLE_SOURCE)
+//   --no-snapshot: install without the snapshot (RECEIPT_GATE_NO_SNAPSHOT=1), a control run
 //
 // Prints one line per 100 pushes and a summary: verdicts, the slowest pushes, how many took
-// longer than --slow-ms (default 3000) and how many were stopped by the shim's hard timeout.
+// longer than --slow-ms (default 3000), how many were stopped by the shim's hard timeout and
+// how many the shim had to check again with the plain bundle because the snapshot gave no answer.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_TODAY } from './lib/evidence.mjs';
@@ -28,6 +33,7 @@ const repoName = opt('--repo', 'wide');
 const nodeScript = opt('--node', null);
 const bundle = opt('--bundle', null);
 const slowMs = Number(opt('--slow-ms', '3000'));
+const noSnapshot = args.includes('--no-snapshot');
 
 const git = (a) => execFileSync('git', a, { encoding: 'utf8' }).trim();
 const meta = JSON.parse(readFileSync(join(ROOT, '.bench-cache', repoName, 'meta.json'), 'utf8'));
@@ -39,8 +45,16 @@ execFileSync('cp', ['-al', meta.seedDir, target]);
 git(['--git-dir', target, 'config', 'receive.autogc', 'false']);
 rmSync(join(target, 'hooks'), { recursive: true, force: true });
 mkdirSync(join(target, 'hooks'));
-execFileSync(join(ROOT, 'install.sh'), ['--server', target], { cwd: ROOT, stdio: 'ignore' });
-if (bundle) cpSync(resolve(bundle), join(target, 'hooks', 'receipt-gate.cjs'));
+const installEnv = {
+  ...process.env,
+  ...(bundle ? { RECEIPT_GATE_BUNDLE_SOURCE: resolve(bundle) } : {}),
+  ...(nodeScript ? { RECEIPT_GATE_NODE: resolve(nodeScript) } : {}),
+  ...(noSnapshot ? { RECEIPT_GATE_NO_SNAPSHOT: '1' } : {}),
+};
+delete installEnv.RECEIPT_GATE_BUNDLE;
+const installed = execFileSync(join(ROOT, 'install.sh'), ['--server', target], { cwd: ROOT, env: installEnv, encoding: 'utf8' });
+process.stderr.write(installed.replace(/^/gm, 'soak: '));
+const snapshot = existsSync(join(target, 'hooks', 'receipt-gate.blob'));
 
 const listObjects = () => {
   const out = new Set();
@@ -53,12 +67,13 @@ const listObjects = () => {
 git(['--git-dir', target, 'update-ref', 'refs/heads/bench/work', meta.mainTip]);
 const before = listObjects();
 const env = { ...process.env, RECEIPT_GATE_NOW: BENCH_TODAY, ...(nodeScript ? { RECEIPT_GATE_NODE: resolve(nodeScript) } : {}) };
-for (const v of ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER', 'GIT_DIR']) delete env[v];
+for (const v of ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER', 'GIT_DIR', 'RECEIPT_GATE_BUNDLE', 'RECEIPT_GATE_NO_SNAPSHOT']) delete env[v];
 
 const verdicts = new Map();
 const times = [];
 let slow = 0;
 let killed = 0;
+let fallbacks = 0;
 const started = Date.now();
 for (let i = 1; i <= pushes; i++) {
   const t0 = process.hrtime.bigint();
@@ -70,9 +85,10 @@ for (let i = 1; i <= pushes; i++) {
   verdicts.set(verdict, (verdicts.get(verdict) ?? 0) + 1);
   if (ms > slowMs) slow++;
   if (/did not answer within/.test(res.stderr)) killed++;
+  if (/startup snapshot receipt-gate\.blob could not be used/.test(res.stderr)) fallbacks++;
   git(['--git-dir', target, 'update-ref', 'refs/heads/bench/work', meta.mainTip]);
   for (const f of listObjects()) if (!before.has(f)) rmSync(join(target, f), { force: true });
-  if (i % 100 === 0) process.stderr.write(`soak: ${i}/${pushes} pushes, ${slow} over ${slowMs} ms, ${killed} stopped by the shim\n`);
+  if (i % 100 === 0) process.stderr.write(`soak: ${i}/${pushes} pushes, ${slow} over ${slowMs} ms, ${killed} stopped by the shim, ${fallbacks} snapshot fallbacks\n`);
 }
 const sorted = [...times].sort((a, b) => a - b);
 const summary = {
@@ -80,12 +96,14 @@ const summary = {
   seconds: Math.round((Date.now() - started) / 1000),
   node: nodeScript ?? 'node',
   bundle: bundle ?? 'dist/cli.js',
+  snapshot,
   verdicts: Object.fromEntries(verdicts),
   medianMs: Math.round(sorted[sorted.length >> 1]),
   p99Ms: Math.round(sorted[Math.floor(sorted.length * 0.99)]),
   maxMs: Math.round(sorted[sorted.length - 1]),
   overSlowMs: slow,
   stoppedByShim: killed,
+  snapshotFallbacks: fallbacks,
 };
 process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
-process.exitCode = killed > 0 || verdicts.size !== 1 ? 1 : 0;
+process.exitCode = killed > 0 || fallbacks > 0 || verdicts.size !== 1 || snapshot === noSnapshot ? 1 : 0;

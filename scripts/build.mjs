@@ -3,10 +3,12 @@
 // lexing hundreds of modules. The evidence schemas go in precompiled (scripts/compile-schemas.cjs).
 //
 //   node scripts/build.mjs               dist/cli.js
-//   node scripts/build.mjs --snapshot    also dist/cli-snapshot.cjs, an entry for a V8 startup
-//                                        snapshot (an experiment, not installed: see BENCHMARKS.md):
-//     node --max-semi-space-size=4 --snapshot-blob cli.blob --build-snapshot dist/cli-snapshot.cjs
-//     node --max-semi-space-size=4 --snapshot-blob cli.blob pre-receive   (same flags both times)
+//
+// The same file is the entry of the server hook's V8 startup snapshot, which
+// scripts/install-server.sh builds on the server with the node the hook runs (src/cli.ts,
+// prepareStartupSnapshot; docs/server.md):
+//     node --max-semi-space-size=4 --snapshot-blob receipt-gate.blob --build-snapshot receipt-gate.cjs
+//     node --max-semi-space-size=4 --snapshot-blob receipt-gate.blob receipt-gate.cjs pre-receive
 import { build } from 'esbuild';
 import { chmodSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,34 +45,9 @@ await build({
   ...common,
   entryPoints: ['src/cli.ts'],
   outfile: 'dist/cli.js',
-  banner: { js: '#!/usr/bin/env node' },
+  // The snapshot builder runs the file without CommonJS's `module`; the stand-in keeps the
+  // bundle's `module.exports` and `require.main === module` working there (the directive is
+  // repeated first so that the bundle stays strict code).
+  banner: { js: '#!/usr/bin/env node\n"use strict";var module=typeof module=="object"?module:{exports:{}};' },
 });
 chmodSync('dist/cli.js', 0o755);
-
-if (process.argv.includes('--snapshot')) {
-  // The hook commands' modules are evaluated while the snapshot is built, and main runs when it
-  // is deserialized (argv there is [node, command, ...]). `module` does not exist in the snapshot
-  // builder, so cli.ts's `require.main === module` is given one that is never the main module.
-  const entry = `
-import { main, COMMANDS } from './src/cli';
-import { processIO } from './src/io';
-import { startupSnapshot } from 'node:v8';
-for (const name of ['pre-receive', 'verify-ref', 'pre-push', 'pre-commit']) void COMMANDS[name]!.load();
-startupSnapshot.setDeserializeMainFunction(() => {
-  main(process.argv.slice(1), processIO()).then((code) => {
-    process.exitCode = code;
-    let pending = 2;
-    const flushed = () => { if (--pending === 0) process.exit(code); };
-    process.stdout.write('', flushed);
-    process.stderr.write('', flushed);
-    setTimeout(() => process.exit(code), 1000).unref();
-  });
-});
-`;
-  await build({
-    ...common,
-    stdin: { contents: entry, resolveDir: new URL('..', import.meta.url).pathname, loader: 'ts', sourcefile: 'snapshot-entry.ts' },
-    outfile: 'dist/cli-snapshot.cjs',
-    banner: { js: 'var module = { exports: {} };' },
-  });
-}

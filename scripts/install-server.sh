@@ -14,6 +14,14 @@
 # working tree is needed at push time). An existing pre-receive that is not ours is kept as
 # pre-receive.receipt-gate-chained and still runs after ours on the same stdin. Running the
 # install twice changes nothing; --uninstall puts back what was there.
+#
+# Beside them, receipt-gate.blob: a V8 startup snapshot of the bundle, built here by the node
+# the hook will run (RECEIPT_GATE_NODE, or `node` on PATH) with the shim's node flags, and
+# checked once by running it; receipt-gate.blob.id records what it was built for (the bundle's
+# sha256, node's version, arch and path, the flags). It is rebuilt only when one of those
+# changed, reused from a cache beside the bundle (snapshot-cache/) when this bundle was built for
+# this node before, and left out (one line says why) when building or checking it fails:
+# the hook then runs the plain bundle. RECEIPT_GATE_NO_SNAPSHOT=1: install without it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +29,10 @@ shim="$here/server-hooks/pre-receive"
 bundle=${RECEIPT_GATE_BUNDLE_SOURCE:-$here/dist/cli.js}
 marker='receipt-gate pre-receive hook'
 chained_name='pre-receive.receipt-gate-chained'
+
+blob_name=receipt-gate.blob
+blob_id_name=receipt-gate.blob.id
+node_cmd=${RECEIPT_GATE_NODE:-node}
 
 die() { echo "install.sh: $*" >&2; exit 2; }
 say() { echo "install.sh: $*"; }
@@ -65,7 +77,140 @@ install_hook() {
     mv -f -- "$file.tmp.$$" "$file"
     changed=1
   fi
-  if [ "$changed" -eq 1 ]; then say "installed $file (+ receipt-gate.cjs)"; else say "$file is up to date"; fi
+  local with=receipt-gate.cjs
+  install_snapshot "$dir" || changed=1
+  [ -f "$dir/$blob_name" ] && with="$with, $blob_name"
+  if [ "$changed" -eq 1 ]; then say "installed $file (+ $with)"; else say "$file is up to date"; fi
+}
+
+# --- The startup snapshot ------------------------------------------------------------------
+
+# The shim's node flags (its node_flags= line): a snapshot loads only under the flags it was
+# built with, so it is built with exactly these.
+node_flags=$(sed -n "s/^node_flags='\(.*\)'\$/\1/p" "$shim")
+snapshot_id=''     # what receipt-gate.blob.id says: the bundle and the node it is for
+snapshot_file=''   # its cache file name: the bundle's digest, then the id's
+snapshot_ready=''  # a checked blob built (or taken from the cache) by this run, for every target
+snapshot_problem=''
+node_path=''       # node_cmd, found on PATH, as an absolute path
+
+# node_clean ARG...: the hook's node, from /, in an empty environment (PATH only, for a
+# RECEIPT_GATE_NODE that is a script): nothing of the installer's environment reaches the
+# snapshot, and no NODE_OPTIONS changes its V8 flags.
+node_clean() { (cd / && env -i PATH="$PATH" "$node_path" "$@"); }
+
+# snapshot_identity: sets snapshot_id and snapshot_file, once per run; fails without a node.
+snapshot_identity() {
+  [ -n "$snapshot_id" ] && return 0
+  local out
+  node_path=$(command -v "$node_cmd") || return 1
+  case $node_path in /*) ;; */*) node_path="$PWD/$node_path" ;; *) return 1 ;; esac
+  out=$(node_clean -e '
+    const { createHash } = require("node:crypto");
+    const sha256 = (data) => createHash("sha256").update(data).digest("hex");
+    const [bundle, command, flags] = process.argv.slice(1);
+    const bundleSha = sha256(require("node:fs").readFileSync(bundle));
+    const id = [
+      "receipt-gate startup snapshot (receipt-gate.blob), built by ./install.sh --server for:",
+      `bundle sha256 ${bundleSha}`,
+      `node ${process.version} ${process.platform}-${process.arch} ${process.execPath}`,
+      `node command ${command}`,
+      `node flags ${flags}`,
+    ].join("\n");
+    process.stdout.write(`${bundleSha.slice(0, 16)}-${sha256(id).slice(0, 32)}.blob\n${id}\n`);
+  ' "$(absolute "$bundle")" "$node_path" "$node_flags" 2>/dev/null) || return 1
+  [[ ${out%%$'\n'*} =~ ^[0-9a-f]{16}-[0-9a-f]{32}\.blob$ ]] || return 1
+  snapshot_file=${out%%$'\n'*}
+  snapshot_id=${out#*$'\n'}
+}
+
+# absolute PATH: PATH from the directory the installer runs in (node_clean runs from /).
+absolute() { case $1 in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+
+# check_snapshot BLOB [BUNDLE]: it deserializes in this node, beside BUNDLE (default: the one
+# installed), and answers `version`.
+check_snapshot() {
+  local out
+  # shellcheck disable=SC2086 # the flags are words
+  out=$(node_clean $node_flags --snapshot-blob "$(absolute "$1")" "$(absolute "${2:-$bundle}")" version 2>&1) &&
+    [[ $out =~ ^[0-9]+\.[0-9]+\.[0-9]+[^[:space:]]*$ ]]
+}
+
+# prepare_snapshot: a checked blob of the bundle for this node in $snapshot_ready: from the cache
+# beside the bundle (dist/snapshot-cache/, shared by every install from it), or built. Sets
+# snapshot_problem when there is none.
+prepare_snapshot() {
+  [ -n "$snapshot_ready" ] && return 0
+  [ -z "$snapshot_problem" ] || return 1 # tried in this run already
+  local work blob cache log f
+  if ! work=$(mktemp -d) || [ -z "$work" ]; then
+    snapshot_problem='mktemp -d failed'
+    return 1
+  fi
+  trap 'rm -rf -- "'"$work"'"' EXIT
+  blob="$work/$blob_name"
+  cache=$(cd "$(dirname -- "$bundle")" && pwd) && [ -n "$cache" ] && cache="$cache/snapshot-cache" || cache=''
+  [ -n "$cache" ] && mkdir -p -- "$cache" 2>/dev/null && [ -w "$cache" ] || cache=''
+  if [ -n "$cache" ] && cp -- "$cache/$snapshot_file" "$blob" 2>/dev/null && check_snapshot "$blob"; then
+    snapshot_ready=$blob
+    return 0
+  fi
+  rm -f -- "$blob"
+  # shellcheck disable=SC2086 # the flags are words
+  if ! log=$(node_clean $node_flags --snapshot-blob "$blob" --build-snapshot "$(absolute "$bundle")" 2>&1); then
+    snapshot_problem="node --build-snapshot failed: ${log%%$'\n'*}"
+    return 1
+  fi
+  if ! check_snapshot "$blob"; then
+    snapshot_problem="the snapshot it built does not run in $node_cmd"
+    return 1
+  fi
+  snapshot_ready=$blob
+  [ -n "$cache" ] || return 0
+  # The cache keeps this bundle's blobs (one per node) and drops the other bundles'.
+  for f in "$cache"/*.blob; do
+    case ${f##*/} in "${snapshot_file%%-*}"-*) ;; *) rm -f -- "$f" ;; esac
+  done
+  if cp -- "$blob" "$cache/$snapshot_file.tmp.$$" 2>/dev/null; then
+    mv -f -- "$cache/$snapshot_file.tmp.$$" "$cache/$snapshot_file"
+  else
+    rm -f -- "$cache/$snapshot_file.tmp.$$"
+  fi
+  return 0
+}
+
+remove_snapshot() { rm -f -- "$1/$blob_name" "$1/$blob_id_name"; }
+
+# install_snapshot DIR: the blob and its id beside DIR's bundle, or neither (one line says why).
+# Status 1: it changed something.
+install_snapshot() {
+  local dir=$1 had=0
+  { [ -e "$dir/$blob_name" ] || [ -e "$dir/$blob_id_name" ]; } && had=1
+  if [ -n "${RECEIPT_GATE_NO_SNAPSHOT:-}" ]; then
+    [ "$had" -eq 1 ] || return 0
+    remove_snapshot "$dir"
+    say "$dir: removed the startup snapshot (RECEIPT_GATE_NO_SNAPSHOT is set); the hook runs the plain bundle"
+    return 1
+  fi
+  if ! snapshot_identity; then
+    snapshot_problem="'$node_cmd' did not run"
+  elif [ -f "$dir/$blob_name" ] && [ -f "$dir/$blob_id_name" ] && [ "$(<"$dir/$blob_id_name")" = "$snapshot_id" ] &&
+    check_snapshot "$dir/$blob_name" "$dir/receipt-gate.cjs"; then
+    return 0 # up to date, and it still runs
+  elif prepare_snapshot; then
+    # The blob first, its id last: an interrupted install leaves an id that does not match.
+    if cp -- "$snapshot_ready" "$dir/$blob_name.tmp.$$" && chmod 0644 "$dir/$blob_name.tmp.$$" &&
+      printf '%s\n' "$snapshot_id" > "$dir/$blob_id_name.tmp.$$" &&
+      mv -f -- "$dir/$blob_name.tmp.$$" "$dir/$blob_name" &&
+      mv -f -- "$dir/$blob_id_name.tmp.$$" "$dir/$blob_id_name"; then
+      return 1
+    fi
+    rm -f -- "$dir/$blob_name.tmp.$$" "$dir/$blob_id_name.tmp.$$"
+    snapshot_problem="could not write it into $dir"
+  fi
+  remove_snapshot "$dir"
+  say "$dir: installed without the startup snapshot ($snapshot_problem); the hook runs the plain bundle"
+  [ "$had" -eq 0 ]
 }
 
 uninstall_hook() {
@@ -78,6 +223,7 @@ uninstall_hook() {
     say "$file is not receipt-gate's hook; left as it is"
   fi
   rm -f -- "$dir/receipt-gate.cjs"
+  remove_snapshot "$dir"
   if [ "$(basename -- "$file")" = pre-receive ] && { [ -e "$dir/$chained_name" ] || [ -L "$dir/$chained_name" ]; }; then
     if [ -e "$file" ] || [ -L "$file" ]; then
       say "$dir/$chained_name left in place: $file exists"

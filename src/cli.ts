@@ -1,6 +1,7 @@
 // receipt-gate command line: parse the command name, dispatch to one entry module.
 // Every entry is a thin adapter from its protocol (argv, git's hook stdin) to the engine.
 
+import { statSync } from 'node:fs';
 import { processIO, UsageError, type CliIO } from './io';
 import { printable } from './quote';
 import { renderFailure, requestedFormat, SetupError, withoutServerPaths, type Format } from './report/index';
@@ -114,7 +115,8 @@ function sameLetters(a: string, b: string): boolean {
   return swapped || a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
 }
 
-if (require.main === module) {
+/** Runs the command line as this process: exit as soon as the answer is flushed. */
+function runAsProcess(): void {
   const io = processIO();
   main(process.argv.slice(2), io).then(
     (code) => {
@@ -131,3 +133,42 @@ if (require.main === module) {
     },
   );
 }
+
+/**
+ * `node --build-snapshot receipt-gate.cjs` (scripts/install-server.sh, docs/server.md): the
+ * pre-receive entry's modules are evaluated into a V8 startup snapshot, and the command line
+ * runs when the snapshot is deserialized, from `node --snapshot-blob receipt-gate.blob
+ * receipt-gate.cjs pre-receive` (argv as in a plain run). Nothing of the run is read before
+ * that: arguments, environment, directory and clock are the push's. The one thing taken at
+ * build time is the bundle's size, so that a snapshot started beside another bundle (one
+ * copied over by hand) refuses with exit 2 and no machine line, and the shim runs the bundle.
+ */
+function prepareStartupSnapshot(): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when building a snapshot: plain runs do not load node:v8
+  const { startupSnapshot } = require('node:v8') as typeof import('node:v8');
+  if (!startupSnapshot.isBuildingSnapshot()) return;
+  void COMMANDS['pre-receive']!.load();
+  const builtFrom = statSync(__filename).size;
+  startupSnapshot.setDeserializeMainFunction(() => {
+    const bundle = process.argv[1] ?? '';
+    let size = -1;
+    try {
+      size = statSync(bundle).size;
+    } catch {
+      /* no such bundle: refused below */
+    }
+    if (size !== builtFrom) {
+      process.stderr.write(
+        `receipt-gate: this startup snapshot was built from a ${builtFrom}-byte bundle, not from '${printable(bundle)}'; ` +
+          'run the bundle itself, or re-run ./install.sh --server to rebuild the snapshot\n',
+      );
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    runAsProcess();
+  });
+}
+
+// `module` is undefined in the snapshot builder (the bundle's banner gives it a stand-in).
+if (process.execArgv.includes('--build-snapshot')) prepareStartupSnapshot();
+else if (require.main === module) runAsProcess();

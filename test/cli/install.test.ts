@@ -49,6 +49,7 @@ test('--server takes relative paths from the directory it runs in; warns when HE
     const again = install(work, ['--server', '../srv/a.git']);
     assert.is(again.status, 0, again.stderr);
     assert.match(again.stdout, /is up to date/);
+    assert.ok(existsSync(join(dir, 'srv', 'a.git', 'hooks', 'receipt-gate.blob')), 'the startup snapshot, installed through relative paths');
     assert.not.match(again.stderr, /warning/);
 
     const missing = install(dir, ['--server', 'nope.git']);
