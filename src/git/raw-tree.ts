@@ -142,29 +142,31 @@ export class RawTree {
    * ranges that both start at an entry hold the same entries.
    */
   sameRun(i: number, other: RawTree, j: number, max: number): number {
-    const same = (n: number) => {
-      const a0 = this.starts[i]!;
-      const a1 = this.nuls[i + n - 1]! + 21;
-      const b0 = other.starts[j]!;
-      const b1 = other.nuls[j + n - 1]! + 21;
+    // Entries i+from .. i+to-1 of this tree against j+from .. j+to-1 of the other. Each step
+    // compares only the entries not yet known to be the same, so the bytes compared are about
+    // twice the run's length, whatever its length.
+    const same = (from: number, to: number) => {
+      const a0 = this.starts[i + from]!;
+      const a1 = this.nuls[i + to - 1]! + 21;
+      const b0 = other.starts[j + from]!;
+      const b1 = other.nuls[j + to - 1]! + 21;
       return a1 - a0 === b1 - b0 && this.buf.compare(other.buf, b0, b1, a0, a1) === 0;
     };
     if (max <= 0 || !this.sameEntry(i, other, j)) return 0;
     // The rest of both trees first: after a tree's last change, one comparison ends the walk.
-    if (max === 1 || same(max)) return max;
+    if (max === 1 || same(1, max)) return max;
     let lo = 1; // the first `lo` entries are the same
-    let hi = max + 1; // ... and the first `hi` are not (or hi is past the end)
-    for (let n = 2; n <= max; n *= 2) {
-      if (!same(n)) {
+    let hi = max; // ... and the first `hi` are not
+    for (let n = 2; n < max; n *= 2) {
+      if (!same(lo, n)) {
         hi = n;
         break;
       }
       lo = n;
     }
-    if (hi === max + 1) hi = max;
     while (hi - lo > 1) {
       const mid = (lo + hi) >> 1;
-      if (same(mid)) lo = mid;
+      if (same(lo, mid)) lo = mid;
       else hi = mid;
     }
     return lo;
