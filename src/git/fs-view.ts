@@ -386,7 +386,8 @@ export function plainReadOnlyFs(): git.PromiseFsClient {
   return { promises };
 }
 
-function parseLooseHeader(oid: string, head: Buffer, where: string): PackedHeader {
+/** A loose object's header (`<type> <size>`, without its NUL). */
+export function parseLooseHeader(oid: string, head: Buffer, where: string): PackedHeader {
   const m = /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(head.toString('latin1'));
   if (!m) throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
   return { type: m[1] as ObjectType, size: Number(m[2]) };
@@ -404,19 +405,30 @@ function looseHeader(oid: string, file: string, where: string): PackedHeader {
     for (let take = 256; ; take *= 8) {
       const buf = Buffer.allocUnsafe(take);
       const n = readSync(fd, buf, 0, take, 0);
-      let out: Buffer;
-      try {
-        out = inflateSync(buf.subarray(0, n), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
-      } catch (err) {
-        throw new GitReadError(`Object ${oid} (loose, in ${where}) does not inflate: ${(err as Error).message}. Run \`git fsck\`.`, oid);
-      }
-      const nul = out.indexOf(0);
-      if (nul >= 0) return parseLooseHeader(oid, out.subarray(0, nul), where);
-      if (n < take || out.length > 64) {
-        throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
-      }
+      const found = looseHeaderOfPrefix(oid, buf.subarray(0, n), n < take, where);
+      if (found) return found;
     }
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The header of a loose object from the first bytes of its deflated file (`whole`: they are
+ * all of it), or null when more bytes are needed: a few dozen inflated bytes hold it, unless a
+ * block's code tables are long. A GitReadError when the bytes do not inflate or hold no header.
+ */
+export function looseHeaderOfPrefix(oid: string, prefix: Buffer, whole: boolean, where: string): PackedHeader | null {
+  let out: Buffer;
+  try {
+    out = inflateSync(prefix, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  } catch (err) {
+    throw new GitReadError(`Object ${oid} (loose, in ${where}) does not inflate: ${(err as Error).message}. Run \`git fsck\`.`, oid);
+  }
+  const nul = out.indexOf(0);
+  if (nul >= 0) return parseLooseHeader(oid, out.subarray(0, nul), where);
+  if (whole || out.length > 64) {
+    throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
+  }
+  return null;
 }

@@ -20,9 +20,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import { inflateSync, constants as zlibConstants } from 'node:zlib';
+import { inflateSync } from 'node:zlib';
 import { readObject } from 'isomorphic-git';
-import { LooseBaseNeeded, ObjectsView, objectDirectories, type ObjectLocation } from './fs-view';
+import { LooseBaseNeeded, ObjectsView, looseHeaderOfPrefix, objectDirectories, parseLooseHeader, type ObjectLocation } from './fs-view';
 import { RefReader, isValidRefName, namespacePrefix, type RawRef, type RefEntry, type ResolvedRef } from './refs';
 import { RepositoryConfig } from './config';
 import { RawTree } from './raw-tree';
@@ -277,39 +277,27 @@ export class ObjectStore {
       const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
       throw new GitReadError(`Object ${oid} in ${this.gitdir} cannot be read (${this.view.scrub(cause).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
     }
-    const corrupt = (why: string) => new GitReadError(`Object ${oid} in ${this.gitdir} ${why}; the object is corrupt. Run \`git fsck\`.`, oid);
-    const header = (head: Buffer) => {
-      const nul = head.indexOf(0);
-      const m = nul < 0 ? null : /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(head.toString('latin1', 0, nul));
-      return m ? { type: m[1] as ObjectType, size: Number(m[2]), at: nul + 1 } : null;
-    };
     if (check) {
-      // The header from the first bytes only: a few dozen inflated bytes, from a prefix that
-      // grows only when a block's code tables are long.
       for (let take = 64; ; take *= 8) {
-        let head: Buffer;
-        try {
-          head = inflateSync(deflated.subarray(0, take), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
-        } catch (err) {
-          throw corrupt(`does not inflate (${(err as Error).message})`);
-        }
-        const found = header(head);
-        if (found) {
-          check(found.type, found.size);
+        const head = looseHeaderOfPrefix(oid, deflated.subarray(0, take), take >= deflated.length, this.gitdir);
+        if (head) {
+          check(head.type, head.size);
           break;
         }
-        if (head.length > 64 || take >= deflated.length) throw corrupt('has no valid object header');
       }
     }
+    const corrupt = (why: string) => new GitReadError(`Object ${oid} in ${this.gitdir} ${why}; the object is corrupt. Run \`git fsck\`.`, oid);
     let wrapped: Buffer;
     try {
       wrapped = inflateSync(deflated);
     } catch (err) {
       throw corrupt(`does not inflate (${(err as Error).message})`);
     }
-    const found = header(wrapped);
-    if (!found || found.size !== wrapped.length - found.at) throw corrupt('has no valid object header');
-    return { type: found.type, content: wrapped.subarray(found.at) };
+    const nul = wrapped.indexOf(0);
+    if (nul < 0) throw corrupt('has no valid object header');
+    const { type, size } = parseLooseHeader(oid, wrapped.subarray(0, nul), this.gitdir);
+    if (size !== wrapped.length - nul - 1) throw corrupt('has no valid object header');
+    return { type, content: wrapped.subarray(nul + 1) };
   }
 
   /** Keeps a checked object within the byte budget (least recently used out first). */

@@ -359,10 +359,11 @@ async function commitOrNull(store: ObjectStore, oid: string): Promise<string | n
 
 /** Newest first, ties by oid: the same order whatever the walk visited first. */
 function newestFirst(idx: CommitIndex, ids: number[]): string[] {
-  return ids
-    .map((id) => ({ oid: idx.oid(id), time: idx.time(id) }))
-    .sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0))
-    .map((c) => c.oid);
+  return byNewest(ids.map((id) => ({ oid: idx.oid(id), time: idx.time(id) })));
+}
+
+function byNewest(commits: { oid: string; time: number }[]): string[] {
+  return commits.sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((c) => c.oid);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -697,10 +698,11 @@ async function pushedOntoTips(store: ObjectStore, start: string, tips: ReadonlyS
     }
   }
   noteAncestors(store, start, below);
-  return found.sort((a, b) => b.time - a.time || (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0)).map((c) => c.oid);
+  return byNewest(found);
 }
 
-/** Per store, per commit: commits a walk has shown to be its ancestors (see pushedOntoTips). */
+/** Per store, per commit: commits a walk has shown to be its ancestors (pushedOntoTips,
+ * newCommits). */
 const ancestorsSeen = new WeakMap<ObjectStore, Map<string, Set<string>>>();
 
 /** Records that each of `ancestors` is an ancestor of `descendant` (or is it). */
