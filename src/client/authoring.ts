@@ -16,7 +16,8 @@ import { POLICY_PATH, type EvidenceReport, type EvidenceSource, type Policy } fr
 import type { Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
-import { findingLine, sortFindings } from '../render';
+import { sortFindings } from '../report/order';
+import { findingLine } from '../report/text';
 
 export interface Authoring {
   worktree: Worktree;

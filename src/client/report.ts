@@ -1,4 +1,4 @@
-// Client results in the engine's shape, so they print through src/render.ts exactly as the
+// Client results in the engine's shape, so they print through the report layer (src/report/) exactly as the
 // server and verify-ref print theirs.
 
 import type { GateResult, RefResult } from '../results';
@@ -6,7 +6,8 @@ import { ZERO_OID } from '../types';
 import type { Policy } from '../evidence/types';
 import { emptyIdentities, type Finding, type Identities } from '../findings';
 import type { CliIO } from '../io';
-import { machineLine, renderHuman } from '../render';
+import { machineLine } from '../report/machine';
+import { renderText } from '../report/text';
 import { verdictOf, type Verdict } from '../verdict';
 
 /** A one-ref result for a check that has no ref update (the staged index, working files). */
@@ -51,7 +52,7 @@ export function rejectedVerdict(result: GateResult): Exclude<Verdict, 'eligible'
 /** Prints the findings (stderr, where git shows hook output) and, last, the machine-readable
  * line, so an agent can adapt to a rejection, a hold or a notice without parsing prose. */
 export function printResult(io: CliIO, result: GateResult, header: string): void {
-  io.stderr(renderHuman(result, header));
+  io.stderr(renderText({ verdict: result.verdict, findings: result.findings, header }));
   io.stderr(`${machineLine(result)}\n`);
 }
 

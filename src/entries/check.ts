@@ -28,7 +28,7 @@ import type { Finding } from '../findings';
 import { diffTrees } from '../git/diff';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
-import { matcher } from '../paths';
+import { matcher } from '../matchers';
 import { printable, quotePath } from '../quote';
 import { findingsOutcome, formatOption, renderOutcome, type Format } from '../report/index';
 import { EXIT } from '../verdict';

@@ -20,7 +20,8 @@ import { DirectorySource } from '../evidence/sources';
 import { POLICY_PATH, type Policy } from '../evidence/types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
-import { findingLine, sortFindings } from '../render';
+import { sortFindings } from '../report/order';
+import { findingLine } from '../report/text';
 import { EXIT } from '../verdict';
 
 declare const RECEIPT_GATE_VERSION: string;

@@ -20,7 +20,8 @@ import { validateAgainst } from '../evidence/schema';
 import { MAX_BLOB_BYTES } from '../evidence/types';
 import { sha256Hex } from '../hash';
 import { UsageError, type CliIO } from '../io';
-import { findingLine, sortFindings } from '../render';
+import { sortFindings } from '../report/order';
+import { findingLine } from '../report/text';
 import { EXIT } from '../verdict';
 
 const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed] [--now YYYY-MM-DD]';

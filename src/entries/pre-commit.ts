@@ -23,7 +23,7 @@ import { indexChangesAgainstTree, indexFilePath, readStagedIndex, type StagedInd
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
-import { shortRef } from '../render';
+import { shortRef } from '../report/text';
 import { internalError } from '../rules/errors';
 import { evidenceReport } from '../rules/evidence';
 import { protectedPathFindings } from '../rules/protected-paths';

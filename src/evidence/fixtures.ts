@@ -9,7 +9,7 @@ import { finding, type Finding } from '../findings';
 import { dumpsCanonical, toPlain } from './pyjson';
 import { member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { byCodeUnit } from './sources';
-import { matcher } from '../paths';
+import { matcher } from '../matchers';
 import { show } from './schema';
 import type { EvidenceSource, RuleContext } from './types';
 

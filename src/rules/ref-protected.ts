@@ -2,7 +2,7 @@
 // that is not a commit, or create, delete or retarget a symbolic ref whose name is protected.
 
 import { finding, type Finding } from '../findings';
-import { short } from '../render';
+import { short } from '../report/text';
 import type { RunContext } from '../run/context';
 
 export function deletionFinding(ctx: RunContext, ref: string, old: string): Finding | null {

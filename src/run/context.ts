@@ -7,7 +7,7 @@ import { Deadline } from '../deadline';
 import type { EvidenceReport } from '../evidence/types';
 import type { Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
-import { refMatcher } from '../paths';
+import { refMatcher } from '../matchers';
 import { compileProtection, type Protection } from '../protection';
 import type { Base } from './base';
 import { isOwner, ownersText } from './identity';

@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { compileGlob, GlobError, matchStats } from '../../src/glob';
-import { foldKey, pathSegments, refMatcher } from '../../src/paths';
+import { refMatcher } from '../../src/matchers';
+import { foldKey, pathSegments } from '../../src/paths';
 
 const SEED = 20261201;
 

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import type { GateResult, RefResult } from '../../src/results';
 import type { Finding, FindingCode, Severity } from '../../src/findings';
-import { machineLine } from '../../src/render';
+import { machineLine } from '../../src/report/machine';
 import { verdictOf } from '../../src/verdict';
 import { decidePush, remoteText } from '../../src/server/messages';
 

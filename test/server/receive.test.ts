@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, git, makeTemplate, TODAY, type Remote } from './helpers';
 import { receivePush } from '../../src/server/receive';
-import { machineLine } from '../../src/render';
+import { machineLine } from '../../src/report/machine';
 
 let template: Remote;
 test.before(() => {
