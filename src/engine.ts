@@ -9,16 +9,17 @@
 //              ─► evidence over the whole tree at new ─────────┴─► findings ─► verdict
 
 import { DeadlineExceeded } from './deadline';
-import type { EvidenceResults } from './evidence/types';
+import type { EvidenceResults, EvidenceSource, Policy } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
+import type { PathChange } from './git/types';
 import { ObjectTooLargeError, type ObjectStore } from './git/store';
 import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
 import { gateResult, refResult, type GateResult, type RefResult } from './results';
 import { short } from './report/text';
 import { deadlineFinding, internalError } from './rules/errors';
-import { treeEvidence } from './rules/evidence';
-import { policyLeftFindings } from './rules/policy-left';
+import { evidenceReport, treeEvidence } from './rules/evidence';
+import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
 import { dedupePathFindings, protectedPathFindings } from './rules/protected-paths';
 import { deletionFinding, notACommitFinding, rewriteFinding, symbolicFinding } from './rules/ref-protected';
 import { createRunContext, type RunContext, type RunSetup } from './run/context';
@@ -227,4 +228,45 @@ async function evaluateUnguarded(store: ObjectStore, identity: string | null, up
     refs.push(refResult(update, false, findings, [], emptyIdentities()));
   }
   return gateResult(true, null, identity, refs, baseName);
+}
+
+/** The staged index as a target (pre-commit): the commit being made, before it exists. */
+export interface IndexTarget {
+  /** The branch the commit goes on (HEAD's). */
+  ref: string;
+  /** HEAD's commit, or null on an unborn branch. */
+  head: string | null;
+  /** What the commit changes: HEAD (and, for a merge, every other parent) against the index. */
+  changes: PathChange[];
+  /** The index as an evidence source: the tree the commit will have. */
+  staged: EvidenceSource;
+  /** The staged policy blob, or null when the index has none. */
+  stagedPolicyOid: string | null;
+  /** What the entry found before the rules ran (unresolved merge conflicts). */
+  findings: Finding[];
+}
+
+/** Judges the staged index with the rules a pushed commit meets: the policy in force (a broken
+ * one closes), the policy the commit would leave, protected paths, and every evidence file. */
+export async function evaluateIndex(setup: RunSetup, target: IndexTarget): Promise<GateResult> {
+  const { base } = setup;
+  const update: RefUpdate = { old: target.head ?? ZERO_OID, new: ZERO_OID, ref: target.ref };
+  const single = (unguarded: boolean, policy: Policy | null, findings: Finding[], isProtectedRef = false, identities = emptyIdentities()) =>
+    gateResult(unguarded, policy, setup.identity, [refResult(update, isProtectedRef, findings, [], identities)], base.name);
+  if (!base.policy && base.findings.length > 0) return single(false, null, base.findings.map((f) => ({ ...f, ref: target.ref })));
+
+  const findings = [...target.findings, ...(await stagedPolicyFindings(target.staged, target.stagedPolicyOid, base.policyOid, target.ref))];
+  if (!base.policy) return single(true, null, findings);
+
+  const ctx = createRunContext(setup, base.policy);
+  findings.push(...protectedPathFindings(ctx, target.changes, { ref: target.ref }));
+  let identities = emptyIdentities();
+  try {
+    const report = await evidenceReport(ctx, target.staged, null);
+    findings.push(...report.findings.map((f) => ({ ...f, ref: target.ref })));
+    identities = report.identities;
+  } catch (err) {
+    findings.push(internalError(err, { ref: target.ref }));
+  }
+  return single(false, ctx.policy, findings, ctx.isProtectedRef(target.ref), identities);
 }

@@ -1,43 +1,12 @@
-// Client results in the engine's shape, so they print through the report layer (src/report/) exactly as the
-// server and verify-ref print theirs.
+// Client results are the engine's results, so they print through the report layer
+// (src/report/) exactly as the server and verify-ref print theirs.
 
-import type { GateResult, RefResult } from '../results';
-import { ZERO_OID } from '../types';
-import type { Policy } from '../evidence/types';
-import { emptyIdentities, type Finding, type Identities } from '../findings';
+import type { GateResult } from '../results';
+import type { Finding } from '../findings';
 import type { CliIO } from '../io';
 import { machineLine } from '../report/machine';
 import { renderText } from '../report/text';
-import { verdictOf, type Verdict } from '../verdict';
-
-/** A one-ref result for a check that has no ref update (the staged index, working files). */
-export function singleResult(opts: {
-  policy: Policy | null;
-  identity: string | null;
-  ref: string;
-  old: string | null;
-  findings: Finding[];
-  identities?: Identities;
-  isProtectedRef?: boolean;
-}): GateResult {
-  const ref: RefResult = {
-    update: { old: opts.old ?? ZERO_OID, new: ZERO_OID, ref: opts.ref },
-    isProtectedRef: opts.isProtectedRef ?? false,
-    verdict: verdictOf(opts.findings),
-    findings: opts.findings,
-    identities: opts.identities ?? emptyIdentities(),
-    newCommits: [],
-    evidence: null,
-  };
-  return {
-    unguarded: false,
-    policy: opts.policy,
-    identity: opts.identity,
-    refs: [ref],
-    findings: opts.findings,
-    verdict: ref.verdict,
-  };
-}
+import type { Verdict } from '../verdict';
 
 /**
  * Whether the server would reject this result: any closed ref, or a held update of a protected

@@ -13,22 +13,18 @@ import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { clientIdentity, gitConfig, locateWorktree } from '../client/git-cli';
 import { IndexSource } from '../client/index-source';
-import { forStagedCommit, printResult, rejectedVerdict, singleResult } from '../client/report';
+import { forStagedCommit, printResult, rejectedVerdict } from '../client/report';
 import { skippedByBypass } from '../client/skip';
 import { today } from '../clock';
-import { parsePolicy } from '../evidence/policy';
 import { POLICY_PATH } from '../evidence/types';
-import { finding, type Finding, type Identities } from '../findings';
+import { evaluateIndex } from '../engine';
+import { finding } from '../findings';
 import { indexChangesAgainstTree, indexFilePath, readStagedIndex, type StagedIndex } from '../git/staged-index';
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
 import { shortRef } from '../report/text';
-import { internalError } from '../rules/errors';
-import { evidenceReport } from '../rules/evidence';
-import { protectedPathFindings } from '../rules/protected-paths';
 import { resolveBase } from '../run/base';
-import { createRunContext } from '../run/context';
 import { EXIT } from '../verdict';
 
 const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
@@ -58,76 +54,43 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const identity = clientIdentity(worktree.top, io.env, values.identity);
     const where = `${shortRef(branch)} (staged)`;
 
-    if (base.policy === null && base.findings.length > 0) {
-      // The policy in force is broken: nothing can be judged.
-      const result = singleResult({ policy: null, identity, ref: branch, old: head, findings: base.findings });
-      printResult(io, result, `receipt-gate pre-commit: the policy at ${base.name} is invalid`);
-      return EXIT.closed;
-    }
+    const conflicts = index.conflicts.map((path) =>
+      finding('INTERNAL_ERROR', {
+        ref: branch,
+        path,
+        message: 'the index has an unresolved merge conflict at this path',
+        fix: 'resolve the conflict and `git add` the result, then commit again',
+      }),
+    );
+    const result = await evaluateIndex(
+      { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
+      {
+        ref: branch,
+        head,
+        changes: await stagedChanges(store, head, await mergeParents(worktree.gitdir), index),
+        staged: new IndexSource(store, index.entries),
+        stagedPolicyOid: index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null,
+        findings: conflicts,
+      },
+    );
+    for (const ref of result.refs) ref.findings = forStagedCommit(ref.findings);
+    result.findings = forStagedCommit(result.findings);
 
-    const findings: Finding[] = [];
-    const staged = new IndexSource(store, index.entries);
-    for (const path of index.conflicts) {
-      findings.push(
-        finding('INTERNAL_ERROR', {
-          ref: branch,
-          path,
-          message: 'the index has an unresolved merge conflict at this path',
-          fix: 'resolve the conflict and `git add` the result, then commit again',
-        }),
-      );
-    }
-
-    // A policy the commit adds or changes must itself be valid (the server checks it too).
-    const stagedPolicy = await staged.stat(POLICY_PATH);
-    const basePolicyOid = base.policyOid;
-    const stagedPolicyOid = index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null;
-    if (stagedPolicy.kind === 'file' && stagedPolicyOid !== basePolicyOid) {
-      const parsed = parsePolicy(await stagedPolicy.read());
-      if (!parsed.ok) findings.push(...parsed.findings.map((f) => ({ ...f, ref: branch })));
-    } else if (stagedPolicy.kind === 'other') {
-      findings.push(
-        finding('POLICY_INVALID', {
-          ref: branch,
-          path: POLICY_PATH,
-          message: `${POLICY_PATH} is staged as a ${stagedPolicy.what}, not a file`,
-          fix: `stage ${POLICY_PATH} as a regular file (schemas/policy.schema.json)`,
-        }),
-      );
-    }
-
-    if (base.policy === null) {
-      // Unguarded: nothing to judge yet (the server accepts such pushes with a notice).
-      if (findings.length > 0) {
-        const result = singleResult({ policy: null, identity, ref: branch, old: head, findings });
-        printResult(io, result, `receipt-gate pre-commit ${where}: the staged policy is invalid`);
-        return EXIT.closed;
-      }
+    if (result.unguarded && result.verdict === 'eligible') {
+      // Nothing to judge yet (the server accepts such pushes with a notice).
       io.stderr(
         `receipt-gate pre-commit: no ${POLICY_PATH} at ${remote}'s base branch or HEAD: the repository is unguarded and nothing was checked\n`,
       );
       return EXIT.eligible;
     }
-    const policy = base.policy;
-    const ctx = createRunContext({ store, base, identity, today: date, scope: { kind: 'base', exclude: [] } }, policy);
-
-    const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index);
-    findings.push(...forStagedCommit(protectedPathFindings(ctx, changes, { ref: branch })));
-
-    let identities: Identities | undefined;
-    try {
-      const report = await evidenceReport(ctx, staged, null);
-      findings.push(...report.findings.map((f) => ({ ...f, ref: branch })));
-      identities = report.identities;
-    } catch (err) {
-      findings.push(internalError(err, { ref: branch }));
-    }
-
-    const isProtectedRef = ctx.isProtectedRef(branch);
-    const result = singleResult({ policy, identity, ref: branch, old: head, findings, identities, isProtectedRef });
     const rejected = rejectedVerdict(result);
     if (result.findings.length > 0 || rejected) {
-      const header = `receipt-gate pre-commit ${where} against ${base.name} as ${identity ?? 'nobody'} on ${date}`;
+      const header =
+        result.policy === null && !result.unguarded
+          ? `receipt-gate pre-commit: the policy at ${base.name} is invalid`
+          : result.unguarded
+            ? `receipt-gate pre-commit ${where}: the staged policy is invalid`
+            : `receipt-gate pre-commit ${where} against ${base.name} as ${identity ?? 'nobody'} on ${date}`;
       printResult(io, result, header);
     }
     if (rejected === 'closed') return EXIT.closed;

@@ -3,7 +3,7 @@
 import { finding, type Finding } from '../findings';
 import { parsePolicy } from '../evidence/policy';
 import { TreeSource } from '../evidence/tree-source';
-import { POLICY_PATH, type Policy } from '../evidence/types';
+import { POLICY_PATH, type EvidenceSource, type Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
 
 /** A policy file larger than this is refused before it is read (the policy's own limit is
@@ -23,13 +23,19 @@ export interface PolicyRead {
 export async function readPolicyAt(store: ObjectStore, commit: string | null): Promise<PolicyRead> {
   if (commit === null) return { policy: null, findings: [], oid: null };
   const { tree } = await store.readCommit(commit);
-  const source = new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`);
+  const oid = (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
+  return readPolicyFrom(new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`), oid, commit);
+}
+
+/** Reads and validates the policy a source holds (a commit's tree, the staged index); `oid` is
+ * its blob's, `commit` the commit findings name (none for the index). */
+export async function readPolicyFrom(source: EvidenceSource, oid: string | null, commit?: string): Promise<PolicyRead> {
   const entry = await source.stat(POLICY_PATH);
   if (entry.kind === 'missing') return { policy: null, findings: [], oid: null };
-  const oid = (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
+  const at = commit === undefined ? {} : { commit };
   const invalid = (message: string): Finding =>
     finding('POLICY_INVALID', {
-      commit,
+      ...at,
       path: POLICY_PATH,
       message,
       fix: `an owner commits a valid ${POLICY_PATH} (schemas/policy.schema.json) to the base branch`,
@@ -43,7 +49,7 @@ export async function readPolicyAt(store: ObjectStore, commit: string | null): P
       oid,
       findings: [
         finding('LIMIT_EXCEEDED', {
-          commit,
+          ...at,
           path: POLICY_PATH,
           message: `the policy is ${entry.size} bytes, over the ${POLICY_MAX_BYTES}-byte limit for evidence files`,
           fix: `an owner replaces ${POLICY_PATH} with a policy under ${POLICY_MAX_BYTES} bytes`,
@@ -53,5 +59,5 @@ export async function readPolicyAt(store: ObjectStore, commit: string | null): P
   }
   const parsed = parsePolicy(await entry.read(), POLICY_PATH);
   if (parsed.ok) return { policy: parsed.policy, findings: [], oid };
-  return { policy: null, findings: parsed.findings.map((f) => ({ ...f, commit })), oid };
+  return { policy: null, findings: parsed.findings.map((f) => ({ ...f, ...at })), oid };
 }
