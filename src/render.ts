@@ -22,7 +22,7 @@ export function renderHuman(result: Pick<GateResult, 'verdict' | 'findings'>, he
   return renderText({ verdict: result.verdict, findings: result.findings, header });
 }
 
-/** The --json object of SPEC section 3. */
+/** The --json object of docs/contract.md §3. */
 export function toJsonOutput(result: GateResult, base: string | null, head: string | null): object {
   return toJson(outcomeOf('verify-ref', result, { base, head }));
 }
