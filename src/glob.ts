@@ -1,5 +1,5 @@
 // Policy globs, compiled to matchers whose time is linear in the path's length. Globs are
-// picomatch globs (SPEC §1); this module accepts the part of picomatch's language that a
+// picomatch globs (docs/paths.md § Globs); this module accepts the part of picomatch's language that a
 // policy needs and refuses the rest with a sentence (malformed globs, ones no git path can
 // match, ones picomatch itself would backtrack on catastrophically), so a policy means the
 // same thing here and to anyone who reads it with picomatch:

@@ -5,7 +5,7 @@
 // spaces and reads `name:stream` as a stream of `name`, and NTFS answers to 8.3 short names
 // (`FIXTUR~1` for `fixtures`). The gate compares paths and policy globs on one key that folds
 // all of that, so `Fixtures/x`, `ﬁxtures/x`, `fixtures./x` and `fixtures::$DATA/x` are the
-// file `fixtures/x` (SPEC §6 "Aliases"). What no filesystem folds stays apart: the dotless
+// file `fixtures/x` (docs/contract.md §6 Aliases). What no filesystem folds stays apart: the dotless
 // `ı` (CaseFolding's status T, a Turkic tailoring, is not applied) and fullwidth letters (no
 // filesystem applies NFKC).
 

@@ -158,7 +158,7 @@ function reachesAbove(rule: Rule, segments: readonly PathSegment[]): boolean {
 }
 
 /** Kinds whose entry makes a checkout put other content below its path. Submodules are left
- * out: a gitlink is populated only through .gitmodules (protected in the SPEC's policy), and a
+ * out: a gitlink is populated only through .gitmodules (protected in README.md's example policy), and a
  * submodule bump anywhere would otherwise be a touch under every glob that starts with a globstar. */
 function coversFolder(kind: EntryKind | undefined): boolean {
   return kind === 'symlink';

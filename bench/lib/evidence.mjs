@@ -1,4 +1,4 @@
-// The evidence files every benchmark repository carries: the SPEC §1 example policy and
+// The evidence files every benchmark repository carries: README.md's example policy and
 // evidence that validates under it, so the gate does its full work on every push (and the
 // verdict for a non-owner's push that touches no protected path is `eligible`).
 import { createHash } from 'node:crypto';

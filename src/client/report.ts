@@ -10,7 +10,7 @@ import type { Verdict } from '../verdict';
 
 /**
  * Whether the server would reject this result: any closed ref, or a held update of a protected
- * ref (SPEC section 2: hold rejects protected refs and lets other refs through with a notice).
+ * ref (docs/contract.md §2 On the server: hold rejects protected refs and lets other refs through with a notice).
  */
 export function rejectedVerdict(result: GateResult): Exclude<Verdict, 'eligible'> | null {
   if (result.refs.some((r) => r.verdict === 'closed') || result.verdict === 'closed') return 'closed';

@@ -1,6 +1,6 @@
 // `receipt-gate receipt --ref REF [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD]
 //   [--junit FILE]... [--out FILE] [--sign-key KEY|-] [--note] [--repo DIR] [--now DATE] [--timeout S] [--fixture-timeout S]`
-// The CI side of SPEC section 4: grade REF's tree (written fresh from git objects), write the
+// The CI side of docs/contract.md §4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
 import type { KeyObject } from 'node:crypto';

@@ -34,7 +34,7 @@ export interface FixturesCheck {
 }
 
 /** Paths matching the records glob, dot files included, on folded keys as every policy glob
- * (SPEC §6), under the folder the glob starts with; the epoch pin is not a record. */
+ * (docs/contract.md §6 Aliases), under the folder the glob starts with; the epoch pin is not a record. */
 async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
   const isMatch = matcher([glob]);
   const base = picomatch.scan(glob).base;

@@ -126,7 +126,7 @@ async function readCatalog(
 ): Promise<{ findings: Finding[]; catalog: Catalog | null }> {
   const role = catalogRole(policy, catalogPath);
   const read = await readJsonEvidence(ctx.atNew, catalogPath, role, policy.limits.maxEvidenceBytes, ctx.deadline);
-  // The catalog is optional (SPEC section 1): a policy may name it before it exists. Deleting
+  // The catalog is optional (docs/evidence.md, Property manifest): a policy may name it before it exists. Deleting
   // it is a touch of a protected evidence path, which the path rule closes for non-owners.
   if (read.kind === 'missing') return { findings: [], catalog: null };
   if (read.kind === 'failed') return { findings: read.findings, catalog: null };

@@ -1,7 +1,7 @@
 // The policy (.receipt-gate.json): parsed as Python's json.loads would, validated against
 // schemas/policy.schema.json, then completed with defaults. An evidence section the policy
 // leaves out stays out (nothing is checked for it); inside a section, a missing member takes
-// the value of the SPEC's example policy.
+// the value of README.md's example policy.
 
 import { finding, type Finding } from '../findings';
 import { compileGlob, GlobError } from '../glob';

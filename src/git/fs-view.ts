@@ -140,7 +140,7 @@ export class ObjectsView {
   }
 
   /** How messages name an object directory: the push's quarantine is "the pushed objects",
-   * never its path (SPEC §6: messages do not print the server's quarantine directory). */
+   * never its path (docs/contract.md §6 Output: messages do not print the server's quarantine directory). */
   private label(dir: ObjectDirectory): string {
     return dir.quarantine ? 'the pushed objects' : dir.path;
   }

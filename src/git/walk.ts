@@ -611,7 +611,7 @@ class ReachableFrom {
 }
 
 /**
- * For the server (SPEC §2): the commits reachable from `tip` and from none of `existingTips`
+ * For the server (docs/contract.md §2 New commits): the commits reachable from `tip` and from none of `existingTips`
  * (every ref's commit before the push, peeled), i.e. `git rev-list tip --not --all` as the
  * repository stood; newest first (ties by oid). A commit whose object only the push's
  * quarantine holds is new without asking: the repository's refs cannot reach an object the

@@ -1,4 +1,4 @@
-// The receipt (SPEC.md section 4): everything the grader saw, in one JSON document that a merge
+// The receipt (docs/contract.md §4, docs/receipts.md): everything the grader saw, in one JSON document that a merge
 // bot can check without re-running anything. schemas/receipt.schema.json is its format; a
 // test checks that a receipt typed as `Receipt` validates against it.
 

@@ -1,4 +1,4 @@
-// The --format json object of SPEC section 3. Paths and messages are kept exactly (JSON's own
+// The --format json object of docs/contract.md §3. Paths and messages are kept exactly (JSON's own
 // escaping makes them safe to print); a setup error is the same object with an `error` member.
 
 import type { Finding, Identities, Severity } from '../findings';

@@ -1,5 +1,5 @@
 // The last line of a rejection: one machine-readable line for the agent that pushed
-// (SPEC section 2), `receipt-gate: {"verdict", "blocked_paths", "findings", "recommended_action"}`.
+// (docs/contract.md §2 On the server), `receipt-gate: {"verdict", "blocked_paths", "findings", "recommended_action"}`.
 
 import type { Finding } from '../findings';
 import type { Verdict } from '../verdict';

@@ -19,7 +19,7 @@ import { machineLine } from './machine';
 import { sortFindings } from './order';
 import { humanFix, humanMessage, plural, short, shortRef } from './text';
 
-/** How one ref update fares on the server (SPEC section 2, "Server side"). */
+/** How one ref update fares on the server (docs/contract.md §2 On the server). */
 export type RefOutcome = 'accepted' | 'notice' | 'rejected';
 
 export function refOutcome(ref: Pick<RefResult, 'verdict' | 'isProtectedRef'>): RefOutcome {

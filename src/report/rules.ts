@@ -1,5 +1,5 @@
 // What each finding code means, for formats that describe their rules (SARIF's
-// tool.driver.rules, JUnit's test names) and for `explain`. Wording follows SPEC section 2.
+// tool.driver.rules, JUnit's test names) and for `explain`. Wording follows docs/contract.md §2.
 
 export interface RuleHelp {
   /** One line: what the rule closes on. */

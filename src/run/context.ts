@@ -12,7 +12,7 @@ import { compileProtection, type Protection } from '../protection';
 import type { Base } from './base';
 import { isOwner, ownersText } from './identity';
 
-/** Which commits count as new (SPEC section 2). */
+/** Which commits count as new (docs/contract.md §2 New commits). */
 export type NewCommitScope =
   /** Server: reachable from `new` and from no ref the repository had before the push. */
   | { kind: 'server'; existingTips: string[] }

@@ -1,4 +1,4 @@
-// verify-ref end to end on real repositories: every row of SPEC.md's decision table, the exit
+// verify-ref end to end on real repositories: every row of the verdict table (docs/contract.md §2 Verdicts), the exit
 // codes, the --json shape and the human lines.
 
 import { test } from 'uvu';

@@ -22,7 +22,7 @@ export function policyFrom(doc: Record<string, unknown>): Policy {
   return parsed.policy;
 }
 
-/** The SPEC's example policy. */
+/** README.md's example policy. */
 export function specPolicy(overrides: Record<string, unknown> = {}): Policy {
   return policyFrom({
     version: 1,

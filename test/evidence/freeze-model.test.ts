@@ -1,4 +1,4 @@
-// The freeze-file rule against an independent model of SPEC §1–2 written in python3 (datetime
+// The freeze-file rule against an independent model of docs/contract.md §1–2 written in python3 (datetime
 // for the calendar): random rows, dates around the boundaries, random today and maxDays.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -28,7 +28,7 @@ test('absent freeze file: nothing frozen, no digest', async () => {
   assert.is(r.freezeFileSha256, null);
 });
 
-test('the SPEC example row is active (info) and the file digest is recorded', async () => {
+test('the docs/evidence.md example row is active (info) and the file digest is recorded', async () => {
   const text = freezeFile([row()]);
   const r = await check(text);
   assert.equal(codes(r.findings), ['FREEZE_ACTIVE']);

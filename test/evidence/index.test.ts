@@ -1,5 +1,5 @@
 // checkEvidence: every rule over the whole tree, identities, fail-closed on errors, and the
-// SPEC's decision table rows that evidence alone decides.
+// verdict table rows (docs/contract.md §2 Verdicts) that evidence alone decides.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkEvidence } from '../../src/evidence/index';

@@ -222,7 +222,7 @@ test('sampler: wrong length, k out of range, catalog absent or malformed', async
     assert.is(r.findings[0]!.path, 'checks/properties.json');
   }
 
-  // The catalog is optional (SPEC section 1): named by the policy but absent, nothing is drawn.
+  // The catalog is optional (docs/evidence.md, Property manifest): named by the policy but absent, nothing is drawn.
   r = await checkManifest(context(withCatalog, { 'checks/manifest.json': manifest }));
   assert.equal(codes(r.findings), []);
 

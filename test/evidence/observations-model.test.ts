@@ -1,4 +1,4 @@
-// Observations and keyed freezes against an independent python3 model of SPEC §1–2: random
+// Observations and keyed freezes against an independent python3 model of docs/contract.md §1–2: random
 // observations (status, re-run, epoch, witness present / matching / absent) and keyed freezes
 // (cited observation, epoch, expiry around the boundaries), fixed seed.
 import { test } from 'uvu';

@@ -20,7 +20,7 @@ import { json } from './evidence-helpers';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-// The SPEC's example policy, verbatim.
+// README.md's example policy, verbatim.
 const SPEC_POLICY = `{
   "version": 1,
   "baseBranch": "main",
@@ -51,7 +51,7 @@ function failures(text: string) {
   return r.ok ? [] : r.findings;
 }
 
-test('the SPEC example policy parses to itself', () => {
+test('the README example policy parses to itself', () => {
   const policy = parsed(SPEC_POLICY);
   assert.equal(policy, JSON.parse(SPEC_POLICY));
 });
@@ -107,7 +107,7 @@ test('defaults: the minimal policy', () => {
   assert.equal(policySchema.required, ['version']);
 });
 
-test('defaults: protectedRefs follows baseBranch; empty sections take the SPEC values', () => {
+test('defaults: protectedRefs follows baseBranch; empty sections take the documented defaults (docs/evidence.md)', () => {
   const policy = parsed(json({ version: 1, baseBranch: 'trunk', epoch: {}, manifest: {}, freeze: {}, observations: {}, fixtures: {}, limits: { timeoutMs: 2000 } }));
   assert.equal(policy.protectedRefs, ['refs/heads/trunk']);
   assert.equal(policy.epoch, DEFAULT_EPOCH);
@@ -231,7 +231,7 @@ test('POLICY_INVALID: an evidence path too deep to match', () => {
   assert.match(f[0]!.message, `at /epoch/pin: "${deep}" is not a usable path: it has more than 31 segments`);
 });
 
-test('globs the policy accepts: the SPEC forms, braces, classes, simple extglobs', () => {
+test('globs the policy accepts: the README example forms, braces, classes, simple extglobs', () => {
   const policy = parsed(
     json({
       version: 1,

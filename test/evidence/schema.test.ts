@@ -1,5 +1,5 @@
 // The schemas themselves: draft 2020-12 with $ids, closed where the format is closed, open where
-// SPEC allows other members; messages name the pointer and what was expected; the bundle carries
+// the contract allows other members (docs/evidence.md); messages name the pointer and what was expected; the bundle carries
 // them (validation works from a bundle run outside the repository).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -95,7 +95,7 @@ export const POLICY = {
 export const GENERATOR = 'import json\nprint(json.dumps({"orders": [1, 2, 3]}))\n';
 export const EPOCH_ID = 'orders-2026-09-25-a';
 
-/** A complete, consistent set of evidence files for the SPEC example policy. */
+/** A complete, consistent set of evidence files for README.md's example policy. */
 export function validEvidence(overrides: Partial<typeof POLICY> = {}): Record<string, string> {
   const properties = [{ name: 'sum_preserved', bound: 'parts sum to total' }, { name: 'non_negative', bound: '>= 0' }];
   const fixtureOutput = '{"weights": [1, 2, 3]}\n';

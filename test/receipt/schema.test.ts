@@ -50,7 +50,7 @@ const full: Receipt = {
   findings: [{ code: 'FREEZE_ACTIVE', severity: 'info', path: 'freeze.json', message: 'm', fix: 'f' }],
 };
 
-test('every SPEC section 4 field is required by the schema, and the schema lists exactly the type\'s keys', () => {
+test('every docs/contract.md §4 field is required by the schema, and the schema lists exactly the type\'s keys', () => {
   const spec = ['git_sha', 'base_sha', 'generated_at', 'tool_version', 'node_version', 'property_seed', 'property_trials', 'properties_ok',
     'fixtures', 'freeze_file_sha256', 'expired_freezes', 'frozen_tests_passed', 'evidence_paths_clean', 'epoch_id', 'generator_sha256',
     'manifest_sha256', 'witnesses', 'verdict', 'findings'];

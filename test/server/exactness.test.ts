@@ -1,4 +1,4 @@
-// What a push changes, as git sees it (SPEC §2, §6): updates through symbolic refs, commits the
+// What a push changes, as git sees it (docs/contract.md §2, §6): updates through symbolic refs, commits the
 // repository holds but no ref reaches, refs to trees and blobs. Real `git push` into bare
 // repositories with the installed hook.
 

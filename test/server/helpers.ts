@@ -67,7 +67,7 @@ export function python(code: string, input?: string): string {
   return execFileSync('python3', ['-c', code], { input, encoding: 'utf8' }).trim();
 }
 
-/** The SPEC example policy of the shared test helpers, with a generous deadline: test files run
+/** README.md's example policy, from the shared test helpers, with a generous deadline: test files run
  * side by side on two cores. The deadline itself is tested with an injected clock
  * (receive.test.ts) and the shim's hard limit with a hanging node. */
 export const POLICY = { ...SPEC_POLICY, limits: { timeoutMs: 30000, maxEvidenceBytes: 1048576 } };

@@ -1,4 +1,4 @@
-// Every evidence rule of SPEC section 2, reached through a real push: alice (an owner, so
+// Every evidence rule of docs/contract.md §2, reached through a real push: alice (an owner, so
 // protected paths are hers to change) pushes broken evidence to a work branch, and the hook
 // rejects it with the rule's code. A valid keyed freeze holds: accepted with a notice on a
 // work branch, rejected on the protected main. (FIXTURE_DIGEST needs the produced bytes, which

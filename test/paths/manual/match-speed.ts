@@ -1,4 +1,4 @@
-// How long matching a large commit's paths takes: the SPEC's example policy, compiled once, over
+// How long matching a large commit's paths takes: README.md's example policy, compiled once, over
 // N paths (default 100,000), as regular files and as symlinks. Not a test (no time is asserted):
 //
 //   npx tsx test/paths/manual/match-speed.ts [N]
