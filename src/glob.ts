@@ -555,6 +555,29 @@ function isGlobstar(segment: Tok[]): boolean {
 
 /** Parses and checks `glob`, throwing GlobError with the reason when the policy may not use it. */
 export function compileGlob(glob: string, opts: { fold: boolean }): CompiledGlob {
+  // Compiled once per process: the policy's schema check compiles every glob to refuse the bad
+  // ones, and the protection rules, matchers and fixture records then use the same objects.
+  const key = `${opts.fold ? 'f' : 'c'}${glob}`;
+  let known = compiledGlobs.get(key);
+  if (known === undefined) {
+    try {
+      known = compileFresh(glob, opts);
+    } catch (err) {
+      if (!(err instanceof GlobError)) throw err;
+      known = err;
+    }
+    if (compiledGlobs.size >= COMPILED_GLOBS_KEPT) compiledGlobs.clear();
+    compiledGlobs.set(key, known);
+  }
+  if (known instanceof GlobError) throw known;
+  return known;
+}
+
+/** Compiled globs (and refusals) by fold and source; a policy has tens, so the bound is loose. */
+const compiledGlobs = new Map<string, CompiledGlob | GlobError>();
+const COMPILED_GLOBS_KEPT = 4096;
+
+function compileFresh(glob: string, opts: { fold: boolean }): CompiledGlob {
   const alternatives = expand(glob, new Parser(glob).parse()).map((alt) => splitSegments(glob, alt, opts.fold));
   const programs = alternatives.map(segmentProgram);
   return {
