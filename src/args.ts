@@ -66,7 +66,12 @@ function argumentError(err: unknown, options: Options): string {
 
 /** The known flag closest to `given` (edit distance at most 2, or a unique prefix). */
 export function nearestFlag(given: string, known: readonly string[]): string | null {
-  const name = given.replace(/^-+/, '').split('=')[0]!;
+  return nearestName(given.replace(/^-+/, '').split('=')[0]!, known);
+}
+
+/** The known name (a flag, a command) closest to `name`: a unique prefix, else the nearest by
+ * edit distance when it is at most 2 (1 for short names); null when nothing is that close. */
+export function nearestName(name: string, known: readonly string[]): string | null {
   const prefixed = known.filter((k) => k.startsWith(name) && name.length >= 2);
   if (prefixed.length === 1) return prefixed[0]!;
   let best: string | null = null;

@@ -3,6 +3,7 @@
 
 import { statSync } from 'node:fs';
 import { processIO, UsageError, type CliIO } from './io';
+import { nearestName } from './args';
 import { printable } from './quote';
 import { renderFailure, requestedFormat, SetupError, withoutServerPaths, type Format } from './report/index';
 import { EXIT } from './verdict';
@@ -65,7 +66,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = COMMANDS[command];
   if (!entry) {
-    const guess = nearestCommand(command);
+    const guess = nearestName(command, Object.keys(COMMANDS));
     io.stderr(`receipt-gate: unknown command '${printable(command)}'${guess ? `; did you mean '${guess}'?` : ''} Run 'receipt-gate help' for the list.\n`);
     return EXIT.usage;
   }
@@ -100,20 +101,6 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 
 /** The commands that take --format (and --json). */
 const FORMATTED = new Set(['verify-ref', 'check', 'explain']);
-
-function nearestCommand(given: string): string | null {
-  const close = Object.keys(COMMANDS).filter((c) => c.startsWith(given) || given.startsWith(c) || sameLetters(c, given));
-  return close.length === 1 ? close[0]! : null;
-}
-
-/** One letter off, or two swapped: `verfy-ref`, `chekc`. */
-function sameLetters(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  const swapped = a.length === b.length && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
-  return swapped || a.slice(i + 1) === b.slice(i + 1) || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i);
-}
 
 /** Runs the command line as this process: exit as soon as the answer is flushed. */
 function runAsProcess(): void {
