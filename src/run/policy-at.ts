@@ -1,14 +1,14 @@
 // The policy in a commit's tree: read once, validated against its schema.
 
 import { finding, type Finding } from '../findings';
-import { parsePolicy } from '../evidence/policy';
+import { DEFAULT_LIMITS, parsePolicy } from '../evidence/policy';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH, type EvidenceSource, type Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
 
 /** A policy file larger than this is refused before it is read (the policy's own limit is
- * not known until it has been read). */
-const POLICY_MAX_BYTES = 1024 * 1024;
+ * not known until it has been read): the default limit for evidence files. */
+const POLICY_MAX_BYTES = DEFAULT_LIMITS.maxEvidenceBytes;
 
 export interface PolicyRead {
   policy: Policy | null;
