@@ -57,7 +57,19 @@ export async function readPolicyFrom(source: EvidenceSource, oid: string | null,
       ],
     };
   }
-  const parsed = parsePolicy(await entry.read(), POLICY_PATH);
+  let parsed = oid === null ? undefined : parsedPolicies.get(oid);
+  if (parsed === undefined) {
+    parsed = parsePolicy(await entry.read(), POLICY_PATH);
+    if (oid !== null) {
+      if (parsedPolicies.size >= PARSED_POLICIES_KEPT) parsedPolicies.clear();
+      parsedPolicies.set(oid, parsed);
+    }
+  }
   if (parsed.ok) return { policy: parsed.policy, findings: [], oid };
   return { policy: null, findings: parsed.findings.map((f) => ({ ...f, ...at })), oid };
 }
+
+/** Parsed policies by blob oid: finding a base looks at several refs that usually hold the same
+ * policy blob, and the bytes an oid names never change, so each blob is parsed once. */
+const parsedPolicies = new Map<string, ReturnType<typeof parsePolicy>>();
+const PARSED_POLICIES_KEPT = 16;
