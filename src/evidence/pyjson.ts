@@ -554,23 +554,34 @@ class Scanner {
    * sets `next` to the index after the closing quote, and `fakePairAt` and `splitPairs`.
    */
   scanString(end: number): string {
-    const s = this.s;
-    const len = s.length;
-    const begin = end - 1;
     this.fakePairAt = -1;
     this.splitPairs = null;
-    // Fast path: no escape, control character or surrogate before the closing quote.
+    return this.scanPlainString(end) ?? this.scanEscapedString(end);
+  }
+
+  /** The fast path: the string when no escape, control character or surrogate comes before its
+   * closing quote (sets `next`), else null. */
+  private scanPlainString(end: number): string | null {
+    const s = this.s;
     let astralOnly = false;
-    for (let i = end; i < len; i++) {
+    for (let i = end; i < s.length; i++) {
       const c = s[i]!;
       if (c === QUOTE) {
         this.next = i + 1;
         return astralOnly ? codePointsToString(s, end, i) : this.text.slice(end, i);
       }
-      if (c === BACKSLASH || c <= 0x1f || (c >= 0xd800 && c <= 0xdfff)) break;
+      if (c === BACKSLASH || c <= 0x1f || (c >= 0xd800 && c <= 0xdfff)) return null;
       if (c > 0xffff) astralOnly = true;
       if ((i & CHECK_MASK) === 0) this.deadline?.check();
     }
+    return null;
+  }
+
+  /** The general path: escapes decoded, split surrogate pairs tracked as Python sees them. */
+  private scanEscapedString(end: number): string {
+    const s = this.s;
+    const len = s.length;
+    const begin = end - 1;
     const units: number[] = [];
     const chunks: string[] = [];
     let lastWasHigh = false; // the previous code point written was a high surrogate
