@@ -9,13 +9,13 @@
 //              ─► evidence over the whole tree at new ─────────┴─► findings ─► verdict
 
 import { DeadlineExceeded } from './deadline';
-import type { EvidenceResults, EvidenceSource, Policy } from './evidence/types';
+import type { EvidenceResults, EvidenceSource } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { PathChange } from './git/types';
 import { ObjectTooLargeError, type ObjectStore } from './git/store';
 import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
-import { gateResult, refResult, type GateResult, type RefResult } from './results';
+import { gateResult, refResult, type GateResult, type GateResultParts, type RefResult, type RefResultParts } from './results';
 import { short } from './report/text';
 import { deadlineFinding, internalError } from './rules/errors';
 import { evidenceReport, treeEvidence } from './rules/evidence';
@@ -32,8 +32,8 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
   if (!base.policy) {
     if (base.findings.length > 0) {
       // The policy in force is broken: nothing can be judged, every update is closed.
-      const refs = updates.map((u) => refResult(u, false, base.findings.map((f) => ({ ...f, ref: u.ref })), [], emptyIdentities()));
-      return gateResult(false, null, setup.identity, refs);
+      const refs = updates.map((u) => refResult(u, base.findings.map((f) => ({ ...f, ref: u.ref }))));
+      return gateResult(refs, { identity: setup.identity });
     }
     return evaluateUnguarded(setup.store, setup.identity, updates, base.name);
   }
@@ -54,10 +54,10 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
             fix: 'push history without this object (rewrite the commit with a shorter message or split the tree)',
           })
         : err instanceof DeadlineExceeded ? deadlineFinding(ctx.policy.limits.timeoutMs, { ref: update.ref, commit: update.new }) : internalError(err, { ref: update.ref, commit: update.new });
-      refs.push(refResult(update, ctx.isProtectedRef(update.ref), [f], [], emptyIdentities()));
+      refs.push(refResult(update, [f], { isProtectedRef: ctx.isProtectedRef(update.ref) }));
     }
   }
-  return gateResult(false, ctx.policy, ctx.identity, refs);
+  return gateResult(refs, { policy: ctx.policy, identity: ctx.identity });
 }
 
 /** Synchronous loops check ctx.deadline themselves; this timer catches work that waits. */
@@ -102,7 +102,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const at = { ref: pushed.ref };
   const isProtectedRef = ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref);
   const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null) =>
-    refResult(pushed, isProtectedRef, dedupePathFindings(findings), commits, identities, evidence);
+    refResult(pushed, dedupePathFindings(findings), { isProtectedRef, newCommits: commits, identities, evidence });
 
   // 2. Deletion.
   if (update.new === ZERO_OID) {
@@ -225,9 +225,9 @@ async function evaluateUnguarded(store: ObjectStore, identity: string | null, up
         findings.push(internalError(err, { ref: update.ref, commit: update.new }));
       }
     }
-    refs.push(refResult(update, false, findings, [], emptyIdentities()));
+    refs.push(refResult(update, findings));
   }
-  return gateResult(true, null, identity, refs, baseName);
+  return gateResult(refs, { unguarded: true, identity, baseName });
 }
 
 /** The staged index as a target (pre-commit): the commit being made, before it exists. */
@@ -251,12 +251,12 @@ export interface IndexTarget {
 export async function evaluateIndex(setup: RunSetup, target: IndexTarget): Promise<GateResult> {
   const { base } = setup;
   const update: RefUpdate = { old: target.head ?? ZERO_OID, new: ZERO_OID, ref: target.ref };
-  const single = (unguarded: boolean, policy: Policy | null, findings: Finding[], isProtectedRef = false, identities = emptyIdentities()) =>
-    gateResult(unguarded, policy, setup.identity, [refResult(update, isProtectedRef, findings, [], identities)], base.name);
-  if (!base.policy && base.findings.length > 0) return single(false, null, base.findings.map((f) => ({ ...f, ref: target.ref })));
+  const single = (findings: Finding[], ref: RefResultParts, run: GateResultParts) =>
+    gateResult([refResult(update, findings, ref)], { identity: setup.identity, baseName: base.name, ...run });
+  if (!base.policy && base.findings.length > 0) return single(base.findings.map((f) => ({ ...f, ref: target.ref })), {}, {});
 
   const findings = [...target.findings, ...(await stagedPolicyFindings(target.staged, target.stagedPolicyOid, base.policyOid, target.ref))];
-  if (!base.policy) return single(true, null, findings);
+  if (!base.policy) return single(findings, {}, { unguarded: true });
 
   const ctx = createRunContext(setup, base.policy);
   findings.push(...protectedPathFindings(ctx, target.changes, { ref: target.ref }));
@@ -268,5 +268,5 @@ export async function evaluateIndex(setup: RunSetup, target: IndexTarget): Promi
   } catch (err) {
     findings.push(internalError(err, { ref: target.ref }));
   }
-  return single(false, ctx.policy, findings, ctx.isProtectedRef(target.ref), identities);
+  return single(findings, { isProtectedRef: ctx.isProtectedRef(target.ref), identities }, { policy: ctx.policy });
 }

@@ -2,7 +2,7 @@
 // renders and the entries turn into exit codes.
 
 import type { EvidenceResults, Policy } from './evidence/types';
-import type { Finding, Identities } from './findings';
+import { emptyIdentities, type Finding, type Identities } from './findings';
 import type { RefUpdate } from './types';
 import { verdictOf, type Verdict } from './verdict';
 
@@ -30,18 +30,44 @@ export interface GateResult {
   baseName?: string | null;
 }
 
-export function refResult(
-  update: RefUpdate,
-  isProtectedRef: boolean,
-  findings: Finding[],
-  newCommits: string[],
-  identities: Identities,
-  evidence: EvidenceResults | null = null,
-): RefResult {
-  return { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits, evidence };
+/** What a ref's result says besides its update and findings (defaults: not protected, no new
+ * commits, no identities, no evidence). */
+export interface RefResultParts {
+  isProtectedRef?: boolean;
+  newCommits?: string[];
+  identities?: Identities;
+  evidence?: EvidenceResults | null;
 }
 
-export function gateResult(unguarded: boolean, policy: Policy | null, identity: string | null, refs: RefResult[], baseName?: string | null): GateResult {
+export function refResult(update: RefUpdate, findings: Finding[], parts: RefResultParts = {}): RefResult {
+  return {
+    update,
+    isProtectedRef: parts.isProtectedRef ?? false,
+    verdict: verdictOf(findings),
+    findings,
+    identities: parts.identities ?? emptyIdentities(),
+    newCommits: parts.newCommits ?? [],
+    evidence: parts.evidence ?? null,
+  };
+}
+
+/** The run's policy and identity; `unguarded` when the base holds no policy at all. */
+export interface GateResultParts {
+  unguarded?: boolean;
+  policy?: Policy | null;
+  identity?: string | null;
+  baseName?: string | null;
+}
+
+export function gateResult(refs: RefResult[], parts: GateResultParts = {}): GateResult {
   const findings = refs.flatMap((r) => r.findings);
-  return { unguarded, policy, identity, refs, findings, verdict: verdictOf(findings), ...(baseName !== undefined ? { baseName } : {}) };
+  return {
+    unguarded: parts.unguarded ?? false,
+    policy: parts.policy ?? null,
+    identity: parts.identity ?? null,
+    refs,
+    findings,
+    verdict: verdictOf(findings),
+    ...(parts.baseName !== undefined ? { baseName: parts.baseName } : {}),
+  };
 }

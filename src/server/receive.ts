@@ -9,7 +9,7 @@
 
 import { resolve } from 'node:path';
 import { evaluate } from '../engine';
-import { emptyIdentities, finding, type Finding } from '../findings';
+import { finding, type Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { gateResult, refResult, type GateResult } from '../results';
 import { internalError } from '../rules/errors';
@@ -58,7 +58,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
     );
   }
   const updates = parsed.updates;
-  if (updates.length === 0) return { accepted: true, lines: [], result: gateResult(false, null, null, []) };
+  if (updates.length === 0) return { accepted: true, lines: [], result: gateResult([]) };
 
   let store: ObjectStore | null = null;
   try {
@@ -129,8 +129,8 @@ async function withTimeout<T>(deadline: number, now: () => number, work: () => P
 /** A push that could not be judged: every ref update carries the finding, the push is refused. */
 function failed(updates: RefUpdate[], f: Finding, ctx: PushContext): PushOutcome {
   const refs = (updates.length ? updates : [{ old: '', new: '', ref: '(stdin)' }]).map((update) =>
-    refResult(update, false, [{ ...f, ref: update.ref === '(stdin)' ? undefined : update.ref }], [], emptyIdentities()),
+    refResult(update, [{ ...f, ref: update.ref === '(stdin)' ? undefined : update.ref }]),
   );
-  const result = gateResult(false, null, identityFromEnv(null, ctx.env), refs);
+  const result = gateResult(refs, { identity: identityFromEnv(null, ctx.env) });
   return { ...decidePush(result, ctx.messages), result };
 }
