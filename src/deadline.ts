@@ -51,3 +51,22 @@ export class Deadline {
     if (++this.calls % every === 0) this.check();
   }
 }
+
+/**
+ * `work` raced against `deadline`: synchronous loops check the deadline themselves, and this
+ * timer catches work that waits (a read, a child process). Throws DeadlineExceeded when time is
+ * up, before starting when it already is. The one timer every entry uses (docs/engine.md, "Time
+ * limits").
+ */
+export async function withinDeadline<T>(deadline: Deadline, work: () => Promise<T>): Promise<T> {
+  deadline.check();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineExceeded(deadline.budgetMs)), Math.max(0, deadline.remaining()));
+  });
+  try {
+    return await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

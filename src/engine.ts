@@ -8,7 +8,7 @@
 //              ─► the policy left at new (POLICY_INVALID)      │
 //              ─► evidence over the whole tree at new ─────────┴─► findings ─► verdict
 
-import { DeadlineExceeded } from './deadline';
+import { DeadlineExceeded, withinDeadline } from './deadline';
 import type { EvidenceResults, EvidenceSource } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
@@ -41,7 +41,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
   const refs: RefResult[] = [];
   for (const update of updates) {
     try {
-      refs.push(await raceDeadline(ctx, () => judgeRef(ctx, update)));
+      refs.push(await withinDeadline(ctx.deadline, () => judgeRef(ctx, update)));
     } catch (err) {
       // Beyond a shallow clone's boundary there is no verdict to give: the entry says how to
       // fetch the history (exit 2), never a verdict computed on the boundary.
@@ -58,20 +58,6 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
     }
   }
   return gateResult(refs, { policy: ctx.policy, identity: ctx.identity });
-}
-
-/** Synchronous loops check ctx.deadline themselves; this timer catches work that waits. */
-async function raceDeadline<T>(ctx: RunContext, work: () => Promise<T>): Promise<T> {
-  ctx.deadline.check();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineExceeded(ctx.deadline.budgetMs)), Math.max(0, ctx.deadline.remaining()));
-  });
-  try {
-    return await Promise.race([work(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The ref an update writes: a symbolic ref is followed to the ref it names, as git's

@@ -8,6 +8,7 @@
 // the deadline all reject the push with a sentence and the machine line.
 
 import { resolve } from 'node:path';
+import { Deadline, DeadlineExceeded, withinDeadline } from '../deadline';
 import { evaluate } from '../engine';
 import { finding, type Finding } from '../findings';
 import { ObjectStore } from '../git/store';
@@ -65,7 +66,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
     const date = ctx.today();
     // Setup (opening the store, reading the policy) gets the default budget; the policy's own
     // limits.timeoutMs then counts from the hook's start.
-    const setup = await withTimeout(started + DEFAULT_TIMEOUT_MS, now, async () => {
+    const setup = await withinDeadline(new Deadline(started + DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, now), async () => {
       store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
       const base = await resolveBase(store, { kind: 'server' });
       // Every ref the repository had before the push: their history is not new.
@@ -74,7 +75,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
       return { store, base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const result = await withTimeout(started + budget + 250, now, () =>
+    const result = await withinDeadline(new Deadline(started + budget + 250, budget, now), () =>
       evaluate(
         {
           store: setup.store,
@@ -90,7 +91,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
     );
     return { ...decidePush(result, ctx.messages), result };
   } catch (err) {
-    if (err instanceof PushTimeout) {
+    if (err instanceof DeadlineExceeded) {
       return failed(
         updates,
         finding('LIMIT_EXCEEDED', {
@@ -103,26 +104,6 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
     return failed(updates, internalError(err, {}), ctx);
   } finally {
     (store as ObjectStore | null)?.close();
-  }
-}
-
-class PushTimeout extends Error {
-  constructor(readonly budgetMs: number) {
-    super(`timed out after ${budgetMs} ms`);
-  }
-}
-
-async function withTimeout<T>(deadline: number, now: () => number, work: () => Promise<T>): Promise<T> {
-  const remaining = Math.max(0, deadline - now());
-  if (remaining === 0) throw new PushTimeout(0);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PushTimeout(remaining)), remaining);
-  });
-  try {
-    return await Promise.race([work(), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
