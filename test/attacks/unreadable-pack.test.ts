@@ -23,7 +23,7 @@ const arena = arenaPerFile(test, (a) => {
   packName = `pack-${git(a.bare, ['pack-objects', '-q', 'objects/pack/pack'], { input: `${blob}\n` })}`;
   git(a.bare, ['pack-objects', '-q', 'objects/pack/pack'], { input: `${rest.join('\n')}\n` });
   git(a.bare, ['prune-packed']);
-  for (const ext of ['pack', 'idx']) copyFileSync(packFile(a, ext), join(a.root, `good.${ext}`));
+  for (const ext of ['pack', 'idx'] as const) copyFileSync(packFile(a, ext), join(a.root, `good.${ext}`));
 });
 
 function packFile(a: Arena, ext: 'pack' | 'idx'): string {

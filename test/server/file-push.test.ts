@@ -4,7 +4,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertRejected, commitAll, git, isFile, machine, POLICY, push, refOid, type Remote, remotePerTest, write } from './helpers';
 
@@ -97,14 +97,6 @@ test('a mode change of a protected file is rejected', () => {
   git(r.work, ['update-index', '--chmod=+x', 'fixtures/generate_orders.py']);
   commitAll(r.work, 'make generator executable');
   assertRejected(push(r.work, ['origin', 'feature/mode'], BOB), 'PATH_PROTECTED', 'fixtures/generate_orders.py');
-});
-
-test('a protected file replaced by a symlink is rejected', () => {
-  branch('feature/symlink');
-  unlinkSync(join(r.work, 'fixtures/orders/base.json'));
-  symlinkSync('../../src/orders.py', join(r.work, 'fixtures/orders/base.json'));
-  commitAll(r.work, 'symlink fixture');
-  assertRejected(push(r.work, ['origin', 'feature/symlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
 });
 
 test('a protected file replaced by a submodule (gitlink) is rejected', () => {
