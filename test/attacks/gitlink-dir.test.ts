@@ -75,4 +75,14 @@ test('moving an existing submodule over a protected folder, and deleting it, are
   accept(r, push(r.work, ['origin', 'HEAD:main'], BOB));
 });
 
+test('a protected file replaced by a submodule (gitlink) is rejected', () => {
+  const r = arena();
+  git(r.work, ['checkout', '-q', '-B', 'feature/gitlink', 'origin/main']);
+  const head = git(r.work, ['rev-parse', 'HEAD']);
+  git(r.work, ['rm', '-q', '--cached', 'fixtures/orders/base.json']);
+  git(r.work, ['update-index', '--add', '--cacheinfo', `160000,${head},fixtures/orders/base.json`]);
+  git(r.work, ['commit', '-qm', 'gitlink over fixture']);
+  assertClosed(r, push(r.work, ['origin', 'feature/gitlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+});
+
 test.run();

@@ -5,7 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, arenaPerFile, assertClosed, BOB, commitAll, git, push, serverFile, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, POLICY, push, serverFile, write } from './harness';
 
 const arena = arenaPerFile(test);
 
@@ -63,6 +63,31 @@ test('look-alikes no filesystem folds stay ordinary paths: dotless i, fullwidth 
     commitAll(r.work, `look-alike ${path}`);
     accept(r, push(r.work, ['origin', '+topic'], BOB));
   }
+});
+
+test('case variants of a protected path are protected', () => {
+  const r = arena();
+  git(r.work, ['checkout', '-q', '-B', 'feature/variants', 'origin/main']);
+  write(r.work, 'Fixtures/orders/base.json', '{"orders": [2]}\n');
+  write(r.work, 'FREEZE.JSON', '{}\n');
+  commitAll(r.work, 'variants');
+  const result = push(r.work, ['origin', 'feature/variants'], BOB);
+  const m = assertClosed(r, result, 'PATH_PROTECTED', 'Fixtures/orders/base.json');
+  assert.ok(m.blocked_paths.includes('FREEZE.JSON'), result.stderr);
+});
+
+// Last: it changes main's policy for the tests after it.
+test('a Unicode-decomposed variant of a protected folder is protected', () => {
+  const r = arena();
+  // Protect a folder with a precomposed name, then push its decomposed spelling.
+  const policy = { ...POLICY, protected: [...POLICY.protected, 'r\u00e9sultats/**'] };
+  write(r.work, '.receipt-gate.json', `${JSON.stringify(policy, null, 2)}\n`);
+  commitAll(r.work, 'protect résultats');
+  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
+  git(r.work, ['checkout', '-q', '-B', 'feature/nfd', 'HEAD']);
+  write(r.work, 're\u0301sultats/x.json', '{}\n');
+  commitAll(r.work, 'nfd');
+  assertClosed(r, push(r.work, ['origin', 'feature/nfd'], BOB), 'PATH_PROTECTED', 're\u0301sultats/x.json');
 });
 
 test.run();
