@@ -119,7 +119,21 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const oldPeeled = update.old === ZERO_OID || !(await store.hasObject(update.old)) ? null : await store.peel(update.old);
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
 
-  // 4. A protected ref only moves forward.
+  // 4. On the server, the commits this update brings come first: one whose parent the
+  //    repository lacks (a push from a shallow clone) cannot be judged at all, and nothing
+  //    below is computed on such a history (it would read the commit as a root that adds
+  //    every file, and ancestry through it cannot be answered).
+  let commits: string[] | null = null;
+  if (ctx.scope.kind === 'server') {
+    commits = await newCommitsOf(ctx, newCommit, oldCommit);
+    const missing = await missingParentFindings(store, commits, at);
+    if (missing.length > 0) {
+      findings.push(...missing);
+      return done(commits);
+    }
+  }
+
+  // 5. A protected ref only moves forward.
   if (isProtectedRef && oldPeeled !== null) {
     if (oldCommit === null || !(await isAncestor(store, oldCommit, newCommit, ctx.deadline))) {
       const f = rewriteFinding(ctx, pushed.ref, oldCommit ?? oldPeeled.oid, newCommit);
@@ -128,16 +142,16 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   }
   ctx.deadline.check();
 
-  // 5. The commits this update brings, and what each one touches, parents first so a path is
+  // 6. The commits this update brings, and what each one touches, parents first so a path is
   //    reported with the commit that first touched it.
-  const commits = await newCommitsOf(ctx, newCommit, oldCommit);
+  commits ??= await newCommitsOf(ctx, newCommit, oldCommit);
   for (const commit of await parentsFirst(store, commits)) {
     ctx.deadline.check();
     findings.push(...protectedPathFindings(ctx, await touchedPaths(store, commit, ctx.deadline), { ...at, commit }));
   }
   ctx.deadline.check();
 
-  // 6. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
+  // 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
   const baseTip = ctx.base.tip;
   const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(store, baseTip, newCommit, ctx.deadline) : null;
   const newTree = (await store.readCommit(newCommit)).tree;
@@ -147,11 +161,11 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   }
   ctx.deadline.check();
 
-  // 7. The policy this update leaves behind must be valid too.
+  // 8. The policy this update leaves behind must be valid too.
   findings.push(...(await policyLeftFindings(store, newCommit, newTree, ctx.base.policyOid, pushed.ref)));
   ctx.deadline.check();
 
-  // 8. Evidence over the whole tree at new (once per tree, whatever refs point at it).
+  // 9. Evidence over the whole tree at new (once per tree, whatever refs point at it).
   const report = await treeEvidence(ctx, newCommit, newTree);
   findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
   return done(commits, report.identities, report.results);
@@ -162,6 +176,32 @@ async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: strin
   if (scope.kind === 'server') return newCommitsOnServer(ctx.store, newCommit, scope.existingTips, ctx.deadline);
   const exclude = [ctx.base.tip, oldCommit, ...scope.exclude].filter((c): c is string => c !== null);
   return newCommits(ctx.store, newCommit, exclude, ctx.deadline);
+}
+
+/**
+ * A finding for each new commit that names a parent the repository does not hold (and that
+ * the repository's own shallow file does not list as a boundary): what a push from a shallow
+ * clone brings to a server that lacks the history below it. Git's connectivity check for such a
+ * push runs after pre-receive, so the hook sees the commit with its parent absent.
+ */
+async function missingParentFindings(store: ObjectStore, commits: readonly string[], at: { ref: string }): Promise<Finding[]> {
+  const shallow = await store.shallowCommits();
+  const out: Finding[] = [];
+  for (const commit of commits) {
+    if (shallow.has(commit)) continue;
+    for (const parent of (await store.readCommit(commit)).parents) {
+      if (await store.hasObject(parent)) continue;
+      out.push(
+        finding('INTERNAL_ERROR', {
+          ...at,
+          commit,
+          message: `commit ${commit} names the parent ${parent}, which is neither in the push nor in the repository: the push came from a shallow clone, and what the commit changes cannot be judged without its parent`,
+          fix: 'push from a full clone: run `git fetch --unshallow` in the clone you pushed from (or clone the repository again without --depth), then push again',
+        }),
+      );
+    }
+  }
+  return out;
 }
 
 /** `commits` ordered so that every commit comes after those of its parents in the set

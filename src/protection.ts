@@ -4,9 +4,10 @@
 // `exceptions` glob does. All of it on the folded key of src/paths.ts, so an alias a checkout
 // would write onto a protected file (`Fixtures/x`, `ﬁxtures/x`, `FIXTUR~1/x`) is that file.
 //
-// Symlinks: an entry of kind `symlink` whose path is protected, or is a folder below which a
-// protected glob could match, puts other bytes at the protected path in every checkout
-// (`tools -> src/tools` makes `tools/patch_receipt.py`). Such an entry is a touch of the
+// Symlinks and gitlinks: an entry of kind `symlink` or `gitlink` whose path is protected, or is
+// a folder below which a protected glob could match, puts other bytes at the protected path in
+// every checkout (`tools -> src/tools` makes `tools/patch_receipt.py`; a submodule at `tools`
+// makes it in every `git clone --recurse-submodules`). Such an entry is a touch of the
 // protected path, and exceptions never cover it.
 
 import type { Deadline } from './deadline';
@@ -157,11 +158,12 @@ function reachesAbove(rule: Rule, segments: readonly PathSegment[]): boolean {
   return false;
 }
 
-/** Kinds whose entry makes a checkout put other content below its path. Submodules are left
- * out: a gitlink is populated only through .gitmodules (protected in README.md's example policy), and a
- * submodule bump anywhere would otherwise be a touch under every glob that starts with a globstar. */
+/** Kinds whose entry makes a checkout put other content below its path: a symlink, and a
+ * gitlink (a submodule, whose files `git clone --recurse-submodules` writes below it). A glob
+ * that starts with a globstar judges both as it judges a symlink (see globRule): only where
+ * what follows the globstar could begin at or above the entry. */
 function coversFolder(kind: EntryKind | undefined): boolean {
-  return kind === 'symlink';
+  return kind === 'symlink' || kind === 'gitlink';
 }
 
 export interface ProtectionOptions {
@@ -211,12 +213,13 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
     if (pin !== undefined) return { by: pin, excepted: null, alias: viaShort };
 
     if (coversFolder(kind)) {
-      // Exceptions never cover a symlink; one over a protected folder is a touch.
+      // Exceptions never cover a symlink or a gitlink; one over a protected folder is a touch.
       const hit = everything.matchingOrBelow(at);
       if (hit === undefined) return FREE;
       if (!hit.below) return { by: hit.rule.label, excepted: null, alias: viaShort };
       const label = hit.rule.label;
-      return { by: label, excepted: null, alias: () => `a ${kind} at ${path} decides what a checkout has below it, where ${label} protects files` };
+      const what = kind === 'gitlink' ? 'submodule (gitlink)' : kind;
+      return { by: label, excepted: null, alias: () => `a ${what} at ${path} decides what a checkout has below it, where ${label} protects files` };
     }
 
     const by = globs.matching(at);

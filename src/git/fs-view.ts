@@ -19,7 +19,7 @@ import { existsSync, readdirSync, readFileSync, statSync, openSync, readSync, cl
 import { isAbsolute, join, resolve } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type * as git from 'isomorphic-git';
-import { BaseCache, PackFile, type PackedHeader } from './pack';
+import { BaseCache, PackFile, unreadable, type PackedHeader } from './pack';
 import { GitReadError, type ObjectType } from './types';
 
 /** Bytes of rebuilt delta bases kept between reads. */
@@ -32,7 +32,7 @@ const OID_RE = /^[0-9a-f]{40}$/;
 const MAX_CROSS_PACK_DEPTH = 64;
 
 function crossPackLoop(oid: string): GitReadError {
-  return new GitReadError(`Object ${oid} is a delta whose bases, across packs, form a chain too long or a loop; the packs are corrupt. Run \`git fsck\`.`, oid);
+  return new GitReadError(`Object ${oid} is a delta whose bases, across packs, form a chain too long or a loop; the packs are corrupt. Run \`git fsck\`.`, oid, true);
 }
 
 export interface ObjectDirectory {
@@ -127,22 +127,45 @@ export class ObjectsView {
   private readonly objectsPrefix: string;
   /** Quarantine paths, longest first, as they may appear in a message (see `scrub`). */
   private readonly quarantinePaths: string[];
+  /** The repository's own objects directory. */
+  private readonly ownObjects: string;
+  /** Every object directory and the repository, longest first (see `scrub`). */
+  private readonly serverPaths: string[];
 
   constructor(
     readonly gitdir: string,
     readonly dirs: ObjectDirectory[],
   ) {
     this.objectsPrefix = join(gitdir, 'objects') + '/';
+    this.ownObjects = resolve(gitdir, 'objects');
+    this.serverPaths = [...new Set([...dirs.map((d) => d.path), resolve(gitdir)])].sort((a, b) => b.length - a.length);
     this.quarantinePaths = dirs
       .filter((d) => d.quarantine)
       .map((d) => d.path)
       .sort((a, b) => b.length - a.length);
   }
 
-  /** How messages name an object directory: the push's quarantine is "the pushed objects",
-   * never its path (docs/contract.md §6 Output: messages do not print the server's quarantine directory). */
-  private label(dir: ObjectDirectory): string {
-    return dir.quarantine ? 'the pushed objects' : dir.path;
+  /** How messages name an object directory, never by its absolute path (SPEC §6: messages do
+   * not print the server's quarantine directory; a pusher is not shown where the server keeps
+   * its repositories either): "the pushed objects" (the quarantine), "objects" (the
+   * repository's own), or "an alternate object directory". */
+  label(dir: ObjectDirectory): string {
+    if (dir.quarantine) return 'the pushed objects';
+    return dir.path === this.ownObjects ? 'objects' : 'an alternate object directory';
+  }
+
+  /** How messages name a pack file of `dir`: `objects/pack/pack-<hash>.pack`, with the
+   * directory it lies in unless it is the repository's own. */
+  private packLabel(dir: ObjectDirectory, packName: string): string {
+    if (dir.quarantine) return `${packName} of the pushed objects`;
+    return dir.path === this.ownObjects ? `objects/pack/${packName}` : `objects/pack/${packName} of an alternate object directory`;
+  }
+
+  /** How messages name where an object lives: its pack, or its loose file. */
+  describe(loc: ObjectLocation, oid: string): string {
+    if (loc.where === 'pack') return `the pack ${loc.pack.label}`;
+    const file = `objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
+    return loc.dir.path === this.ownObjects ? file : `${file} of ${this.label(loc.dir)}`;
   }
 
   /** `text` with every quarantine path replaced by "the pushed objects": for messages that
@@ -150,7 +173,15 @@ export class ObjectsView {
   scrub(text: string): string {
     let out = text;
     for (const path of this.quarantinePaths) out = out.split(path).join('the pushed objects');
-    return out.replace(/[^\s'"()]*tmp_objdir-incoming-[^\s'"()]*/g, 'the pushed objects');
+    out = out.replace(/[^\s'"()]*tmp_objdir-incoming-[^\s'"()]*/g, 'the pushed objects');
+    // Any other object directory, or the repository itself (node:fs names the file it failed on).
+    for (const path of this.serverPaths) {
+      if (out.includes(path)) {
+        const dir = this.dirs.find((d) => d.path === path);
+        out = out.split(path).join(dir ? this.label(dir) : 'the repository');
+      }
+    }
+    return out;
   }
 
   private packs(dir: ObjectDirectory): PackFile[] {
@@ -167,7 +198,7 @@ export class ObjectsView {
       for (const name of names.sort()) {
         if (!name.endsWith('.idx')) continue;
         const packPath = join(packDir, name.slice(0, -4) + '.pack');
-        const label = dir.quarantine ? `${name.slice(0, -4)}.pack of the pushed objects` : packPath;
+        const label = this.packLabel(dir, `${name.slice(0, -4)}.pack`);
         if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases, label));
       }
       this.packsByDir.set(dir.path, packs);
@@ -278,7 +309,7 @@ export class ObjectsView {
     if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     return loc.pack.read(oid, loc.offset, (base) => {
       const at = this.locate(base);
-      if (!at) throw new GitReadError(`Object ${oid} is a delta against ${base}, which is not in the repository; the pack is incomplete. Run \`git fsck\`.`, oid);
+      if (!at) throw new GitReadError(`Object ${oid} is a delta against ${base}, which is not in the repository; the pack is incomplete. Run \`git fsck\`.`, oid, true);
       if (at.where === 'pack') return this.readPacked(base, at, looseBase, undefined, depth + 1);
       const hit = looseBase(base);
       if (hit) return hit;
@@ -315,7 +346,14 @@ export class ObjectsView {
         if (!loose) throw enoent(path);
         file = loose.file;
       }
-      const buf = readFileSync(file);
+      let buf: Buffer;
+      try {
+        buf = readFileSync(file);
+      } catch (err) {
+        // A loose object that cannot be read: said without its absolute path.
+        if (rel !== null) throw unreadable(`object ${rel.replace('/', '')} (loose, in ${this.label(this.looseFor(rel)!.dir)})`, err, rel.replace('/', ''));
+        throw err;
+      }
       return encoding ? buf.toString(encoding as BufferEncoding) : buf;
     };
     // Only existence and the file/directory distinction matter to isomorphic-git: the object
@@ -389,7 +427,7 @@ export function plainReadOnlyFs(): git.PromiseFsClient {
 /** A loose object's header (`<type> <size>`, without its NUL). */
 export function parseLooseHeader(oid: string, head: Buffer, where: string): PackedHeader {
   const m = /^(blob|tree|commit|tag) (0|[1-9][0-9]*)$/.exec(head.toString('latin1'));
-  if (!m) throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
+  if (!m) throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid, true);
   return { type: m[1] as ObjectType, size: Number(m[2]) };
 }
 
@@ -399,12 +437,17 @@ function looseHeader(oid: string, file: string, where: string): PackedHeader {
   try {
     fd = openSync(file, 'r');
   } catch (err) {
-    throw new GitReadError(`Cannot open object ${oid} (loose, in ${where}): ${(err as NodeJS.ErrnoException).code ?? 'error'}.`, oid);
+    throw unreadable(`object ${oid} (loose, in ${where})`, err, oid);
   }
   try {
     for (let take = 256; ; take *= 8) {
       const buf = Buffer.allocUnsafe(take);
-      const n = readSync(fd, buf, 0, take, 0);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, take, 0);
+      } catch (err) {
+        throw unreadable(`object ${oid} (loose, in ${where})`, err, oid);
+      }
       const found = looseHeaderOfPrefix(oid, buf.subarray(0, n), n < take, where);
       if (found) return found;
     }
@@ -423,12 +466,12 @@ export function looseHeaderOfPrefix(oid: string, prefix: Buffer, whole: boolean,
   try {
     out = inflateSync(prefix, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
   } catch (err) {
-    throw new GitReadError(`Object ${oid} (loose, in ${where}) does not inflate: ${(err as Error).message}. Run \`git fsck\`.`, oid);
+    throw new GitReadError(`Object ${oid} (loose, in ${where}) does not inflate: ${(err as Error).message}. Run \`git fsck\`.`, oid, true);
   }
   const nul = out.indexOf(0);
   if (nul >= 0) return parseLooseHeader(oid, out.subarray(0, nul), where);
   if (whole || out.length > 64) {
-    throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid);
+    throw new GitReadError(`Object ${oid} (loose, in ${where}) has no valid object header; the object is corrupt. Run \`git fsck\`.`, oid, true);
   }
   return null;
 }

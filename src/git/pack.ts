@@ -40,6 +40,27 @@ function bufferBytes(buf: Buffer): IndexBytes {
   return { size: buf.length, read: (at, length) => buf.subarray(at, at + length), close: () => {} };
 }
 
+/** What the administrator of a repository does about a file git's objects live in that cannot be
+ * read (said in messages after the file's name, which is never an absolute path). */
+export const UNREADABLE_FIX =
+  "the repository's administrator must make the file readable by the user the server runs git as, or restore it (run `git fsck` in the repository; restore the pack from a backup, or fetch the objects again and repack)";
+
+/** A sentence for an error of node:fs on an object file: its errno code, never its message
+ * (which names the absolute path). */
+export function unreadable(what: string, err: unknown, oid?: string): GitReadError {
+  const code = (err as NodeJS.ErrnoException | null)?.code ?? 'error';
+  return new GitReadError(`Cannot read ${what}: ${code}; ${UNREADABLE_FIX}.`, oid, true);
+}
+
+/** readSync, with a failure (EIO, EISDIR, ...) said as `unreadable`. */
+function readOrSay(fd: number, buf: Buffer, offset: number, length: number, position: number, what: string, oid?: string): number {
+  try {
+    return readSync(fd, buf, offset, length, position);
+  } catch (err) {
+    throw unreadable(what, err, oid);
+  }
+}
+
 function fileBytes(path: string, label: string): IndexBytes {
   let fd: number | null;
   let size: number;
@@ -47,17 +68,17 @@ function fileBytes(path: string, label: string): IndexBytes {
     fd = openSync(path, 'r');
     size = fstatSync(fd).size;
   } catch (err) {
-    throw new GitReadError(`Cannot read ${label}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
+    throw unreadable(label, err);
   }
   return {
     size,
     read(at, length) {
-      if (fd === null) throw new GitReadError(`${capitalise(label)} was read after the store closed.`);
+      if (fd === null) throw new GitReadError(`${capitalise(label)} was read after the store closed.`, undefined, true);
       const buf = Buffer.allocUnsafe(length);
       let done = 0;
       while (done < length) {
-        const n = readSync(fd, buf, done, length - done, at + done);
-        if (n === 0) throw new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`);
+        const n = readOrSay(fd, buf, done, length - done, at + done, label);
+        if (n === 0) throw new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`, undefined, true);
         done += n;
       }
       return buf;
@@ -99,13 +120,13 @@ export class PackIndex {
     this.label = label;
     const bytes = Buffer.isBuffer(source) ? bufferBytes(source) : source;
     this.bytes = bytes;
-    const tooShort = () => new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`);
+    const tooShort = () => new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`, undefined, true);
     if (bytes.size < 8 + 1024) throw tooShort();
     const head = bytes.read(0, 8 + 1024);
     if (head.readUInt32BE(0) === 0xff744f63) {
       const version = head.readUInt32BE(4);
       if (version !== 2) {
-        throw new GitReadError(`${capitalise(label)} has version ${version}; receipt-gate reads versions 1 and 2 (repack with a current git).`);
+        throw new GitReadError(`${capitalise(label)} has version ${version}; receipt-gate reads versions 1 and 2 (repack with a current git).`, undefined, true);
       }
       this.version = 2;
       this.fanoutAt = 8;
@@ -117,7 +138,7 @@ export class PackIndex {
     this.count = this.fanout.readUInt32BE(255 * 4);
     for (let b = 1; b < 256; b++) {
       if (this.fanout.readUInt32BE(b * 4) < this.fanout.readUInt32BE((b - 1) * 4)) {
-        throw new GitReadError(`${capitalise(label)} has a fan-out table that goes down; the index is corrupt (run \`git index-pack\` again).`);
+        throw new GitReadError(`${capitalise(label)} has a fan-out table that goes down; the index is corrupt (run \`git index-pack\` again).`, undefined, true);
       }
     }
     if (this.version === 2) {
@@ -232,11 +253,11 @@ export class PackIndex {
     if ((small & 0x80000000) === 0) return small;
     const at = this.largeOffsetsAt + (small & 0x7fffffff) * 8;
     if (at + 8 > this.bytes.size - 40) {
-      throw new GitReadError(`${capitalise(this.label)} names a 64-bit offset outside its table; the index is corrupt (run \`git index-pack\` again).`);
+      throw new GitReadError(`${capitalise(this.label)} names a 64-bit offset outside its table; the index is corrupt (run \`git index-pack\` again).`, undefined, true);
     }
     const value = this.bytes.read(at, 8).readBigUInt64BE(0);
     if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new GitReadError(`${capitalise(this.label)} holds an offset beyond 2^53 bytes; the index is corrupt.`);
+      throw new GitReadError(`${capitalise(this.label)} holds an offset beyond 2^53 bytes; the index is corrupt.`, undefined, true);
     }
     return Number(value);
   }
@@ -338,11 +359,11 @@ export class PackFile {
         this.fd = openSync(this.packPath, 'r');
         this.fileSize = fstatSync(this.fd).size;
       } catch (err) {
-        throw new GitReadError(`Cannot open the pack ${this.label} to read object ${oid}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`, oid);
+        throw unreadable(`the pack ${this.label} (to read object ${oid})`, err, oid);
       }
       const head = Buffer.alloc(12);
-      if (readSync(this.fd, head, 0, 12, 0) !== 12 || head.toString('latin1', 0, 4) !== 'PACK') {
-        throw new GitReadError(`The pack ${this.label} does not start with a pack header; it is corrupt (object ${oid} cannot be read).`, oid);
+      if (readOrSay(this.fd, head, 0, 12, 0, `the pack ${this.label} (to read object ${oid})`, oid) !== 12 || head.toString('latin1', 0, 4) !== 'PACK') {
+        throw new GitReadError(`The pack ${this.label} does not start with a pack header; it is corrupt (object ${oid} cannot be read).`, oid, true);
       }
     }
     return this.fd;
@@ -353,12 +374,12 @@ export class PackFile {
     const fd = this.open(oid);
     const end = Math.min(position + length, this.fileSize);
     if (position >= end) {
-      throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.label}; the pack is truncated.`, oid);
+      throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.label}; the pack is truncated.`, oid, true);
     }
     const buf = Buffer.allocUnsafe(end - position);
     let done = 0;
     while (done < buf.length) {
-      const n = readSync(fd, buf, done, buf.length - done, position + done);
+      const n = readOrSay(fd, buf, done, buf.length - done, position + done, `the pack ${this.label} (to read object ${oid})`, oid);
       if (n === 0) break;
       done += n;
     }
@@ -398,7 +419,7 @@ export class PackFile {
   }
 
   private corrupt(oid: string, offset: number, why: string): GitReadError {
-    return new GitReadError(`Object ${oid} in the pack ${this.label} (offset ${offset}) is corrupt: ${why}. Run \`git fsck\`.`, oid);
+    return new GitReadError(`Object ${oid} in the pack ${this.label} (offset ${offset}) is corrupt: ${why}. Run \`git fsck\`.`, oid, true);
   }
 
   /** Inflates the zlib stream at `dataAt` that must yield exactly `size` bytes. */
@@ -433,7 +454,7 @@ export class PackFile {
       try {
         out = inflateSync(compressed, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
       } catch (err) {
-        throw new GitReadError(`Object ${oid} in the pack ${this.label} is corrupt: its data does not inflate (${(err as Error).message}).`, oid);
+        throw new GitReadError(`Object ${oid} in the pack ${this.label} is corrupt: its data does not inflate (${(err as Error).message}).`, oid, true);
       }
       if (out.length >= need || compressed.length < take || take === bound) return out;
     }
@@ -542,7 +563,7 @@ function readDeltaVarint(buf: Buffer, cursor: { at: number }, oid: string): numb
   let value = 0;
   let shift = 0;
   for (;;) {
-    if (cursor.at >= buf.length) throw new GitReadError(`Object ${oid} has a truncated delta header; the pack is corrupt.`, oid);
+    if (cursor.at >= buf.length) throw new GitReadError(`Object ${oid} has a truncated delta header; the pack is corrupt.`, oid, true);
     const c = buf[cursor.at++]!;
     value += (c & 0x7f) * 2 ** shift;
     shift += 7;
@@ -552,7 +573,7 @@ function readDeltaVarint(buf: Buffer, cursor: { at: number }, oid: string): numb
 
 /** Applies a git delta (copy/insert instructions) to `base`. */
 export function applyDelta(delta: Buffer, base: Buffer, oid: string): Buffer {
-  const bad = (why: string) => new GitReadError(`Object ${oid} has a corrupt delta: ${why}. Run \`git fsck\`.`, oid);
+  const bad = (why: string) => new GitReadError(`Object ${oid} has a corrupt delta: ${why}. Run \`git fsck\`.`, oid, true);
   const cursor = { at: 0 };
   const baseSize = readDeltaVarint(delta, cursor, oid);
   if (baseSize !== base.length) throw bad(`it expects a base of ${baseSize} bytes, the base has ${base.length}`);

@@ -182,7 +182,7 @@ export class ObjectStore {
   }
 
   private absent(oid: string, what = 'Object'): GitReadError {
-    return new GitReadError(`${what} ${oid} is not in the repository ${this.gitdir}${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
+    return new GitReadError(`${what} ${oid} is not in the repository${this.hasQuarantine ? ' nor in the push' : ''}.`, oid);
   }
 
   /** The checked object (cached by oid). The type must be `expected` when given. */
@@ -223,16 +223,22 @@ export class ObjectStore {
     }
     const sha = createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
     if (sha !== oid) {
-      throw new GitReadError(`Object ${oid} in ${this.gitdir} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt. Run \`git fsck\`.`, oid);
+      throw new GitReadError(`Object ${oid} in ${this.view.describe(loc, oid)} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt. Run \`git fsck\`.`, oid, true);
     }
     return this.keep(oid, type, content);
+  }
+
+  /** How messages name a loose object's file (never by its absolute path). */
+  private looseWhere(oid: string): string {
+    const loc = this.view.locate(oid);
+    return loc ? this.view.describe(loc, oid) : 'the repository';
   }
 
   /** A GitReadError whose message no longer names a quarantine path. */
   private scrubbed(err: GitReadError): GitReadError {
     const message = this.view.scrub(err.message);
     if (message === err.message) return err;
-    const copy = new GitReadError(message, err.oid);
+    const copy = new GitReadError(message, err.oid, err.damaged);
     return copy;
   }
 
@@ -251,7 +257,7 @@ export class ObjectStore {
         return { type, content: data };
       } catch (err) {
         if (!(err instanceof LooseBaseNeeded) || bases.has(err.oid) || depth > 8) {
-          if (err instanceof LooseBaseNeeded) throw new GitReadError(`Object ${oid} is a delta whose bases form a loop; the repository is corrupt. Run \`git fsck\`.`, oid);
+          if (err instanceof LooseBaseNeeded) throw new GitReadError(`Object ${oid} is a delta whose bases form a loop; the repository is corrupt. Run \`git fsck\`.`, oid, true);
           throw err;
         }
         const base = this.objects.get(err.oid) ?? (await this.readChecked(err.oid, depth + 1));
@@ -275,18 +281,18 @@ export class ObjectStore {
       // developers; keep the cause only.
       const e = err as { message?: string; data?: { message?: unknown } };
       const cause = typeof e.data?.message === 'string' ? e.data.message : (e.message ?? String(err));
-      throw new GitReadError(`Object ${oid} in ${this.gitdir} cannot be read (${this.view.scrub(cause).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid);
+      throw new GitReadError(`Object ${oid} in ${this.looseWhere(oid)} cannot be read (${this.view.scrub(cause).replace(/[.\s]+$/, '')}); the object is corrupt or unreadable. Run \`git fsck\`.`, oid, true);
     }
     if (check) {
       for (let take = 64; ; take *= 8) {
-        const head = looseHeaderOfPrefix(oid, deflated.subarray(0, take), take >= deflated.length, this.gitdir);
+        const head = looseHeaderOfPrefix(oid, deflated.subarray(0, take), take >= deflated.length, this.looseWhere(oid));
         if (head) {
           check(head.type, head.size);
           break;
         }
       }
     }
-    const corrupt = (why: string) => new GitReadError(`Object ${oid} in ${this.gitdir} ${why}; the object is corrupt. Run \`git fsck\`.`, oid);
+    const corrupt = (why: string) => new GitReadError(`Object ${oid} in ${this.looseWhere(oid)} ${why}; the object is corrupt. Run \`git fsck\`.`, oid, true);
     let wrapped: Buffer;
     try {
       wrapped = inflateSync(deflated);

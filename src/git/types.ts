@@ -67,9 +67,14 @@ export type FsckId =
 
 /** Raised for every failure to read or parse a git object; the engine turns it into a finding. */
 export class GitReadError extends Error {
+  /**
+   * @param damaged true when a file of the repository's object store cannot be read or holds
+   *   corrupt data: the repository's administrator repairs it, the pusher cannot
+   */
   constructor(
     message: string,
     readonly oid?: string,
+    readonly damaged = false,
   ) {
     super(message);
     this.name = 'GitReadError';

@@ -22,8 +22,9 @@
 //     common ancestor may be hidden below them), or when two or more bases remain and a
 //     boundary lies below them (hidden history could make one an ancestor of another).
 //   - newCommitsOnServer never throws for a boundary: a pushed commit whose parent is absent
-//     (a push from a shallow clone) is new and its parents simply absent; a boundary among the
-//     existing refs' history can only make more commits count as new.
+//     (a push from a shallow clone) is new and its parents simply absent (the engine then
+//     closes the update, naming the commit and the parent); a boundary among the existing
+//     refs' history can only make more commits count as new.
 
 import type { Deadline } from '../deadline';
 import { CommitGraph, readCommitGraph } from './commit-graph';

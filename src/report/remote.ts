@@ -11,6 +11,7 @@
 // Every path is quoted as git quotes it and every other text made printable, so no byte of a
 // pushed name can start a `remote:` line of its own.
 
+import { resolve } from 'node:path';
 import type { GateResult, RefResult } from '../results';
 import type { Finding, FindingCode } from '../findings';
 import { printable, quotePath } from '../quote';
@@ -210,6 +211,8 @@ export function withoutServerPaths(text: string, env: NodeJS.ProcessEnv): string
     [env.GIT_QUARANTINE_PATH, '<quarantine>'],
     [env.GIT_OBJECT_DIRECTORY, '<quarantine>'],
     [env.GIT_DIR && env.GIT_DIR !== '.' ? env.GIT_DIR : undefined, '<repository>'],
+    // The repository's absolute path: a hook runs with GIT_DIR relative to it (often '.').
+    [env.GIT_DIR ? resolve(env.GIT_DIR) : undefined, '<repository>'],
   ];
   let out = text;
   // Longest first: the quarantine lies inside the repository.

@@ -1,13 +1,18 @@
 // Findings for a run that could not finish: an unexpected error, or the deadline.
 
 import { finding, type Finding } from '../findings';
+import { GitReadError } from '../git/types';
 
 export function internalError(err: unknown, at: { ref?: string; commit?: string; path?: string }): Finding {
   const message = err instanceof Error ? err.message : String(err);
+  // A damaged or unreadable object file is the server's to repair, not the pusher's.
+  const damaged = err instanceof GitReadError && err.damaged;
   return finding('INTERNAL_ERROR', {
     ...at,
     message: `the check could not complete: ${message}`,
-    fix: 'the gate failed closed; fix the repository problem named above, or report it with RECEIPT_GATE_DEBUG=1 output',
+    fix: damaged
+      ? 'the gate failed closed: the repository on the server cannot be read; ask its administrator to repair the file named above (`git fsck` in the repository names every damaged object), then push again unchanged'
+      : 'the gate failed closed; fix the repository problem named above, or report it with RECEIPT_GATE_DEBUG=1 output',
   });
 }
 

@@ -38,7 +38,8 @@ export function protectedPathFindings(ctx: RunContext, changes: readonly PathCha
 }
 
 function describeChange(change: PathChange): string {
-  const symlink = change.after?.kind === 'symlink' ? ' a symlink at' : '';
+  const kind = change.after?.kind;
+  const symlink = kind === 'symlink' ? ' a symlink at' : kind === 'gitlink' ? ' a submodule (gitlink) at' : '';
   switch (change.change) {
     case 'add':
       return `adds${symlink}`;

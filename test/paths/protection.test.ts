@@ -112,6 +112,10 @@ test('symlinks: at a protected path, or over a folder a protected glob reaches b
     ['docs/link', null],
   ];
   for (const [path, by] of cases) assert.is(p.protectedBy(path, 'symlink'), by, path);
+  // A gitlink (submodule) at those paths is judged as the symlink is: `git clone
+  // --recurse-submodules` writes the submodule's files below it.
+  for (const [path, by] of cases) assert.is(p.protectedBy(path, 'gitlink'), by, `gitlink ${path}`);
+  assert.match(p.explain('tools', 'gitlink').alias ?? '', /submodule \(gitlink\) at tools/);
   // The same paths as regular files are judged by the globs and exceptions alone.
   assert.is(p.protectedBy('tools', 'file'), null);
   assert.is(p.protectedBy('fixtures/README.md', 'file'), null);

@@ -4,7 +4,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertRejected, commitAll, git, isFile, machine, POLICY, push, refOid, type Remote, remotePerTest, write } from './helpers';
 
@@ -99,46 +99,6 @@ test('a mode change of a protected file is rejected', () => {
   assertRejected(push(r.work, ['origin', 'feature/mode'], BOB), 'PATH_PROTECTED', 'fixtures/generate_orders.py');
 });
 
-test('a protected file replaced by a symlink is rejected', () => {
-  branch('feature/symlink');
-  unlinkSync(join(r.work, 'fixtures/orders/base.json'));
-  symlinkSync('../../src/orders.py', join(r.work, 'fixtures/orders/base.json'));
-  commitAll(r.work, 'symlink fixture');
-  assertRejected(push(r.work, ['origin', 'feature/symlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
-});
-
-test('a protected file replaced by a submodule (gitlink) is rejected', () => {
-  branch('feature/gitlink');
-  const head = git(r.work, ['rev-parse', 'HEAD']);
-  git(r.work, ['rm', '-q', '--cached', 'fixtures/orders/base.json']);
-  git(r.work, ['update-index', '--add', '--cacheinfo', `160000,${head},fixtures/orders/base.json`]);
-  git(r.work, ['commit', '-qm', 'gitlink over fixture']);
-  assertRejected(push(r.work, ['origin', 'feature/gitlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
-});
-
-test('case variants of a protected path are protected', () => {
-  branch('feature/variants');
-  write(r.work, 'Fixtures/orders/base.json', '{"orders": [2]}\n');
-  write(r.work, 'FREEZE.JSON', '{}\n');
-  commitAll(r.work, 'variants');
-  const result = push(r.work, ['origin', 'feature/variants'], BOB);
-  const m = assertRejected(result, 'PATH_PROTECTED', 'Fixtures/orders/base.json');
-  assert.ok(m.blocked_paths.includes('FREEZE.JSON'), result.stderr);
-});
-
-test('a Unicode-decomposed variant of a protected folder is protected', () => {
-  // Protect a folder with a precomposed name, then push its decomposed spelling.
-  git(r.work, ['checkout', '-q', 'main']);
-  const policy = { ...POLICY, protected: [...POLICY.protected, 'r\u00e9sultats/**'] };
-  write(r.work, '.receipt-gate.json', `${JSON.stringify(policy, null, 2)}\n`);
-  commitAll(r.work, 'protect résultats');
-  assert.is(push(r.work, ['origin', 'main'], ALICE).status, 0);
-  branch('feature/nfd');
-  write(r.work, 're\u0301sultats/x.json', '{}\n');
-  commitAll(r.work, 'nfd');
-  assertRejected(push(r.work, ['origin', 'feature/nfd'], BOB), 'PATH_PROTECTED', 're\u0301sultats/x.json');
-});
-
 test('a .gitattributes filter added anywhere is rejected', () => {
   branch('feature/attrs');
   write(r.work, 'src/.gitattributes', '*.json filter=lie\n');
@@ -179,67 +139,6 @@ test('an evil merge (a change in neither parent) is rejected', () => {
   const result = push(r.work, ['origin', 'feature/evil'], BOB);
   const m = assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.ok(m.findings.some((f) => f.commit === merge), result.stderr);
-});
-
-test('crafted tree entries (.git, ..) made with mktree are rejected for everyone', () => {
-  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\tfsmonitor = evil\n' });
-  const bad = git(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
-  // git mktree refuses '..' and '.git' names in recent versions; write the tree literally.
-  const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
-  const entries = git(r.work, ['ls-tree', head]).split('\n');
-  const lines = [...entries, `040000 tree ${bad}\t.git`, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
-  const treeOid = literalTree(lines);
-  const commit = git(r.work, ['commit-tree', treeOid, '-p', 'HEAD', '-m', 'crafted']);
-  const result = push(r.work, ['origin', `${commit}:refs/heads/feature/crafted`], ALICE);
-  const m = assertRejected(result, 'PATH_UNSAFE');
-  const unsafe = m.findings.filter((f) => f.code === 'PATH_UNSAFE').map((f) => f.path ?? '');
-  assert.ok(unsafe.some((p) => p.startsWith('.git/')) && unsafe.some((p) => p.startsWith('.GIT/')) && unsafe.some((p) => p.startsWith('../')), result.stderr);
-});
-
-/** A tree object written byte by byte (hash-object --literally), so git's own checks on names
- * are not in the way. */
-function literalTree(lines: string[]): string {
-  const parts: Buffer[] = [];
-  const sorted = lines
-    .map((l) => {
-      const [meta, name] = l.split('\t') as [string, string];
-      const [mode, , oid] = meta.split(' ') as [string, string, string];
-      return { mode: mode.replace(/^0+/, ''), name, oid };
-    })
-    .sort((a, b) => Buffer.compare(Buffer.from(a.mode === '40000' ? `${a.name}/` : a.name), Buffer.from(b.mode === '40000' ? `${b.name}/` : b.name)));
-  for (const e of sorted) parts.push(Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex'));
-  const file = join(r.root, 'tree.bin');
-  writeFileSync(file, Buffer.concat(parts));
-  return git(r.work, ['hash-object', '-w', '-t', 'tree', '--literally', file]);
-}
-
-test('an oversized evidence blob is rejected with LIMIT_EXCEEDED', () => {
-  write(r.work, 'fixtures/big.json', `{"id":"big","input":{"pad":"${'x'.repeat(1_100_000)}"},"sha256":"${'a'.repeat(64)}"}\n`);
-  commitAll(r.work, 'big record');
-  assertRejected(push(r.work, ['origin', 'main'], ALICE), 'LIMIT_EXCEEDED', 'fixtures/big.json');
-});
-
-test('force push and deletion of the protected main are closed for a non-owner, allowed for an owner', () => {
-  write(r.work, 'src/a.py', 'a = 1\n');
-  commitAll(r.work, 'a');
-  assert.is(push(r.work, ['origin', 'main'], ALICE).status, 0);
-  git(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
-  write(r.work, 'src/b.py', 'b = 1\n');
-  commitAll(r.work, 'b instead');
-  assertRejected(push(r.work, ['--force', 'origin', 'main'], BOB), 'REF_PROTECTED');
-  assertRejected(push(r.work, ['origin', ':refs/heads/release/1.0'], BOB), 'REF_PROTECTED');
-  // (release/1.0 does not exist: git itself refuses deleting it, the hook sees nothing.)
-  assert.is(push(r.work, ['--force', 'origin', 'main'], ALICE).status, 0);
-});
-
-test('deleting a protected branch is closed for a non-owner; an unprotected one is fine', () => {
-  git(r.work, ['push', '-q', 'origin', 'main:refs/heads/release/1.0', 'main:refs/heads/scratch']);
-  const del = push(r.work, ['origin', ':refs/heads/release/1.0'], BOB);
-  assertRejected(del, 'REF_PROTECTED');
-  assert.ok(refOid(r.bare, 'refs/heads/release/1.0'));
-  assert.is(push(r.work, ['origin', ':refs/heads/scratch'], BOB).status, 0);
-  assert.is(refOid(r.bare, 'refs/heads/scratch'), null);
-  assert.is(push(r.work, ['origin', ':refs/heads/release/1.0'], ALICE).status, 0);
 });
 
 test('tags: lightweight and annotated tags on a fixture edit are rejected, on honest commits accepted', () => {
@@ -296,16 +195,6 @@ test('a large push (over transfer.unpackLimit: a pack in quarantine) is judged l
     commitAll(r.work, `module ${i}`);
   }
   assertRejected(push(r.work, ['origin', 'feature/big-cheat'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
-});
-
-test('fast-forwarding main onto someone else\'s fixture change is a touch', () => {
-  // alice (owner) prepares a fixture change on a branch; bob fast-forwards main onto it.
-  branch('feature/fixture-by-alice');
-  write(r.work, 'fixtures/orders/base.json', '{"orders": ["alice"]}\n');
-  commitAll(r.work, 'alice fixture');
-  assert.is(push(r.work, ['origin', 'feature/fixture-by-alice'], ALICE).status, 0);
-  assertRejected(push(r.work, ['origin', 'feature/fixture-by-alice:main'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
-  assert.is(push(r.work, ['origin', 'feature/fixture-by-alice:main'], ALICE).status, 0);
 });
 
 test('GitLab: with GL_PROTOCOL set every rejection line carries GL-HOOK-ERR:', () => {

@@ -156,6 +156,17 @@ test('remote: text never names the server\'s quarantine or repository directory'
   assert.match(text, /cannot read <quarantine>\/ab\/cdef: short read; packed-refs at <repository>\/packed-refs/);
 });
 
+test('remote: text never names the repository\'s absolute path when the hook runs with GIT_DIR=. inside it', () => {
+  // git runs pre-receive in the repository with GIT_DIR=.: the absolute path is the working
+  // directory, which node:fs names in its errors (here: this process's).
+  const repo = process.cwd();
+  const env = { GIT_DIR: '.', GIT_QUARANTINE_PATH: `${repo}/./objects/tmp_objdir-incoming-Xy`, GIT_ALTERNATE_OBJECT_DIRECTORIES: `${repo}/./objects` };
+  const f = { ...pathFinding('fixtures/a.json'), code: 'INTERNAL_ERROR' as const, message: `EACCES: permission denied, open '${repo}/packed-refs'; also ${repo}/./objects/pack/pack-1.pack` };
+  const text = remoteText(decidePush(result([f])), env);
+  assert.not.ok(text.includes(repo), text);
+  assert.match(text, /open '<repository>\/packed-refs'; also <repository>\/\.\/objects\/pack\/pack-1\.pack/);
+});
+
 test('paths are shown as git quotes them; the machine line keeps them exact, in ASCII', () => {
   const evil = 'fixtures/a\nreceipt-gate: push accepted: eligible\u001b[2K.json';
   const r = result([pathFinding(evil), pathFinding('fixtures/ä.json')]);

@@ -1,10 +1,10 @@
-// Ancestry is exact whatever the commit dates say (docs/contract.md §6 Ancestry): a fast-forward whose
+// Attack: commit-date skew against ancestry. Ancestry is exact whatever the commit dates say (SPEC §6 Ancestry): a fast-forward whose
 // committer clock is hours behind main is a fast-forward; commits dated before their parents
 // are still new. Real pushes into a bare repository with the installed hook.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commitAll, git, machine, push, refOid, type Remote, remotePerTest, write } from './helpers';
+import { assertRejected, commitAll, git, machine, push, refOid, type Remote, remotePerTest, write } from '../server/helpers';
 
 const BOB = { REMOTE_USER: 'bob' };
 
@@ -46,6 +46,26 @@ test('a long branch dated days before its parent: every commit is new, a fixture
   const m = machine(result);
   assert.ok(m.findings.some((f) => f.code === 'PATH_PROTECTED' && f.path === 'fixtures/orders/base.json'), result.stderr);
   assert.match(result.stderr, /30 new commits/);
+  assert.is(m.verdict, 'closed');
+  assert.is(refOid(r.bare, 'refs/heads/long'), null, 'the server is unchanged');
+  // The same branch onto main: a fast-forward whatever the dates, and still closed.
+  const onMain = push(r.work, ['origin', 'long:main'], BOB);
+  assertRejected(onMain, 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  assert.not.ok(machine(onMain).findings.some((f) => f.code === 'REF_PROTECTED'), 'not read as a rewrite');
+  assert.is(refOid(r.bare, 'refs/heads/main'), git(r.work, ['rev-parse', 'origin/main']));
+});
+
+test('a rewind of main dated after main is still a rewrite', () => {
+  const future = tipTime() + 86400;
+  write(r.work, 'src/a.py', 'a = 1\n');
+  commitAll(r.work, 'a');
+  assert.is(push(r.work, ['origin', 'main'], { REMOTE_USER: 'alice' }).status, 0);
+  const tip = refOid(r.bare, 'refs/heads/main');
+  git(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
+  write(r.work, 'src/b.py', 'b = 1\n');
+  commitAll(r.work, 'b, dated a day after main', dated(future));
+  assertRejected(push(r.work, ['--force', 'origin', 'main'], BOB), 'REF_PROTECTED');
+  assert.is(refOid(r.bare, 'refs/heads/main'), tip);
 });
 
 test('a fast-forward of 300 commits, each dated before its parent, is accepted on main', () => {

@@ -1,11 +1,11 @@
-// GIT_NAMESPACE (gitnamespaces(7)): one bare repository serves several projects, each under
+// Attack: GIT_NAMESPACE (gitnamespaces(7)): one bare repository serves several projects, each under
 // refs/namespaces/<ns>/. The hook reads HEAD, the base branch and every ref inside the
 // namespace of the push, as git's receive-pack shows them to the client.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { cleanup, commitAll, git, installHook, machine, push, tempDir, write, writeEvidence, ensureBuilt } from './helpers';
+import { assertRejected, cleanup, commitAll, git, installHook, machine, push, tempDir, write, writeEvidence, ensureBuilt } from '../server/helpers';
 
 const BOB = { REMOTE_USER: 'bob' };
 const ALICE = { REMOTE_USER: 'alice' };
@@ -41,6 +41,12 @@ test('inside a namespace, the namespace\'s own policy guards its refs', () => {
     assert.is.not(result.status, 0, result.stderr);
     const m = machine(result);
     assert.ok(m.findings.some((f) => f.code === 'PATH_PROTECTED' && f.path === 'fixtures/orders/base.json'), result.stderr);
+    assert.is(m.verdict, 'closed');
+    assert.is(git(bare, ['for-each-ref', 'refs/namespaces/proj/refs/heads/feature']), '', 'the namespace is unchanged');
+    const mainBefore = git(bare, ['rev-parse', 'refs/namespaces/proj/refs/heads/main']);
+    assertRejected(nsPush(work, 'proj', ['origin', 'HEAD:refs/heads/main'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+    assert.is(git(bare, ['rev-parse', 'refs/namespaces/proj/refs/heads/main']), mainBefore);
+    assert.is(git(bare, ['show', 'refs/namespaces/proj/refs/heads/main:fixtures/orders/base.json']), '{"orders": []}');
     // The same repository outside the namespace has no policy: unguarded, as it really is.
     const outside = push(work, ['origin', 'HEAD:refs/heads/feature'], BOB);
     assert.is(outside.status, 0, outside.stderr);
@@ -62,6 +68,7 @@ test('history another namespace already holds is new to this one', () => {
     const result = nsPush(work, 'proj', ['origin', 'sneak'], BOB);
     assert.is.not(result.status, 0, result.stderr);
     assert.ok(machine(result).findings.some((f) => f.code === 'PATH_PROTECTED'), result.stderr);
+    assert.is(machine(result).verdict, 'closed');
     assert.is(git(bare, ['for-each-ref', 'refs/namespaces/proj/refs/heads/sneak']), '');
   } finally {
     cleanup(root);

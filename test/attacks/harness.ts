@@ -1,0 +1,91 @@
+// Shared harness for the attack regression suite (test/attacks/*.test.ts): one guarded bare
+// repository per file, made with the git CLI and guarded by the hook scripts/install-server.sh
+// installs; every attack is a real `git push` as a non-owner, and every test checks that the
+// push was closed with the expected code and that the server is exactly as it was.
+
+import type { Test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { assertRejected, cleanup, git, makeTemplate, machine, push, type PushResult, type Remote } from '../server/helpers';
+
+export * from '../server/helpers';
+
+/** A pusher the SPEC example policy does not list as an owner, and one it does. */
+export const BOB = { REMOTE_USER: 'bob' };
+export const ALICE = { REMOTE_USER: 'alice' };
+
+/** Every ref of the bare repository with what it points at (symbolic refs by their target). */
+export function serverRefs(bare: string): string {
+  const refs = git(bare, ['for-each-ref', '--format=%(refname) %(objectname) %(symref)']);
+  const head = git(bare, ['symbolic-ref', '-q', 'HEAD']);
+  return `${refs}\nHEAD -> ${head}`;
+}
+
+/** The one guarded repository of a test file, and the state its refs must stay in. */
+export interface Arena extends Remote {
+  /** The refs as they stood after `prepare` (or after the last `accept`). */
+  refs: string;
+}
+
+/**
+ * One guarded bare repository and a clone for the whole file:
+ * `prepare` may add to the server before the attacks (and then `arena.refs` is taken).
+ * Each test starts from the clone's `main` as the server has it, on a fresh branch `attack`.
+ */
+export function arenaPerFile(suite: Test, prepare: (a: Arena) => void = () => {}): () => Arena {
+  let arena: Arena | undefined;
+  suite.before(() => {
+    const t = makeTemplate();
+    arena = { ...t, refs: '' };
+    git(arena.work, ['remote', 'set-url', 'origin', `file://${arena.bare}`]);
+    prepare(arena);
+    arena.refs = serverRefs(arena.bare);
+  });
+  suite.after(() => cleanup(arena?.root));
+  suite.before.each(() => {
+    const a = arena!;
+    git(a.work, ['fetch', '-q', 'origin']);
+    git(a.work, ['checkout', '-q', '-f', '-B', 'attack', 'origin/main']);
+    git(a.work, ['clean', '-qfdx']);
+  });
+  return () => arena!;
+}
+
+/**
+ * The push was closed by the hook with `code` (on `path`, when given) in its machine line,
+ * and the server's refs are exactly as they were. Returns the machine line.
+ */
+export function assertClosed(a: Arena, result: PushResult, code: string, path?: string): ReturnType<typeof machine> {
+  const m = assertRejected(result, code, path);
+  assert.is(serverRefs(a.bare), a.refs, 'the server\'s refs did not change');
+  return m;
+}
+
+/** `git show main:path` on the server: what a clone of main has at `path` (null: nothing). */
+export function serverFile(a: Arena, path: string, ref = 'main'): string | null {
+  try {
+    return git(a.bare, ['show', `${ref}:${path}`]);
+  } catch {
+    return null;
+  }
+}
+
+/** Replaces `path` in the work tree with a symlink to `target`. */
+export function symlinkAt(work: string, target: string, path: string): void {
+  const full = join(work, path);
+  mkdirSync(dirname(full), { recursive: true });
+  rmSync(full, { force: true, recursive: true });
+  symlinkSync(target, full);
+}
+
+/** Pushes `refspecs` to origin as `who` (default: the non-owner bob). */
+export function pushAs(a: Arena, refspecs: string[], who: Record<string, string> = BOB): PushResult {
+  return push(a.work, ['origin', ...refspecs], who);
+}
+
+/** An accepted push; `arena.refs` is taken again (the new state is the one to keep). */
+export function accept(a: Arena, result: PushResult): void {
+  assert.is(result.status, 0, `push should be accepted:\n${result.stderr}`);
+  a.refs = serverRefs(a.bare);
+}

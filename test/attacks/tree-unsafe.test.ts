@@ -1,0 +1,115 @@
+// Attack: tree entries a checkout refuses or writes elsewhere — `.git` in any spelling, `..`,
+// a name listed twice (git reads the first copy, a checkout writes the last), entries out of
+// git's order, a `.gitmodules` that is a symlink. PATH_UNSAFE for every pusher, owners
+// included (SPEC §6, "Trees"). The trees are written byte by byte (hash-object --literally),
+// so git's own checks on names are not in the way; receive-pack does not fsck by default.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ALICE, arenaPerFile, assertClosed, BOB, git, push, serverFile } from './harness';
+
+const arena = arenaPerFile(test);
+
+/** A tree object written byte by byte (hash-object --literally), so git's own checks on names
+ * are not in the way. */
+function literalTree(lines: string[]): string {
+  const r = arena();
+  const parts: Buffer[] = [];
+  const sorted = lines
+    .map((l) => {
+      const [meta, name] = l.split('\t') as [string, string];
+      const [mode, , oid] = meta.split(' ') as [string, string, string];
+      return { mode: mode.replace(/^0+/, ''), name, oid };
+    })
+    .sort((a, b) => Buffer.compare(Buffer.from(a.mode === '40000' ? `${a.name}/` : a.name), Buffer.from(b.mode === '40000' ? `${b.name}/` : b.name)));
+  for (const e of sorted) parts.push(Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex'));
+  return rawTreeOf(r, Buffer.concat(parts));
+}
+
+/** Writes `bytes` as a tree object as they are (no sorting, no checks). */
+function rawTreeOf(r: ReturnType<typeof arena>, bytes: Buffer): string {
+  const file = join(r.root, 'tree.bin');
+  writeFileSync(file, bytes);
+  return git(r.work, ['hash-object', '-w', '-t', 'tree', '--literally', file]);
+}
+
+/** Raw tree bytes for entries in the order given. */
+function entries(list: { mode: string; name: string; oid: string }[]): Buffer {
+  return Buffer.concat(list.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')]));
+}
+
+/** main's root tree with its entry `name` replaced (or added) by one of `mode` and `oid`. */
+function rootWith(r: ReturnType<typeof arena>, extra: { mode: string; name: string; oid: string }[]): string[] {
+  const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const names = new Set(extra.map((e) => e.name));
+  const kept = git(r.work, ['ls-tree', head]).split('\n').filter((l) => !names.has(l.split('\t')[1]!));
+  return [...kept, ...extra.map((e) => `${e.mode} x ${e.oid}\t${e.name}`)];
+}
+
+function pushTree(tree: string, ref: string, who: Record<string, string>) {
+  const r = arena();
+  const commit = git(r.work, ['commit-tree', tree, '-p', 'HEAD', '-m', 'crafted']);
+  return push(r.work, ['origin', `${commit}:${ref}`], who);
+}
+
+test('crafted tree entries (.git, ..) made with mktree are rejected for everyone', () => {
+  const r = arena();
+  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\tfsmonitor = evil\n' });
+  const bad = git(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
+  // git mktree refuses '..' and '.git' names in recent versions; write the tree literally.
+  const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const lines = [...git(r.work, ['ls-tree', head]).split('\n'), `040000 tree ${bad}\t.git`, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
+  const treeOid = literalTree(lines);
+  const result = pushTree(treeOid, 'refs/heads/feature/crafted', ALICE);
+  const m = assertClosed(r, result, 'PATH_UNSAFE');
+  const unsafe = m.findings.filter((f) => f.code === 'PATH_UNSAFE').map((f) => f.path ?? '');
+  assert.ok(unsafe.some((p) => p.startsWith('.git/')) && unsafe.some((p) => p.startsWith('../')) && unsafe.some((p) => p.startsWith('.GIT/')), result.stderr);
+});
+
+test('.git spellings a checkout on NTFS or HFS+ reads as .git: git~1, .git., .g\u200cit', () => {
+  const r = arena();
+  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\thooksPath = /tmp\n' });
+  const bad = git(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
+  for (const name of ['git~1', '.git.', '.g\u200cit', '.Git ']) {
+    const tree = literalTree(rootWith(r, [{ mode: '40000', name, oid: bad }]));
+    for (const who of [BOB, ALICE]) {
+      const result = pushTree(tree, 'refs/heads/feature/dotgit', who);
+      const m = assertClosed(r, result, 'PATH_UNSAFE');
+      assert.ok(m.findings.some((f) => f.code === 'PATH_UNSAFE' && (f.path ?? '').startsWith(name)), `${JSON.stringify(name)}:\n${result.stderr}`);
+    }
+  }
+});
+
+test('a name listed twice, and entries out of git\'s order: unsafe for the owner too', () => {
+  const r = arena();
+  const good = git(r.work, ['rev-parse', 'HEAD:README.md']);
+  const evil = git(r.work, ['hash-object', '-w', '--stdin'], { input: '# evil\n' });
+  const orders = git(r.work, ['rev-parse', 'HEAD:fixtures/orders']);
+  const rootOf = (src: Buffer) => literalTree(rootWith(r, [{ mode: '40000', name: 'src', oid: rawTreeOf(r, src) }]));
+  // git show reads the first copy of README.md; a checkout writes the last.
+  const twice = rootOf(entries([{ mode: '100644', name: 'README.md', oid: good }, { mode: '100644', name: 'README.md', oid: evil }]));
+  const unordered = rootOf(entries([{ mode: '100644', name: 'b.py', oid: good }, { mode: '100644', name: 'a.py', oid: evil }]));
+  const dirAndFile = rootOf(entries([{ mode: '100644', name: 'orders', oid: evil }, { mode: '40000', name: 'orders', oid: orders }]));
+  for (const [tree, why] of [[twice, 'duplicateEntries'], [unordered, 'treeNotSorted'], [dirAndFile, 'duplicateEntries']] as const) {
+    const result = pushTree(tree, 'refs/heads/feature/tree', ALICE);
+    assertClosed(r, result, 'PATH_UNSAFE');
+    assert.match(result.remote.join('\n'), new RegExp(`git fsck: ${why}`), result.stderr);
+  }
+  assert.is(serverFile(r, 'README.md'), '# orders');
+});
+
+test('a .gitmodules that is a symlink, at the root or in a folder', () => {
+  const r = arena();
+  const target = git(r.work, ['hash-object', '-w', '--stdin'], { input: '/etc/passwd' });
+  const root = literalTree(rootWith(r, [{ mode: '120000', name: '.gitmodules', oid: target }]));
+  const result = pushTree(root, 'refs/heads/feature/modules', ALICE);
+  assertClosed(r, result, 'PATH_UNSAFE', '.gitmodules');
+  assert.match(result.remote.join('\n'), /gitmodulesSymlink/);
+  const sub = rawTreeOf(r, entries([{ mode: '120000', name: '.gitmodules', oid: target }]));
+  const nested = literalTree(rootWith(r, [{ mode: '40000', name: 'vendor', oid: sub }]));
+  assertClosed(r, pushTree(nested, 'refs/heads/feature/modules', BOB), 'PATH_UNSAFE', 'vendor/.gitmodules');
+});
+
+test.run();
