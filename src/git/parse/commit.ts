@@ -11,7 +11,7 @@
 // Both scan the bytes of the header once; no regular expression runs over the object.
 
 import { GitReadError } from '../types';
-import { ascii, byteAt, fsckIdent, message, oidAt, startsWith, strtoumax, timestampNumber, verifyHeaders, type ObjectMessage } from './common';
+import { ascii, byteAt, fsckIdent, message, oidAt, startsWith, strtoumax, verifyHeaders, type ObjectMessage } from './common';
 
 /** A commit as git reads it. */
 export interface ParsedCommit {
@@ -72,7 +72,7 @@ function commitDate(buf: Uint8Array, from: number): number {
   const date = i;
   while (i < tail && buf[i++] !== 0x0a);
   if (i >= tail) return 0;
-  return timestampNumber(strtoumax(buf, date).value);
+  return strtoumax(buf, date).value;
 }
 
 /** fsck.c fsck_commit: what `git fsck` prints for the commit, in order ([] when nothing). */

@@ -69,9 +69,12 @@ export function oidAt(buf: Uint8Array, at: number): string | null {
     if (HEXVAL[c]! < 0) return null;
     if (c < 0x61 && c > 0x39) upper = true;
   }
-  const hex = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('latin1', at, at + 40);
+  const hex = asBuffer(buf).toString('latin1', at, at + 40);
   return upper ? hex.toLowerCase() : hex;
 }
+
+/** `buf` as a Buffer (the store's contents already are one). */
+export const asBuffer = (buf: Uint8Array): Buffer => (Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength));
 
 /** The byte at `i`, 0 past the end (git's buffers end with a NUL). */
 export const byteAt = (buf: Uint8Array, i: number): number => (i < buf.length ? buf[i]! : 0);
@@ -97,27 +100,34 @@ export function indexOf(buf: Uint8Array, byte: number, from: number, stopAtNul =
 /** fsck.c verify_headers: no NUL before the blank line that ends the header, and a header
  * that ends with LF when there is no body. */
 export function verifyHeaders(buf: Uint8Array): ObjectMessage | null {
-  const size = buf.length;
-  for (let i = 0; i < size; i++) {
-    const c = buf[i]!;
-    if (c === 0) return message('nulInHeader', `unterminated header: NUL at offset ${i}`);
-    if (c === 0x0a && i + 1 < size && buf[i + 1] === 0x0a) return null;
-  }
-  if (size > 0 && buf[size - 1] === 0x0a) return null;
+  const b = asBuffer(buf);
+  const size = b.length;
+  // The loop of verify_headers, with native searches: the first blank line ends the header,
+  // and a NUL before it is the error.
+  const blank = b.indexOf(LFLF);
+  const nul = b.indexOf(0);
+  if (nul >= 0 && (blank < 0 || nul < blank)) return message('nulInHeader', `unterminated header: NUL at offset ${nul}`);
+  if (blank >= 0) return null;
+  if (size > 0 && b[size - 1] === 0x0a) return null;
   return message('unterminatedHeader', 'unterminated header');
 }
+
+const LFLF = Buffer.from('\n\n');
 
 const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const TWO_64 = 2n ** 64n;
 const MAX_U64 = TWO_64 - 1n;
+const TWO_63 = 2n ** 63n;
 
 /**
  * strtoumax(p, &end, 10) over git's NUL-terminated buffer: leading white space, an optional
- * sign, decimal digits. `value` is the uintmax_t result (a '-' wraps it modulo 2^64, an
- * overflow gives UINTMAX_MAX); `end` is where the digits end, or `at` when there were none.
+ * sign, decimal digits. `value` is the uintmax_t result as a number (exact below 2^53; a '-'
+ * wraps it modulo 2^64, an overflow gives UINTMAX_MAX), `signed63` whether time_t reads it as
+ * negative or it overflowed (date_overflows), `end` where the digits end (`at` when there were
+ * none). Up to 15 digits without a '-' (every real date) take no BigInt.
  */
-export function strtoumax(buf: Uint8Array, at: number): { value: bigint; end: number } {
+export function strtoumax(buf: Uint8Array, at: number): { value: number; overflows: boolean; end: number } {
   let i = at;
   while (isSpace(byteAt(buf, i))) i++;
   let negative = false;
@@ -128,20 +138,19 @@ export function strtoumax(buf: Uint8Array, at: number): { value: bigint; end: nu
   }
   const first = i;
   let small = 0;
-  while (isDigit(byteAt(buf, i)) && i - first < 15) small = small * 10 + (buf[i++]! - 0x30);
-  if (i === first) return { value: 0n, end: at };
+  while (i - first < 15 && isDigit(byteAt(buf, i))) small = small * 10 + (buf[i++]! - 0x30);
+  if (i === first) return { value: 0, overflows: false, end: at };
+  if (!isDigit(byteAt(buf, i)) && (!negative || small === 0)) return { value: small, overflows: false, end: i };
   let value = BigInt(small);
   let overflow = false;
   for (; isDigit(byteAt(buf, i)); i++) {
     value = value * 10n + BigInt(buf[i]! - 0x30);
     if (value > MAX_U64) overflow = true;
   }
-  if (overflow) return { value: MAX_U64, end: i };
-  return { value: negative && value !== 0n ? TWO_64 - value : value, end: i };
+  if (overflow) value = MAX_U64;
+  else if (negative && value !== 0n) value = TWO_64 - value;
+  return { value: Number(value), overflows: value >= TWO_63, end: i };
 }
-
-/** A timestamp_t as a number for ordering (exact below 2^53, rounded above). */
-export const timestampNumber = (v: bigint): number => Number(v);
 
 /** strcspn(p, "<>\n") from `at` over git's NUL-terminated buffer: the index of the first '<',
  * '>', LF or end. */
@@ -159,8 +168,11 @@ function cspanAngleLf(buf: Uint8Array, at: number): number {
  * the message it reports (all of them are errors) or null, and where the next line starts.
  */
 export function fsckIdent(buf: Uint8Array, at: number): { problem: ObjectMessage | null; next: number } {
-  const lf = indexOf(buf, 0x0a, at, true);
-  const next = lf < 0 ? nulOrEnd(buf, at) : lf + 1;
+  // strchrnul(ident, '\n'): no NUL comes before it in a header verify_headers accepted.
+  const b = asBuffer(buf);
+  const lf = b.indexOf(0x0a, at);
+  const nul = b.indexOf(0, at);
+  const next = nul >= 0 && (lf < 0 || nul < lf) ? nul : lf < 0 ? b.length : lf + 1;
   const fail = (id: ObjectMsgId, what: string) => ({ problem: message(id, `invalid author/committer line - ${what}`), next });
   let p = at;
   if (byteAt(buf, p) === 0x3c) return fail('missingNameBeforeEmail', 'missing space before email');
@@ -174,9 +186,9 @@ export function fsckIdent(buf: Uint8Array, at: number): { problem: ObjectMessage
   if (byteAt(buf, p) !== 0x20) return fail('missingSpaceBeforeDate', 'missing space before date');
   p++;
   if (byteAt(buf, p) === 0x30 && byteAt(buf, p + 1) !== 0x20) return fail('zeroPaddedDate', 'zero-padded date');
-  const { value, end } = strtoumax(buf, p);
+  const { overflows, end } = strtoumax(buf, p);
   // date_overflows: UINTMAX_MAX, or a value time_t (signed) reads as negative.
-  if (value >= 2n ** 63n) return fail('badDateOverflow', 'date causes integer overflow');
+  if (overflows) return fail('badDateOverflow', 'date causes integer overflow');
   if (end === p || byteAt(buf, end) !== 0x20) return fail('badDate', 'bad date');
   p = end + 1;
   const s = byteAt(buf, p);
@@ -184,12 +196,6 @@ export function fsckIdent(buf: Uint8Array, at: number): { problem: ObjectMessage
     return fail('badTimezone', 'bad time zone');
   }
   return { problem: null, next };
-}
-
-/** strchrnul's end when there is no LF: the first NUL, or the end of the buffer. */
-function nulOrEnd(buf: Uint8Array, at: number): number {
-  const nul = indexOf(buf, 0, at);
-  return nul < 0 ? buf.length : nul;
 }
 
 export const ascii = (s: string): Uint8Array => Buffer.from(s, 'latin1');
