@@ -164,10 +164,25 @@ test('commits: tree, parents, refusal and fsck ids are git\'s', async () => {
     body: fc.constantFrom(...BODIES),
   });
   const cases = fc.sample(commitArb, { seed: SEED, numRuns: 300 });
-  const contents = cases.map((c) =>
-    assemble([`tree ${c.tree}`, ...c.parents.map((p) => `parent ${p}`), `author ${c.author}`, `committer ${c.committer}`, ...c.extras], c.mutations, c.body),
-  );
+  const id = `A U Thor <a@example.com> 1700000000 +0000`;
+  // The measured bypasses first, by hand: two tree lines, a parent after the header, an
+  // upper-case parent, an extra parent after the committer.
+  const named = [
+    `tree ${tree2}\nparent ${c1}\ntree ${tree}\nauthor ${id}\ncommitter ${id}\n\nm\n`,
+    `tree ${tree}\nauthor ${id}\ncommitter ${id}\nparent ${c1}\n\nm\n`,
+    `tree ${upper(tree)}\nparent ${upper(c1)}\nauthor ${id}\ncommitter ${id}\n\nm\n`,
+    `tree ${tree}\nparent ${c0}\nauthor ${id}\ncommitter ${id}\nparent ${c1}\n\nm\n`,
+    `tree ${tree}\nparent ${c0}\n`,
+    `tree ${tree}\nparent ${c0}`,
+  ].map((t) => Buffer.from(t));
+  const contents = [
+    ...named,
+    ...cases.map((c) =>
+      assemble([`tree ${c.tree}`, ...c.parents.map((p) => `parent ${p}`), `author ${c.author}`, `committer ${c.committer}`, ...c.extras], c.mutations, c.body),
+    ),
+  ];
   const oids = writeAll(repo, 'commit', contents);
+  const readings = new Map<string, { tree: string; parents: string[] } | null>();
   const PARENTS = [1, 2, 3, 4, 5, 6, 7, 8, 9];
   const names = oids.flatMap((o) => [`${o}^{tree}`, ...PARENTS.map((n) => `${o}^${n}`)]);
   const theirs = batchCheck(repo, names);
@@ -199,11 +214,21 @@ test('commits: tree, parents, refusal and fsck ids are git\'s', async () => {
       assert.equal(ids.sort(), [...(g?.ids ?? [])].sort(), `fsck ids of ${what}`);
     }
     for (const m of await store.fsckMessages(oid)) seenIds.add(m.id);
+    readings.set(oid, mine === null ? null : { tree: mine.tree, parents: mine.parents });
     const gateRefuses = mine === null || (await store.fsckMessages(oid)).some((m) => m.severity === 'error');
     const gitRefuses = gitTree === null || g?.errors === true || g?.unparsed === true;
     assert.is(gateRefuses, gitRefuses, `refused or not: ${what}`);
     if (gateRefuses) refused++;
   }
+  const [twoTrees, parentAfter, upperHex, extraParent, endsAfterParent, unterminated] = oids;
+  assert.equal(readings.get(twoTrees!), { tree: tree2, parents: [c1] }, 'the first tree line');
+  assert.ok((await store.fsckMessages(twoTrees!)).some((m) => m.id === 'missingAuthor'));
+  assert.equal(readings.get(parentAfter!), { tree, parents: [] }, 'a root commit');
+  assert.equal(readings.get(upperHex!), { tree, parents: [c1] }, 'upper-case hex, kept lower-case');
+  assert.equal(readings.get(extraParent!), { tree, parents: [c0] }, 'one parent');
+  assert.equal(await store.fsckMessages(extraParent!), []);
+  assert.is(readings.get(endsAfterParent!), null, 'git: bad parents');
+  assert.equal(readings.get(unterminated!), { tree, parents: [] }, 'a parent line without its LF at the end is not read');
   // The grammar reaches both sides of every rule.
   assert.ok(refused > 30 && refused < oids.length - 30, `refused ${refused} of ${oids.length}`);
   assert.ok(unreadable > 5, `git could not read ${unreadable}`);
