@@ -155,45 +155,45 @@ export function strtoumax(buf: Uint8Array, at: number): { value: number; overflo
 /** strcspn(p, "<>\n") from `at` over git's NUL-terminated buffer: the index of the first '<',
  * '>', LF or end. */
 function cspanAngleLf(buf: Uint8Array, at: number): number {
+  const len = buf.length;
   let i = at;
-  for (;;) {
-    const c = byteAt(buf, i);
-    if (c === 0 || c === 0x3c || c === 0x3e || c === 0x0a) return i;
-    i++;
+  for (; i < len; i++) {
+    const c = buf[i]!;
+    if (c === 0x3c || c === 0x3e || c === 0x0a || c === 0) return i;
   }
+  return i;
 }
+
+const identFailure = (id: ObjectMsgId, what: string, next: number) => ({ problem: message(id, `invalid author/committer line - ${what}`), next });
 
 /**
  * fsck.c fsck_ident for the ident at `at` (just after "author ", "committer " or "tagger "):
  * the message it reports (all of them are errors) or null, and where the next line starts.
+ * Called only on a header verify_headers accepted, so the line holds no NUL and ends with LF.
  */
 export function fsckIdent(buf: Uint8Array, at: number): { problem: ObjectMessage | null; next: number } {
-  // strchrnul(ident, '\n'): no NUL comes before it in a header verify_headers accepted.
-  const b = asBuffer(buf);
-  const lf = b.indexOf(0x0a, at);
-  const nul = b.indexOf(0, at);
-  const next = nul >= 0 && (lf < 0 || nul < lf) ? nul : lf < 0 ? b.length : lf + 1;
-  const fail = (id: ObjectMsgId, what: string) => ({ problem: message(id, `invalid author/committer line - ${what}`), next });
+  const lf = asBuffer(buf).indexOf(0x0a, at);
+  const next = lf < 0 ? buf.length : lf + 1;
   let p = at;
-  if (byteAt(buf, p) === 0x3c) return fail('missingNameBeforeEmail', 'missing space before email');
+  if (byteAt(buf, p) === 0x3c) return identFailure('missingNameBeforeEmail', 'missing space before email', next);
   p = cspanAngleLf(buf, p);
-  if (byteAt(buf, p) === 0x3e) return fail('badName', 'bad name');
-  if (byteAt(buf, p) !== 0x3c) return fail('missingEmail', 'missing email');
-  if (byteAt(buf, p - 1) !== 0x20) return fail('missingSpaceBeforeEmail', 'missing space before email');
+  if (byteAt(buf, p) === 0x3e) return identFailure('badName', 'bad name', next);
+  if (byteAt(buf, p) !== 0x3c) return identFailure('missingEmail', 'missing email', next);
+  if (byteAt(buf, p - 1) !== 0x20) return identFailure('missingSpaceBeforeEmail', 'missing space before email', next);
   p = cspanAngleLf(buf, p + 1);
-  if (byteAt(buf, p) !== 0x3e) return fail('badEmail', 'bad email');
+  if (byteAt(buf, p) !== 0x3e) return identFailure('badEmail', 'bad email', next);
   p++;
-  if (byteAt(buf, p) !== 0x20) return fail('missingSpaceBeforeDate', 'missing space before date');
+  if (byteAt(buf, p) !== 0x20) return identFailure('missingSpaceBeforeDate', 'missing space before date', next);
   p++;
-  if (byteAt(buf, p) === 0x30 && byteAt(buf, p + 1) !== 0x20) return fail('zeroPaddedDate', 'zero-padded date');
+  if (byteAt(buf, p) === 0x30 && byteAt(buf, p + 1) !== 0x20) return identFailure('zeroPaddedDate', 'zero-padded date', next);
   const { overflows, end } = strtoumax(buf, p);
   // date_overflows: UINTMAX_MAX, or a value time_t (signed) reads as negative.
-  if (overflows) return fail('badDateOverflow', 'date causes integer overflow');
-  if (end === p || byteAt(buf, end) !== 0x20) return fail('badDate', 'bad date');
+  if (overflows) return identFailure('badDateOverflow', 'date causes integer overflow', next);
+  if (end === p || byteAt(buf, end) !== 0x20) return identFailure('badDate', 'bad date', next);
   p = end + 1;
   const s = byteAt(buf, p);
   if ((s !== 0x2b && s !== 0x2d) || !isDigit(byteAt(buf, p + 1)) || !isDigit(byteAt(buf, p + 2)) || !isDigit(byteAt(buf, p + 3)) || !isDigit(byteAt(buf, p + 4)) || byteAt(buf, p + 5) !== 0x0a) {
-    return fail('badTimezone', 'bad time zone');
+    return identFailure('badTimezone', 'bad time zone', next);
   }
   return { problem: null, next };
 }
