@@ -13,11 +13,12 @@ import type { EvidenceResults, EvidenceSource } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { PathChange } from './git/types';
-import { ObjectTooLargeError, type ObjectStore } from './git/store';
+import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
 import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
 import { gateResult, refResult, type GateResult, type GateResultParts, type RefResult, type RefResultParts } from './results';
 import { short } from './report/text';
 import { deadlineFinding, internalError } from './rules/errors';
+import { objectFsckFinding, objectUnreadableFinding } from './rules/object-invalid';
 import { evidenceReport, treeEvidence } from './rules/evidence';
 import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
 import { dedupePathFindings, protectedPathFindings } from './rules/protected-paths';
@@ -46,7 +47,9 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
       // Beyond a shallow clone's boundary there is no verdict to give: the entry says how to
       // fetch the history (exit 2), never a verdict computed on the boundary.
       if (err instanceof ShallowBoundaryError) throw err;
-      const f = err instanceof ObjectTooLargeError
+      const f = err instanceof ObjectInvalidError
+        ? objectUnreadableFinding(err, { ref: update.ref })
+        : err instanceof ObjectTooLargeError
         ? finding('LIMIT_EXCEEDED', {
             ref: update.ref,
             commit: err.oid ?? update.new,
@@ -99,8 +102,10 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
     return done();
   }
 
-  // 3. A ref to a tree or a blob brings no commit: nothing is touched.
-  const peeled = await store.peel(update.new);
+  // 3. A ref to a tree or a blob brings no commit: nothing is touched. The tags the push
+  //    brings on the way are judged as git fsck judges them.
+  const peeled = await store.peel(update.new, ctx.deadline);
+  findings.push(...(await newTagFindings(ctx, peeled.tags, at)));
   if (peeled.type !== 'commit') {
     const f = isProtectedRef ? notACommitFinding(ctx, pushed.ref, update.new, peeled.type) : null;
     findings.push(
@@ -116,7 +121,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
     return done();
   }
   const newCommit = peeled.oid;
-  const oldPeeled = update.old === ZERO_OID || !(await store.hasObject(update.old)) ? null : await store.peel(update.old);
+  const oldPeeled = update.old === ZERO_OID || !(await store.hasObject(update.old)) ? null : await store.peel(update.old, ctx.deadline);
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
 
   // 4. On the server, the commits this update brings come first: one whose parent the
@@ -145,6 +150,11 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   // 6. The commits this update brings, and what each one touches, parents first so a path is
   //    reported with the commit that first touched it.
   commits ??= await newCommitsOf(ctx, newCommit, oldCommit);
+  for (const commit of commits) {
+    ctx.deadline.tick(64);
+    const f = objectFsckFinding('commit', commit, await store.fsckMessages(commit), at);
+    if (f) findings.push(f);
+  }
   for (const commit of await parentsFirst(store, commits)) {
     ctx.deadline.check();
     findings.push(...protectedPathFindings(ctx, await touchedPaths(store, commit, ctx.deadline), { ...at, commit }));
@@ -169,6 +179,20 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const report = await treeEvidence(ctx, newCommit, newTree);
   findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
   return done(commits, report.identities, report.results);
+}
+
+/** OBJECT_INVALID for each tag of a pushed ref's chain that git fsck reports an error for.
+ * On the server only the tags the push brings are judged (the repository's own were accepted
+ * when they came); elsewhere every tag of the chain. */
+async function newTagFindings(ctx: RunContext, tags: readonly string[], at: { ref: string }): Promise<Finding[]> {
+  const out: Finding[] = [];
+  for (const tag of tags) {
+    ctx.deadline.tick(64);
+    if (ctx.scope.kind === 'server' && ctx.store.hasQuarantine && !(await ctx.store.isQuarantined(tag))) continue;
+    const f = objectFsckFinding('tag', tag, await ctx.store.fsckMessages(tag), at);
+    if (f) out.push(f);
+  }
+  return out;
 }
 
 async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: string | null): Promise<string[]> {
@@ -248,7 +272,7 @@ async function evaluateUnguarded(store: ObjectStore, identity: string | null, up
           findings.push(...left.findings.map((f) => ({ ...f, ref: update.ref })));
         }
       } catch (err) {
-        findings.push(internalError(err, { ref: update.ref, commit: update.new }));
+        findings.push(err instanceof ObjectInvalidError ? objectUnreadableFinding(err, { ref: update.ref }) : internalError(err, { ref: update.ref, commit: update.new }));
       }
     }
     refs.push(refResult(update, findings));

@@ -50,9 +50,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     );
   }
 
+  // A ref to an annotated tag is judged through its tags (each read and fsck-checked as git
+  // does; the engine peels them to `head`).
+  const named = fullRef.startsWith('refs/') ? await store.resolveRef(fullRef) : null;
+  const tip = named !== null && named !== head && (await store.objectInfo(named))?.type === 'tag' ? named : head;
   const result = await evaluate(
     { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
-    [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: head, ref: fullRef }],
+    [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: tip, ref: fullRef }],
   );
   // A commit-graph that fails its checks is not used: say so once (the answer is exact anyway).
   for (const notice of commitGraphNotices(store)) io.stderr(`receipt-gate verify-ref: notice: ${notice}\n`);

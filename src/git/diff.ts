@@ -6,9 +6,11 @@
 // src/git/raw-tree.ts), each with the mode a checkout gives it.
 //
 // Every tree read on the changed side (b) is also judged as git fsck judges it: an entry of a
-// tree fsck objects to (a name listed twice, entries out of order, a bad or zero-padded mode,
-// `.git`, ...) is reported as an unsafe change at that entry's path, with the fsck message id
-// in `unsafeReason`, even when the entry itself did not change. Trees only on the old side are
+// tree fsck objects to (a name listed twice, entries out of order, a bad mode, `.git`, ...) is
+// reported as an unsafe change at that entry's path, with the fsck message id in
+// `unsafeReason`, even when the entry itself did not change. A zero-padded mode (`040000`, as
+// git 1.x wrote it) is only a warning to git, which reads the entry as the directory it is: it
+// is read so here too (RawTree.unsafeProblems), and the paths below are judged as any others. Trees only on the old side are
 // not judged: deleting a bad tree is how it gets fixed.
 
 import type { Deadline } from '../deadline';
@@ -115,7 +117,7 @@ async function compareTrees(
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.
     const t = (ra ?? rb)!;
-    if (ra !== null || t.problems.length === 0) {
+    if (ra !== null || t.unsafeProblems.length === 0) {
       await addedOrDeleted(w, t, ra === null, prefix, inherited);
       return;
     }
@@ -169,8 +171,8 @@ async function compareTrees(
   }
 
   // What git fsck says about b, by entry; the entries it names are reported even unchanged.
-  const problems = rb && rb.problems.length > 0 ? problemsByEntry(rb, prefix) : null;
-  const notSorted = rb?.problems.find((p) => p.id === 'treeNotSorted');
+  const problems = rb && rb.unsafeProblems.length > 0 ? problemsByEntry(rb, prefix) : null;
+  const notSorted = rb?.unsafeProblems.find((p) => p.id === 'treeNotSorted');
   if (rb && problems && notSorted) {
     // Reported at the tree's own path; the root tree has none, so at the entry out of order.
     const reason = problemReason(rb, notSorted, prefix);
@@ -305,7 +307,7 @@ function changeKind(ea: TreeEntry, eb: TreeEntry): ChangeKind {
  * with its message ids and the sentences saying why. */
 function problemsByEntry(t: RawTree, prefix: string): Map<number, { id: FsckId; reason: string }[]> {
   const out = new Map<number, { id: FsckId; reason: string }[]>();
-  for (const p of t.problems) {
+  for (const p of t.unsafeProblems) {
     if (p.id === 'treeNotSorted') continue;
     const list = out.get(p.entry) ?? [];
     list.push({ id: p.id, reason: problemReason(t, p, prefix) });

@@ -12,7 +12,9 @@
 // - Any octal mode is read; the entry gets the mode a checkout gives it (canonMode: 100600 is
 //   100644, 040000 is 40000, 100664 is 100644). What git fsck says about the tree (a mode it
 //   calls bad or zero-padded, entries out of order, a name listed twice, `.git`, ...) is kept
-//   in `problems`, never thrown: the gate reports it as an unsafe path instead.
+//   in `problems`, never thrown: the gate reports it as an unsafe path instead, except for
+//   what git only warns about and reads as an ordinary entry (`unsafeProblems`: a zero-padded
+//   mode such as git 1.x's `040000` is the directory it names).
 // - One entry per name: when a crafted tree lists a name twice, the entry is the first one.
 //   git itself does not agree with itself here: `git show REV:path`, `git cat-file -p
 //   REV:path` and `git rev-parse REV:path` (get_tree_entry) read the first copy, while
@@ -30,11 +32,16 @@ import { GitReadError, type EntryKind, type FsckId, type TreeEntry } from './typ
 
 export type { TreeProblem } from './fsck';
 
+/** fsck messages about a tree that git only warns about and that change nothing a reader or a
+ * checkout sees. */
+const READ_AS_ORDINARY: ReadonlySet<FsckId> = new Set<FsckId>(['zeroPaddedFilemode']);
+
 export class RawTree {
   /** True when the entry names are strictly in git's tree order, so no name occurs twice (not
    * even as a file and a directory). Such trees are walked side by side by the diff. */
   readonly ordered: boolean;
   private fsck: readonly TreeProblem[] | null = null;
+  private unsafe: readonly TreeProblem[] | null = null;
   /** Indices of the entries that repeat an earlier entry's name (null: none). */
   private readonly repeats: Set<number> | null;
 
@@ -57,6 +64,17 @@ export class RawTree {
    * asks only of trees on the side under test, not of the base's. */
   get problems(): readonly TreeProblem[] {
     return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes));
+  }
+
+  /** The problems that make an entry unsafe for the gate: every fsck message but those git
+   * only warns about and reads as an ordinary entry (zeroPaddedFilemode: git 1.x wrote
+   * `040000`; git reads the entry as the directory it is, and so does the gate). */
+  get unsafeProblems(): readonly TreeProblem[] {
+    if (this.unsafe === null) {
+      const all = this.problems;
+      this.unsafe = all.some((p) => READ_AS_ORDINARY.has(p.id)) ? all.filter((p) => !READ_AS_ORDINARY.has(p.id)) : all;
+    }
+    return this.unsafe;
   }
 
   get length(): number {

@@ -27,8 +27,14 @@ import { RefReader, isValidRefName, namespacePrefix, type RawRef, type RefEntry,
 import { RepositoryConfig } from './config';
 import { RawTree } from './raw-tree';
 import { GitReadError, type Commit, type ObjectType, type TreeEntry } from './types';
+import { ObjectInvalidError, fsckCommit, parseCommit } from './parse/commit';
+import { fsckTag, parseTag, type ParsedTag } from './parse/tag';
+import type { ObjectMessage } from './parse/common';
+import type { Deadline } from '../deadline';
 
 export { GitReadError } from './types';
+export { ObjectInvalidError } from './parse/commit';
+export type { ObjectMessage } from './parse/common';
 export { UnsupportedRepositoryError } from './config';
 export type { RawRef, RefEntry, ResolvedRef } from './refs';
 
@@ -78,8 +84,6 @@ const CACHE_ENTRY_OVERHEAD = 160;
 const MAX_KNOWN_TREES = 200_000;
 /** Parsed commits kept by oid (a few hundred bytes each), apart from the object budget. */
 const MAX_COMMIT_RECORDS = 200_000;
-/** Annotated tags followed before a chain is declared a loop. */
-const MAX_TAG_DEPTH = 32;
 
 /** A commit with what the walks need beyond the public shape. */
 export interface CommitRecord extends Commit {
@@ -92,6 +96,7 @@ interface CachedObject {
   type: ObjectType;
   content: Uint8Array;
   commit?: CommitRecord;
+  tag?: ParsedTag;
   tree?: RawTree;
   /** Bytes charged to the budget. */
   cost: number;
@@ -339,7 +344,7 @@ export class ObjectStore {
     if (kept) return kept;
     const entry = await this.readContent(oid, 'commit');
     if (!entry.commit) {
-      entry.commit = parseCommit(oid, entry.content);
+      entry.commit = { oid, ...parseCommit(oid, entry.content) };
       const extra = 48 + 48 * entry.commit.parents.length;
       entry.cost += extra;
       if (this.objects.get(oid) === entry) this.objectBytes += extra;
@@ -422,23 +427,58 @@ export class ObjectStore {
     return this.view.isNewInQuarantine(oid);
   }
 
-  /** Follows annotated tags to the object they name, whatever its type: a tag on a tree or a
-   * blob peels to that tree or blob, without an exception. `oid` itself when it is no tag. */
-  async peel(oid: string): Promise<{ type: ObjectType; oid: string }> {
+  /**
+   * Follows annotated tags to the object they name, whatever its type: a tag on a tree or a
+   * blob peels to that tree or blob, without an exception. `oid` itself when it is no tag.
+   * Each tag is read as git reads it (src/git/parse/tag.ts: the `object` line that opens it),
+   * and the object it names must have the type its `type` line gives (ObjectInvalidError
+   * otherwise: git refuses to peel such a tag). Chains of any depth are followed, as git
+   * does (a chain cannot loop: each tag names an object that existed before it), with
+   * `deadline` checked at each tag. `tags` lists the tags followed, outermost first.
+   */
+  async peel(oid: string, deadline?: Deadline): Promise<{ type: ObjectType; oid: string; tags: string[] }> {
+    const tags: string[] = [];
     let current = oid;
-    for (let depth = 0; depth < MAX_TAG_DEPTH; depth++) {
-      if (this.commits.has(current)) return { type: 'commit', oid: current };
-      const { type, content } = await this.readContent(current);
-      if (type !== 'tag') return { type, oid: current };
-      current = tagTarget(current, content);
+    let expected: ObjectType | null = null;
+    let via = '';
+    for (;;) {
+      deadline?.tick(64);
+      let type: ObjectType = 'commit';
+      let tag: ParsedTag | null = null;
+      if (!this.commits.has(current)) {
+        const entry = await this.readContent(current);
+        type = entry.type;
+        if (type === 'tag') tag = entry.tag ??= parseTag(current, entry.content);
+      }
+      if (expected !== null && type !== expected) {
+        throw new ObjectInvalidError(
+          `Tag ${via} names ${current} as a ${expected}, but that object is a ${type}: git refuses to read the tag too (bad tag pointer). The tag is malformed or crafted.`,
+          via,
+          'tag',
+          [],
+        );
+      }
+      if (tag === null) return { type, oid: current, tags };
+      tags.push(current);
+      via = current;
+      expected = tag.type;
+      current = tag.object;
     }
-    throw new GitReadError(`Tag ${oid} is a chain of more than ${MAX_TAG_DEPTH} tags; receipt-gate does not follow it.`, oid);
+  }
+
+  /** What `git fsck` prints for a commit or a tag (src/git/parse/): its messages in fsck's
+   * order, an error last when there is one. [] for a tree or a blob. */
+  async fsckMessages(oid: string): Promise<ObjectMessage[]> {
+    const { type, content } = await this.readContent(oid);
+    if (type === 'commit') return fsckCommit(content);
+    if (type === 'tag') return fsckTag(content);
+    return [];
   }
 
   /** Follows annotated tags down to the commit they name; a GitReadError when they name
    * something else. */
-  async peelToCommit(oid: string): Promise<string> {
-    const peeled = await this.peel(oid);
+  async peelToCommit(oid: string, deadline?: Deadline): Promise<string> {
+    const peeled = await this.peel(oid, deadline);
     if (peeled.type !== 'commit') {
       throw new GitReadError(`Object ${oid} is a ${peeled.type}${peeled.oid !== oid ? ` (through tag ${oid})` : ''}, not a commit.`, oid);
     }
@@ -589,34 +629,4 @@ export class ObjectStore {
 
 function isGitDir(dir: string): boolean {
   return existsSync(join(dir, 'HEAD')) && (existsSync(join(dir, 'objects')) || existsSync(join(dir, 'commondir')));
-}
-
-/** The object an annotated tag names (its `object` header line). */
-function tagTarget(oid: string, content: Uint8Array): string {
-  const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const end = buf.indexOf('\n\n');
-  const m = /^object ([0-9a-f]{40})$/m.exec(buf.toString('latin1', 0, end < 0 ? buf.length : end));
-  if (!m) throw new GitReadError(`Tag ${oid} has no "object" line; the tag is corrupt.`, oid);
-  return m[1]!;
-}
-
-function parseCommit(oid: string, content: Uint8Array): CommitRecord {
-  const text = Buffer.from(content).toString('latin1');
-  const end = text.indexOf('\n\n');
-  const header = end < 0 ? text : text.slice(0, end);
-  let tree: string | null = null;
-  const parents: string[] = [];
-  let committerTime = 0;
-  for (const line of header.split('\n')) {
-    if (line.startsWith('tree ')) tree = line.slice(5);
-    else if (line.startsWith('parent ')) parents.push(line.slice(7));
-    else if (line.startsWith('committer ')) {
-      const m = /> (-?\d+) [+-]\d{4}$/.exec(line);
-      if (m) committerTime = Number(m[1]);
-    }
-  }
-  if (!tree || !OID_RE.test(tree) || parents.some((p) => !OID_RE.test(p))) {
-    throw new GitReadError(`Commit ${oid} has a malformed header (tree or parent lines); the commit is corrupt.`, oid);
-  }
-  return { oid, tree, parents, committerTime };
 }

@@ -17,6 +17,10 @@ const RULES: Record<string, RuleHelp> = {
     summary: 'A tree entry no checkout can write safely, or one git reads differently than a checkout would.',
     help: 'Remove the entry (a .git segment, ".", "..", an empty name, "\\" or NUL, a duplicate or misordered entry, a mode git fsck refuses); it is refused for every pusher.',
   },
+  OBJECT_INVALID: {
+    summary: 'A pushed commit or tag git cannot read, or one git fsck reports an error for (a second or misplaced tree line, a malformed parent, author, committer or tagger line, a NUL in the header, a tag whose type is not its object\'s).',
+    help: 'Rewrite the object with git itself (commit or tag it again); it is refused for every pusher, owners too.',
+  },
   POLICY_INVALID: {
     summary: 'The policy at the base, or the one the change leaves behind, fails its schema.',
     help: 'An owner commits a valid .receipt-gate.json (schemas/policy.schema.json) to the base branch.',

@@ -110,13 +110,18 @@ test('modes: an unchanged file whose mode git fsck refuses is unsafe; the change
   assert.match(changes[0]!.unsafeReason!, /has mode 100600.*\(git fsck: badFilemode\)$/);
   // git diff-tree reads the modes the same way: only b and c differ.
   assert.equal(git(repo, ['diff-tree', '-r', '--name-status', base.tree, odd.tree]).trim().split('\n'), ['M\tfixtures/orders/b', 'M\tfixtures/orders/c']);
-  // A zero-padded directory with the same content: no path below changes, the entry is unsafe.
+  // A zero-padded directory (git 1.x wrote 040000; git fsck only warns) with the same content:
+  // it is the directory it names, nothing below it changes and nothing is unsafe; the change
+  // beside it is judged as any other.
   const sub = hashObject(repo, 'tree', rawTree([{ mode: '100644', name: 'x', oid: good }]));
   const plain = hashObject(repo, 'tree', rawTree([{ mode: '40000', name: 'd', oid: sub }, { mode: '100644', name: 'e', oid: good }]));
   const padded = hashObject(repo, 'tree', rawTree([{ mode: '040000', name: 'd', oid: sub }, { mode: '100644', name: 'e', oid: evil }]));
   const padDiff = await diffTrees(store, plain, padded);
-  assert.equal(padDiff.map((c) => [c.path, c.unsafe]), [['d', true], ['e', false]]);
-  assert.match(padDiff[0]!.unsafeReason!, /zero-padded mode 040000 \(git fsck: zeroPaddedFilemode\)$/);
+  assert.equal(padDiff.map((c) => [c.path, c.change, c.unsafe]), [['e', 'modify', false]]);
+  assert.equal((await store.readRawTree(padded)).fsckIds(), ['zeroPaddedFilemode']);
+  assert.equal(git(repo, ['diff-tree', '-r', '--name-only', plain, padded]).trim(), 'e');
+  // A zero-padded directory that is new: every path below it is judged, none is unsafe.
+  assert.equal((await diffTrees(store, null, padded)).map((c) => [c.path, c.unsafe]), [['d/x', false], ['e', false]]);
   // The old side is not judged: removing the bad tree is the fix.
   assert.equal((await diffTrees(store, odd.tree, base.tree)).filter((c) => c.unsafe), []);
 });
