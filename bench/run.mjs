@@ -155,8 +155,10 @@ function installHooks(gitdir) {
 
 /** What the node-only hook runs: it answers as the gate would for a clean push, and exits. */
 const NOOP_SOURCE =
+  // Exits as the gate does under the shim (SHIM_EXIT.accepted in src/verdict.ts).
   "process.stderr.write('receipt-gate: push accepted: eligible\\n');\n" +
-  'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n';
+  'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n' +
+  "process.exitCode = process.env.RECEIPT_GATE_SHIM === '1' ? 80 : 0;\n";
 let NOOP = null; // written into the run's work directory
 
 /** The three hooks of every scenario. */
