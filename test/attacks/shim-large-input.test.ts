@@ -180,7 +180,8 @@ test('one 10 MB pre-receive line: rejected, with the machine line as the last li
     const chained = join(r4.bare, 'hooks', 'pre-receive.receipt-gate-chained');
     writeFileSync(chained, `#!/bin/sh\necho "the chained hook must not run" >&2\nexit 0\n`, { mode: 0o755 });
     for (const input of inputs) {
-      for (const env of [{}, { RECEIPT_GATE_NO_SNAPSHOT: '1' }, { GL_PROTOCOL: 'ssh' }]) {
+      const envs: Record<string, string>[] = [{}, { RECEIPT_GATE_NO_SNAPSHOT: '1' }, { GL_PROTOCOL: 'ssh' }];
+      for (const env of envs) {
         const res = runHook(r4.bare, input, env);
         const label = `${input.length} bytes ${JSON.stringify(env)}`;
         assert.is(res.status, 1, label);
