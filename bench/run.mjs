@@ -13,6 +13,8 @@
 //                  for finding where the time goes, not for the table; see bench/profile.mjs)
 //   BENCH_REPO=path/to/bare.git node bench/run.mjs     adds a repository of your own
 //   node bench/run.mjs large-history [--runs N]       long histories (bench/lib/large-history.mjs)
+//   node bench/run.mjs shim [--runs N] [--tree DIR]    6,000 refs, 600 findings, a 10 MB line
+//                                                       through the shim (bench/lib/shim-bench.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -155,8 +157,10 @@ function installHooks(gitdir) {
 
 /** What the node-only hook runs: it answers as the gate would for a clean push, and exits. */
 const NOOP_SOURCE =
+  // Exits as the gate does under the shim (SHIM_EXIT.accepted in src/verdict.ts).
   "process.stderr.write('receipt-gate: push accepted: eligible\\n');\n" +
-  'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n';
+  'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n' +
+  "process.exitCode = process.env.RECEIPT_GATE_SHIM === '1' ? 80 : 0;\n";
 let NOOP = null; // written into the run's work directory
 
 /** The three hooks of every scenario. */
@@ -386,6 +390,7 @@ function adversarialScenarios(spec, keys, meta, workDir) {
 
 async function main() {
   if (process.argv[2] === 'large-history') return (await import('./lib/large-history.mjs')).main(process.argv.slice(3));
+  if (process.argv[2] === 'shim') return (await import('./lib/shim-bench.mjs')).main(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
   mkdirSync(cacheDir, { recursive: true });

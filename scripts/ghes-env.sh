@@ -44,7 +44,7 @@ copy_binary() {
 }
 
 copy_binary "$node" /usr/local/bin/node
-for tool in sh cat readlink dirname basename tail timeout; do
+for tool in sh cat readlink dirname basename tail timeout mktemp rm; do
   path=$(command -v "$tool") || die "$tool not found on this machine"
   copy_binary "$path" "/bin/$tool"
 done

@@ -6,7 +6,7 @@ import { processIO, UsageError, type CliIO } from './io';
 import { nearestName } from './args';
 import { printable } from './quote';
 import { renderFailure, requestedFormat, SetupError, withoutServerPaths, type Format } from './report/index';
-import { EXIT } from './verdict';
+import { EXIT, SHIM_EXIT } from './verdict';
 
 import { VERSION } from './version';
 
@@ -128,7 +128,8 @@ function runAsProcess(): void {
  * receipt-gate.cjs pre-receive` (argv as in a plain run). Nothing of the run is read before
  * that: arguments, environment, directory and clock are the push's. The one thing taken at
  * build time is the bundle's size, so that a snapshot started beside another bundle (one
- * copied over by hand) refuses with exit 2 and no machine line, and the shim runs the bundle.
+ * copied over by hand) refuses with exit 2 (SHIM_EXIT.snapshotRefused under the shim) and no
+ * machine line, and the shim runs the bundle.
  */
 function prepareStartupSnapshot(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when building a snapshot: plain runs do not load node:v8
@@ -149,7 +150,7 @@ function prepareStartupSnapshot(): void {
         `receipt-gate: this startup snapshot was built from a ${builtFrom}-byte bundle, not from '${printable(bundle)}'; ` +
           'run the bundle itself, or re-run ./install.sh --server to rebuild the snapshot\n',
       );
-      process.exitCode = EXIT.usage;
+      process.exitCode = process.env.RECEIPT_GATE_SHIM === '1' ? SHIM_EXIT.snapshotRefused : EXIT.usage;
       return;
     }
     runAsProcess();

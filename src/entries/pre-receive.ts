@@ -4,7 +4,7 @@
 
 import { today } from '../clock';
 import { UsageError, type CliIO } from '../io';
-import { EXIT } from '../verdict';
+import { EXIT, SHIM_EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../server/messages';
 
@@ -12,7 +12,8 @@ const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
 git's pre-receive hook, installed on a server by ./install.sh --server (docs/server.md).
 Reads '<old> <new> <ref>' lines on stdin, judges the push as a whole and exits 0 (accept)
-or 1 (reject). The pusher is the first set variable of the policy's identityEnv.
+or 1 (reject); run by the hook shim (RECEIPT_GATE_SHIM=1), 80 (accept) or 81 (reject).
+The pusher is the first set variable of the policy's identityEnv.
 `;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
@@ -26,9 +27,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const stdin = await io.readStdin();
   const outcome = await receivePush({ gitdir: gitdirOf(io.cwd, io.env), env: io.env, today: () => today(io, now) }, stdin);
   io.stderr(remoteText(outcome, io.env));
-  if (!outcome.accepted && io.env.RECEIPT_GATE_SHIM === '1') {
-    // Run from the hook shim: a timed-out check may leave work running; answer git now.
-    setTimeout(() => process.exit(EXIT.closed), 100).unref();
+  if (io.env.RECEIPT_GATE_SHIM === '1') {
+    // Run from the hook shim: the answer (machine line included) is written; the exit status
+    // tells the shim which it was (SHIM_EXIT). A timed-out check may leave work running:
+    // answer git now.
+    if (!outcome.accepted) setTimeout(() => process.exit(SHIM_EXIT.rejected), 100).unref();
+    return outcome.accepted ? SHIM_EXIT.accepted : SHIM_EXIT.rejected;
   }
   return outcome.accepted ? EXIT.eligible : EXIT.closed;
 }

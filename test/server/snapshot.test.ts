@@ -27,6 +27,7 @@ import {
   type PushResult,
   type Remote,
 } from './helpers';
+import { SHIM_EXIT } from '../../src/verdict';
 
 const FLAGS = ['--max-semi-space-size=4']; // the shim's node_flags
 /** Commit dates fixed, so that every copy of the template makes the same commits. */
@@ -248,7 +249,7 @@ test('a bundle copied over the installed one is not judged by the old snapshot',
   const result = push(r.work, ['origin', 'feature/honest'], { REMOTE_USER: 'bob' });
   assert.is(result.status, 0, result.stderr);
   assert.match(result.remote[0]!, NOTICE);
-  assert.is(NOTICE.exec(result.remote[0]!)![1], '2');
+  assert.is(NOTICE.exec(result.remote[0]!)![1], String(SHIM_EXIT.snapshotRefused));
   assert.ok(result.remote.includes('receipt-gate: the new bundle ran'), result.stderr);
   const cheat = push(r.work, ['origin', 'feature/cheat'], { REMOTE_USER: 'bob' });
   assert.is.not(cheat.status, 0);
