@@ -7,6 +7,8 @@ export interface CliIO {
   stderr(text: string): void;
   /** Reads all of standard input (hook protocols). */
   readStdin(): Promise<string>;
+  /** Reads all of standard input as bytes (pre-receive: ref names are bytes). */
+  readStdinBytes?(): Promise<Buffer>;
   /** Resolves once everything written has reached the descriptors (optional: in-process io
    * has nothing to flush). */
   flush?(): Promise<void>;
@@ -27,7 +29,8 @@ export function processIO(): CliIO {
   return {
     stdout: out.write,
     stderr: err.write,
-    readStdin,
+    readStdin: async () => (await readStdinBytes()).toString('utf8'),
+    readStdinBytes,
     flush: async () => {
       await out.flush();
       await err.flush();
@@ -69,14 +72,14 @@ function fdWriter(fd: 1 | 2): { write: (text: string) => void; flush: () => Prom
 
 /** Standard input, whole; empty when it is a terminal (or another character device, such as
  * /dev/null) or closed. (node:tty's isatty would load the tty and net modules: ~10 ms.) */
-function readStdin(): Promise<string> {
+function readStdinBytes(): Promise<Buffer> {
   let device: boolean;
   try {
     device = fstatSync(0).isCharacterDevice();
   } catch {
     device = true; // no descriptor 0
   }
-  if (device) return Promise.resolve('');
+  if (device) return Promise.resolve(Buffer.alloc(0));
   const chunks: Buffer[] = [];
   const buf = Buffer.allocUnsafe(64 * 1024);
   for (;;) {
@@ -90,14 +93,14 @@ function readStdin(): Promise<string> {
       // A non-blocking descriptor: the rest comes through the process stream.
       return new Promise((resolve, reject) => {
         process.stdin.on('data', (c: Buffer) => chunks.push(c));
-        process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
         process.stdin.on('error', reject);
       });
     }
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
-  return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
+  return Promise.resolve(Buffer.concat(chunks));
 }
 
 /** A usage or setup error: nothing was checked (exit 2, treated as closed by every hook). */

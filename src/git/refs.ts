@@ -14,6 +14,7 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { quotePath } from '../quote';
 import { GitReadError } from './types';
 
 const OID_RE = /^[0-9a-f]{40}$/;
@@ -41,16 +42,107 @@ export function namespacePrefix(namespace: string | undefined): string {
 }
 
 /**
- * True when `name` is a well-formed ref name (git check-ref-format rules, plus `HEAD`-like
- * top-level names): no `..`, no component starting with `.` or ending with `.lock`, no control
- * characters, space, `~ ^ : ? * [ \`, no `@{`, no empty component. Names that fail are never
- * looked up, so a name can never reach outside the repository.
+ * How git's refs.c treats each byte of a ref name (refname_disposition): 0 ordinary, 1 ends a
+ * component (`/`, NUL), 2 `.` (no `..`), 3 `{` (no `@{`), 4 forbidden (controls, DEL, space,
+ * `: ? [ \\ ^ ~`), 5 `*` (only in a refspec pattern). Bytes from 0x80 up are ordinary.
+ */
+const DISPOSITION = (() => {
+  const d = new Uint8Array(256);
+  for (let c = 0; c < 0x20; c++) d[c] = 4;
+  d[0] = 1;
+  d[0x2f] = 1;
+  d[0x2e] = 2;
+  d[0x7b] = 3;
+  for (const c of ' :?[\\^~\x7f') d[c.charCodeAt(0)] = 4;
+  d[0x2a] = 5;
+  return d;
+})();
+
+export interface RefnameFlags {
+  /** REFNAME_ALLOW_ONELEVEL: a name of one component (`main`, `HEAD`) is accepted. */
+  allowOnelevel?: boolean;
+  /** REFNAME_REFSPEC_PATTERN: one `*` is accepted. */
+  refspecPattern?: boolean;
+}
+
+/**
+ * git's check_refname_format (refs.c), on a ref name given as a byte string (one character
+ * per byte, as the pre-receive input and the refs files hold it): true when git accepts it.
+ * Every component is non-empty, does not start with `.`, does not end with `.lock`, and holds
+ * no `..`, no `@{`, no control byte, DEL, space, `: ? [ \\ ^ ~`, and no `*` (unless a refspec
+ * pattern: one); the name is not `@` and does not end with `.`; without allowOnelevel it has
+ * at least two components. A character above 0xff (not a byte string) is refused.
+ */
+export function checkRefnameFormat(name: string, flags: RefnameFlags = {}): boolean {
+  if (name === '@') return false;
+  let pattern = flags.refspecPattern === true;
+  let components = 0;
+  let at = 0;
+  for (;;) {
+    // One component, from `at` to the next `/` or the end.
+    const start = at;
+    let last = 0;
+    for (; at < name.length; at++) {
+      const ch = name.charCodeAt(at);
+      if (ch > 0xff) return false;
+      const disp = DISPOSITION[ch]!;
+      if (disp === 1) {
+        if (ch === 0) return false; // a NUL ends the C string early: git sees another name
+        break;
+      }
+      if (disp === 2 && last === 0x2e) return false;
+      if (disp === 3 && last === 0x40) return false;
+      if (disp === 4) return false;
+      if (disp === 5) {
+        if (!pattern) return false;
+        pattern = false;
+      }
+      last = ch;
+    }
+    if (at === start) return false; // empty component
+    if (name.charCodeAt(start) === 0x2e) return false;
+    if (at - start >= 5 && name.slice(at - 5, at) === '.lock') return false;
+    components++;
+    if (at >= name.length) break;
+    at++; // the '/'
+  }
+  if (name.charCodeAt(name.length - 1) === 0x2e) return false;
+  if (!flags.allowOnelevel && components < 2) return false;
+  return true;
+}
+
+/**
+ * True when `name` (a byte string) is a ref name git's files backend could hold, one-level
+ * names (`HEAD`, `FETCH_HEAD`, a short name to expand) included: check_refname_format with
+ * REFNAME_ALLOW_ONELEVEL. Names that fail are never looked up, so a name can never reach
+ * outside the repository.
  */
 export function isValidRefName(name: string): boolean {
-  if (name === '' || name === '@' || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false;
-  if (name.includes('..') || name.includes('//') || name.includes('@{')) return false;
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
-  return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
+  return checkRefnameFormat(name, { allowOnelevel: true });
+}
+
+/** A ref name as a byte string (one character per byte), from text: its UTF-8 bytes. A name
+ * read from git (stdin, refs files) is a byte string already; a name a user typed or a policy
+ * holds is text. */
+export function refBytes(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
+}
+
+/** A byte-string ref name as git prints it (core.quotePath: quoted, octal escapes for bytes
+ * that are not printable ASCII), for messages. */
+export function quoteRef(name: string): string {
+  return quotePath(Buffer.from(name, 'latin1'));
+}
+
+/** `text` without leading and trailing ASCII whitespace (what git's strbuf_trim removes). */
+function asciiTrim(text: string): string {
+  return text.replace(/^[ \t\n\r\v\f]+|[ \t\n\r\v\f]+$/g, '');
+}
+
+/** A filesystem path for a ref file: `dir` (text) joined with a byte-string ref name. */
+function refPath(dir: string, name: string): Buffer {
+  return Buffer.concat([Buffer.from(join(dir, '/'), 'utf8'), Buffer.from(name, 'latin1')]);
 }
 
 /** True for `<40 lowercase hex> <name>` with a name of printable ASCII (no space): a line the
@@ -164,7 +256,7 @@ export class RefReader {
     let text = '';
     const file = join(this.commondir, 'packed-refs');
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(file, 'latin1');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
         throw new GitReadError(`Cannot read ${file}: ${(err as Error).message}.`);
@@ -229,28 +321,30 @@ export class RefReader {
   /** Reads one on-disk ref without following it. */
   private readReal(real: string): RawRef | null {
     if (real !== 'HEAD' && !isValidRefName(real)) return null;
-    const file = join(this.dirFor(real), real);
+    const file = join(this.dirFor(real), quoteRef(real));
     let text: string | null = null;
     try {
-      text = readFileSync(file, 'utf8');
+      // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
+      text = readFileSync(refPath(this.dirFor(real), real), 'latin1');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // A directory of that name (refs/heads for refs/heads/x) or a missing one: not loose.
       if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR') {
-        throw new GitReadError(`Cannot read the ref ${real} (${file}): ${code ?? (err as Error).message}.`);
+        throw new GitReadError(`Cannot read the ref ${quoteRef(real)} (${file}): ${code ?? (err as Error).message}.`);
       }
     }
     if (text !== null) {
-      const value = text.trim();
+      // ASCII whitespace only: a name's last byte may be 0xa0, which String.trim would drop.
+      const value = asciiTrim(text);
       if (value.startsWith('ref:')) {
-        const target = value.slice(4).trim();
+        const target = asciiTrim(value.slice(4));
         if (target !== 'HEAD' && !isValidRefName(target)) {
-          throw new GitReadError(`The ref ${real} is a symbolic ref to ${JSON.stringify(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
+          throw new GitReadError(`The ref ${quoteRef(real)} is a symbolic ref to ${quoteRef(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
         }
         return { symbolic: target };
       }
       if (OID_RE.test(value)) return { oid: value };
-      throw new GitReadError(`The ref ${real} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
+      throw new GitReadError(`The ref ${quoteRef(real)} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
     }
     const packed = this.packedLookup(real);
     return packed ? { oid: packed } : null;
@@ -278,7 +372,7 @@ export class RefReader {
       if ('oid' in raw) return this.resolved(current, raw.oid);
       current = raw.symbolic;
     }
-    throw new GitReadError(`The ref ${name} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
+    throw new GitReadError(`The ref ${quoteRef(name)} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
   }
 
   private resolved(real: string, oid: string | null): ResolvedRef {
@@ -310,18 +404,20 @@ export class RefReader {
 
   /** Every ref under refs/ (inside the namespace, when there is one), sorted by name, each
    * with its oid or its symbolic target (loose refs override packed ones). */
-  entries(): RefEntry[] {
-    const prefix = this.namespace + 'refs/';
+  entries(under = 'refs/'): RefEntry[] {
+    if (!under.startsWith('refs/') || !under.endsWith('/')) throw new Error(`entries: ${under} is not a folder of refs/`);
+    const prefix = this.namespace + under;
     const loose = new Set<string>();
     const walk = (dir: string, name: string) => {
-      let items: import('node:fs').Dirent[];
+      let items: import('node:fs').Dirent<Buffer>[];
       try {
-        items = readdirSync(join(dir, name), { withFileTypes: true });
+        // Names as bytes: a ref whose name is not UTF-8 is listed as git lists it.
+        items = readdirSync(refPath(dir, name), { withFileTypes: true, encoding: 'buffer' });
       } catch {
         return;
       }
       for (const item of items) {
-        const child = `${name}/${item.name}`;
+        const child = `${name}/${Buffer.from(item.name as unknown as Uint8Array).toString('latin1')}`;
         if (item.isDirectory()) walk(dir, child);
         else if (isValidRefName(child)) loose.add(child);
       }

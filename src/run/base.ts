@@ -20,6 +20,7 @@ import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
 import { isOid, ZERO_OID } from '../types';
 import { readPolicyAt } from './policy-at';
+import { refBytes } from '../git/refs';
 
 export interface Base {
   /** How the base is shown: a ref name ('refs/remotes/origin/main'), or a description. Null
@@ -97,7 +98,7 @@ async function serverBase(store: ObjectStore): Promise<Base> {
   if (head === null) return { ...UNGUARDED, name: headRef, branchRef: headRef.startsWith('refs/heads/') ? headRef : null };
   const base = await baseAt(store, headRef, head, headRef.startsWith('refs/heads/') ? headRef : null);
   if (base.policy) {
-    const branchRef = `refs/heads/${base.policy.baseBranch}`;
+    const branchRef = refBytes(`refs/heads/${base.policy.baseBranch}`);
     if (branchRef !== headRef) {
       base.branchRef = branchRef;
       base.tip = await commitOf(store, branchRef);
@@ -109,7 +110,7 @@ async function serverBase(store: ObjectStore): Promise<Base> {
 /** The symbolic target of the repository's own HEAD file (outside any namespace). */
 function repositoryHeadTarget(gitdir: string): string | null {
   try {
-    const m = /^ref:\s*(refs\/heads\/\S+)\s*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'utf8'));
+    const m = /^ref:[ \t]*(refs\/heads\/[^\n]+?)[ \t\r\n]*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'latin1'));
     return m ? m[1]! : null;
   } catch {
     return null;

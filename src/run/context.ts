@@ -7,6 +7,7 @@ import { Deadline } from '../deadline';
 import type { EvidenceReport } from '../evidence/types';
 import type { Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
+import { refBytes } from '../git/refs';
 import { refMatcher } from '../paths';
 import { compileProtection, type Protection } from '../protection';
 import type { Base } from './base';
@@ -52,8 +53,10 @@ export interface RunSetup {
 export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const now = setup.now ?? Date.now;
   const started = setup.startedAt ?? now();
-  const protectedRefs = refMatcher(policy.protectedRefs);
-  const baseRef = `refs/heads/${policy.baseBranch}`;
+  // Ref names are bytes (src/git/refs.ts): the policy's patterns and base branch are text,
+  // matched as their UTF-8 bytes, as git compares a name with the bytes it was given.
+  const protectedRefs = refMatcher(policy.protectedRefs.map(refBytes));
+  const baseRef = refBytes(`refs/heads/${policy.baseBranch}`);
   const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
   return {
     store: setup.store,
