@@ -49,7 +49,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);
-  const input = readPushInput({ positionals, stdin: await io.readStdin(), env: io.env, top: worktree.top });
+  // Ref names are bytes (as the store reads them): the input is taken undecoded.
+  const stdin = io.readStdinBytes ? (await io.readStdinBytes()).toString('latin1') : await io.readStdin();
+  const input = readPushInput({ positionals, stdin, env: io.env, top: worktree.top });
   const { remote, lines } = input;
   if (lines.length === 0) return EXIT.eligible; // nothing to push
   if (input.notice !== null) io.stderr(`receipt-gate ${input.notice}\n`);

@@ -14,7 +14,7 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quotePath } from '../quote';
+import { quoteRefName } from '../quote';
 import { GitReadError } from './types';
 
 const OID_RE = /^[0-9a-f]{40}$/;
@@ -132,7 +132,7 @@ export function refBytes(text: string): string {
 /** A byte-string ref name as git prints it (core.quotePath: quoted, octal escapes for bytes
  * that are not printable ASCII), for messages. */
 export function quoteRef(name: string): string {
-  return quotePath(Buffer.from(name, 'latin1'));
+  return quoteRefName(name);
 }
 
 /** `text` without leading and trailing ASCII whitespace (what git's strbuf_trim removes). */

@@ -140,8 +140,8 @@ async function defaultBase(store: ObjectStore): Promise<Base> {
   for (const branch of guesses) {
     const guess = await locate(branch);
     if (!guess) continue;
-    if (!guess.policy || guess.policy.baseBranch === branch) return guess;
-    return (await locate(guess.policy.baseBranch)) ?? guess;
+    if (!guess.policy || refBytes(guess.policy.baseBranch) === branch) return guess;
+    return (await locate(refBytes(guess.policy.baseBranch))) ?? guess;
   }
   return UNGUARDED;
 }
@@ -160,12 +160,12 @@ async function clientBase(store: ObjectStore, remote: string | null, fallbacks: 
   }
   if (remote !== null) {
     const remoteHead = await candidate(store, `refs/remotes/${remote}/HEAD`);
-    const hints = [remoteHead?.policy?.baseBranch, ...local.map((c) => c.policy?.baseBranch), 'main', 'master'];
+    const hints = [remoteHead?.policy?.baseBranch, ...local.map((c) => c.policy?.baseBranch), 'main', 'master'].map((b) => (b ? refBytes(b) : b));
     for (const branch of new Set(hints.filter((b): b is string => !!b))) {
       const tracking = await candidate(store, `refs/remotes/${remote}/${branch}`);
       if (!tracking) continue;
       // The tracking branch's own policy may name another base branch: follow it once.
-      const named = tracking.policy?.baseBranch;
+      const named = tracking.policy ? refBytes(tracking.policy.baseBranch) : undefined;
       if (named && named !== branch) {
         const other = await candidate(store, `refs/remotes/${remote}/${named}`);
         if (other) return other;
@@ -187,7 +187,7 @@ async function clientBase(store: ObjectStore, remote: string | null, fallbacks: 
  */
 async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: string; oid: string }[]): Promise<Base> {
   const known = await clientBase(store, remote, ['HEAD']);
-  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
+  const branchRef = refBytes(`refs/heads/${known.policy?.baseBranch ?? 'main'}`);
   const live = remoteTips.find((t) => t.ref === branchRef && t.oid !== ZERO_OID);
   if (live && (await store.hasObject(live.oid))) {
     const fresh = await clientBase(store, null, [live.oid]);
@@ -195,7 +195,7 @@ async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: s
   }
   if (isRemoteBase(known)) return known;
   const local = await clientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
-  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
+  const named = local.policy ? refBytes(`refs/heads/${local.policy.baseBranch}`) : null;
   if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
     const followed = await clientBase(store, null, [named]);
     if (followed.name !== null) return followed;
