@@ -30,6 +30,15 @@ export function runHook(bare: string, stdin: Buffer | string, env: Record<string
   return { status: r.status ?? -1, stderr, remote };
 }
 
+/** The installed bundle's pre-receive entry run as the hook shim runs it (node, the bundle
+ * beside the hook, cwd the bare repository, GIT_DIR=.), for bytes a shell variable cannot hold
+ * (a NUL): the shim, server-hooks/pre-receive, keeps stdin in a shell variable. */
+export function runBundle(bare: string, stdin: Buffer, env: Record<string, string> = {}): PushResult {
+  const r = spawnSync('node', [join(bare, 'hooks', 'receipt-gate.cjs'), 'pre-receive'], { cwd: bare, env: baseEnv({ GIT_DIR: '.', ...env }), input: stdin, encoding: 'utf8' });
+  const stderr = `${r.stderr ?? ''}`;
+  return { status: r.status ?? -1, stderr, remote: stderr.split('\n').map((l) => l.replace(/\s+$/, '')) };
+}
+
 /** A hook run that refused the input: non-zero exit, the machine line last, verdict closed. */
 export function assertHookRefused(result: PushResult, pattern: RegExp): ReturnType<typeof machine> {
   assert.is.not(result.status, 0, `the hook should refuse:\n${result.stderr}`);
