@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import { spawnSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
-import { assertRejected, commitAll, git, push, remotePerTest, write, ZERO, type Remote } from '../server/helpers';
+import { assertRejected, commitAll, git, machine, push, remotePerTest, write, ZERO, type Remote } from '../server/helpers';
 import { assertUnchanged, refAt, runHook, serverState } from './refs-harness';
 
 const replace = suite('refs/replace');
@@ -126,7 +126,8 @@ replace('a chain of replace refs deeper than git follows closes the push, as git
   const before = serverState(r.bare);
   const result = push(r.work, ['origin', 'feature/deep'], BOB);
   assert.is.not(result.status, 0, result.stderr);
-  assert.match(result.remote.join('\n'), /replace depth too high|deeper than 5/);
+  assert.match(result.remote.join('\n'), /fixtures\/EPOCH\n.*form a chain deeper than 5/);
+  assert.ok(machine(result).findings.some((f) => f.code === 'INTERNAL_ERROR' && f.path === 'fixtures/EPOCH'), result.stderr);
   assertUnchanged(r.bare, before, 'deep chain');
 });
 
