@@ -79,7 +79,6 @@ export function printableMention(text: string, paths: readonly (string | undefin
  * names from git) is taken byte for byte; a string with a character above 0xff is text, taken
  * as its UTF-8 bytes. */
 export function refNameBytes(name: string): Buffer {
-  // eslint-disable-next-line no-control-regex
   return /[^\x00-\xff]/.test(name) ? Buffer.from(name, 'utf8') : Buffer.from(name, 'latin1');
 }
 

@@ -125,7 +125,6 @@ export function isValidRefName(name: string): boolean {
  * read from git (stdin, refs files) is a byte string already; a name a user typed or a policy
  * holds is text. */
 export function refBytes(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
 }
 
@@ -310,6 +309,24 @@ export class RefReader {
     return undefined;
   }
 
+  /** The packed refs whose on-disk names start with `prefix` (the last line naming a ref
+   * wins, as in the map), found by searching the text. */
+  private packedUnder(prefix: string): Map<string, string> {
+    const text = this.packedText();
+    const out = new Map<string, string>();
+    const needle = ' ' + prefix;
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+      const start = at - 40;
+      if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
+      const oid = text.slice(start, at);
+      if (!OID_RE.test(oid)) continue;
+      let end = text.indexOf('\n', at);
+      if (end < 0) end = text.length;
+      out.set(text.slice(at + 1, end), oid);
+    }
+    return out;
+  }
+
   /** Directory holding an on-disk name: HEAD and per-worktree refs in gitdir, the rest in
    * commondir. */
   private dirFor(real: string): string {
@@ -425,7 +442,9 @@ export class RefReader {
     const top = prefix.slice(0, -1);
     walk(this.commondir, top);
     if (this.commondir !== this.gitdir && existsSync(join(this.gitdir, 'refs'))) walk(this.gitdir, top);
-    const packed = this.packedRefs().refs;
+    // The whole listing builds the packed map (kept for every later call); a folder's listing
+    // (refs/replace/ on every run) scans the text for its prefix instead.
+    const packed = under === 'refs/' || this.packed ? this.packedRefs().refs : this.packedUnder(prefix);
     const out: RefEntry[] = [];
     const add = (real: string, raw: RawRef) => {
       const name = real.slice(this.namespace.length);

@@ -18,7 +18,6 @@ export type ParsedUpdates = { ok: true; updates: RefUpdate[] } | { ok: false; li
  * callers) is taken as UTF-8 text. */
 export function stdinBytes(input: string | Uint8Array): string {
   if (typeof input !== 'string') return Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
-  // eslint-disable-next-line no-control-regex
   return /^[\x00-\x7f]*$/.test(input) ? input : Buffer.from(input, 'utf8').toString('latin1');
 }
 
