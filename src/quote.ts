@@ -4,6 +4,8 @@
 // or recolour what follows. Paths are quoted exactly as git quotes them with core.quotePath
 // on (quote.c, quote_c_style), so what receipt-gate prints matches `git diff --name-only`.
 
+import { encodeRefName } from './git/refname';
+
 /** C escapes git uses for these bytes; other bytes that need quoting are written as octal. */
 const C_ESCAPES: Record<number, string> = {
   0x07: 'a',
@@ -75,54 +77,22 @@ export function printableMention(text: string, paths: readonly (string | undefin
   return printable(out);
 }
 
-/** The bytes of a ref name: a byte string (one character per byte, as receipt-gate reads
- * names from git) is taken byte for byte; a string with a character above 0xff is text, taken
- * as its UTF-8 bytes. */
-export function refNameBytes(name: string): Buffer {
-  return /[^\x00-\xff]/.test(name) ? Buffer.from(name, 'utf8') : Buffer.from(name, 'latin1');
-}
-
 /** A ref name as git prints it with core.quotePath on (`"refs/heads/v\377"`), for human
- * output. */
+ * output. Names are held as src/git/refname.ts describes. */
 export function quoteRefName(name: string): string {
-  return quotePath(refNameBytes(name));
+  return quotePath(encodeRefName(name));
 }
 
 /**
- * A ref name for JSON (the machine line, --json, SARIF): its UTF-8 decoding when its bytes are
+ * A ref name for JSON (the machine line, --json, SARIF): its UTF-8 text when its bytes are
  * valid UTF-8; otherwise each byte that is not part of a valid UTF-8 sequence is written as
  * `\xHH` (a literal backslash, which git never allows in a ref name, so the form cannot be
  * mistaken for a name). Pure ASCII names are unchanged.
  */
 export function refNameJson(name: string): string {
-  const bytes = refNameBytes(name);
-  let out = '';
-  let i = 0;
-  while (i < bytes.length) {
-    const n = utf8SequenceLength(bytes, i);
-    if (n === 0) {
-      out += `\\x${bytes[i]!.toString(16).padStart(2, '0')}`;
-      i++;
-    } else {
-      out += bytes.toString('utf8', i, i + n);
-      i += n;
-    }
-  }
-  return out;
-}
-
-/** Length of the valid UTF-8 sequence at `i` (1 to 4), 0 when the byte there starts none
- * (stray continuation, overlong form, surrogate, above U+10FFFF, truncated). */
-function utf8SequenceLength(b: Uint8Array, i: number): number {
-  const c = b[i]!;
-  if (c < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if (c === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (c >= 0xe1 && c <= 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (c === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xf1 && c <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
+  return name.replace(/[\udc80-\udcff]/g, (c, at: number) => {
+    const prev = at > 0 ? name.charCodeAt(at - 1) : 0;
+    if (prev >= 0xd800 && prev <= 0xdbff) return c; // half of a pair, not an escaped byte
+    return `\\x${(c.charCodeAt(0) - 0xdc00).toString(16).padStart(2, '0')}`;
+  });
 }

@@ -14,7 +14,8 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { quoteRefName } from '../quote';
+import { quotePath } from '../quote';
+import { refNameFromLatin1, refNameLatin1 } from './refname';
 import { GitReadError } from './types';
 
 const OID_RE = /^[0-9a-f]{40}$/;
@@ -118,20 +119,17 @@ export function checkRefnameFormat(name: string, flags: RefnameFlags = {}): bool
  * outside the repository.
  */
 export function isValidRefName(name: string): boolean {
-  return checkRefnameFormat(name, { allowOnelevel: true });
+  return validReal(refNameLatin1(name));
 }
 
-/** A ref name as a byte string (one character per byte), from text: its UTF-8 bytes. A name
- * read from git (stdin, refs files) is a byte string already; a name a user typed or a policy
- * holds is text. */
-export function refBytes(text: string): string {
-  return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
+/** isValidRefName on a byte string (one character per byte). */
+function validReal(real: string): boolean {
+  return checkRefnameFormat(real, { allowOnelevel: true });
 }
 
-/** A byte-string ref name as git prints it (core.quotePath: quoted, octal escapes for bytes
- * that are not printable ASCII), for messages. */
-export function quoteRef(name: string): string {
-  return quoteRefName(name);
+/** A byte-string name as git prints it (core.quotePath), for messages. */
+function quoteReal(real: string): string {
+  return quotePath(Buffer.from(real, 'latin1'));
 }
 
 /** `text` without leading and trailing ASCII whitespace (what git's strbuf_trim removes). */
@@ -224,6 +222,8 @@ export interface RefEntry {
 export class RefReader {
   private packed: PackedRefs | null = null;
   private text: string | null = null;
+  /** The namespace prefix as bytes (one character per byte). */
+  private readonly ns: string;
 
   /**
    * @param gitdir the repository's git directory (HEAD lives here)
@@ -234,18 +234,24 @@ export class RefReader {
     readonly gitdir: string,
     readonly commondir: string,
     readonly namespace = '',
-  ) {}
+  ) {
+    this.ns = refNameLatin1(namespace);
+  }
 
-  /** The on-disk name of a namespace-relative ref name. */
+  // Names the reader takes and gives are text (src/git/refname.ts); on disk, and inside the
+  // reader ("real" names), they are byte strings.
+
+  /** The on-disk name (bytes) of a namespace-relative ref name. */
   private real(name: string): string {
-    if (this.namespace === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return name;
-    return this.namespace + name;
+    const bytes = refNameLatin1(name);
+    if (this.ns === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return bytes;
+    return this.ns + bytes;
   }
 
   /** The namespace-relative name of an on-disk name; null when it lies outside the namespace. */
   private relative(real: string): string | null {
-    if (this.namespace === '' || (real !== 'HEAD' && !real.startsWith('refs/'))) return real;
-    return real.startsWith(this.namespace) ? real.slice(this.namespace.length) : null;
+    if (this.ns === '' || (real !== 'HEAD' && !real.startsWith('refs/'))) return refNameFromLatin1(real);
+    return real.startsWith(this.ns) ? refNameFromLatin1(real.slice(this.ns.length)) : null;
   }
 
   /** The packed-refs text, every line checked once (a malformed line anywhere is an error,
@@ -337,8 +343,8 @@ export class RefReader {
 
   /** Reads one on-disk ref without following it. */
   private readReal(real: string): RawRef | null {
-    if (real !== 'HEAD' && !isValidRefName(real)) return null;
-    const file = join(this.dirFor(real), quoteRef(real));
+    if (real !== 'HEAD' && !validReal(real)) return null;
+    const file = join(this.dirFor(real), quoteReal(real));
     let text: string | null = null;
     try {
       // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
@@ -347,7 +353,7 @@ export class RefReader {
       const code = (err as NodeJS.ErrnoException).code;
       // A directory of that name (refs/heads for refs/heads/x) or a missing one: not loose.
       if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR') {
-        throw new GitReadError(`Cannot read the ref ${quoteRef(real)} (${file}): ${code ?? (err as Error).message}.`);
+        throw new GitReadError(`Cannot read the ref ${quoteReal(real)} (${file}): ${code ?? (err as Error).message}.`);
       }
     }
     if (text !== null) {
@@ -355,13 +361,13 @@ export class RefReader {
       const value = asciiTrim(text);
       if (value.startsWith('ref:')) {
         const target = asciiTrim(value.slice(4));
-        if (target !== 'HEAD' && !isValidRefName(target)) {
-          throw new GitReadError(`The ref ${quoteRef(real)} is a symbolic ref to ${quoteRef(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
+        if (target !== 'HEAD' && !validReal(target)) {
+          throw new GitReadError(`The ref ${quoteReal(real)} is a symbolic ref to ${quoteReal(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
         }
         return { symbolic: target };
       }
       if (OID_RE.test(value)) return { oid: value };
-      throw new GitReadError(`The ref ${quoteRef(real)} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
+      throw new GitReadError(`The ref ${quoteReal(real)} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
     }
     const packed = this.packedLookup(real);
     return packed ? { oid: packed } : null;
@@ -371,7 +377,7 @@ export class RefReader {
    * inside the namespace), or null when absent. */
   readRaw(name: string): RawRef | null {
     const raw = this.readReal(this.real(name));
-    if (raw && 'symbolic' in raw) return { symbolic: this.relative(raw.symbolic) ?? raw.symbolic };
+    if (raw && 'symbolic' in raw) return { symbolic: this.relative(raw.symbolic) ?? refNameFromLatin1(raw.symbolic) };
     return raw;
   }
 
@@ -389,12 +395,12 @@ export class RefReader {
       if ('oid' in raw) return this.resolved(current, raw.oid);
       current = raw.symbolic;
     }
-    throw new GitReadError(`The ref ${quoteRef(name)} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
+    throw new GitReadError(`The ref ${quoteReal(this.real(name))} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
   }
 
   private resolved(real: string, oid: string | null): ResolvedRef {
     const ref = this.relative(real);
-    return ref === null ? { ref: real, oid, outsideNamespace: true } : { ref, oid };
+    return ref === null ? { ref: refNameFromLatin1(real), oid, outsideNamespace: true } : { ref, oid };
   }
 
   /** Follows `name` through symbolic refs to an oid; null when it (or its target) is absent. */
@@ -423,7 +429,7 @@ export class RefReader {
    * with its oid or its symbolic target (loose refs override packed ones). */
   entries(under = 'refs/'): RefEntry[] {
     if (!under.startsWith('refs/') || !under.endsWith('/')) throw new Error(`entries: ${under} is not a folder of refs/`);
-    const prefix = this.namespace + under;
+    const prefix = this.ns + refNameLatin1(under);
     const loose = new Set<string>();
     const walk = (dir: string, name: string) => {
       let items: import('node:fs').Dirent<Buffer>[];
@@ -436,7 +442,7 @@ export class RefReader {
       for (const item of items) {
         const child = `${name}/${Buffer.from(item.name as unknown as Uint8Array).toString('latin1')}`;
         if (item.isDirectory()) walk(dir, child);
-        else if (isValidRefName(child)) loose.add(child);
+        else if (validReal(child)) loose.add(child);
       }
     };
     const top = prefix.slice(0, -1);
@@ -445,13 +451,15 @@ export class RefReader {
     // The whole listing builds the packed map (kept for every later call); a folder's listing
     // (refs/replace/ on every run) scans the text for its prefix instead.
     const packed = under === 'refs/' || this.packed ? this.packedRefs().refs : this.packedUnder(prefix);
-    const out: RefEntry[] = [];
+    // Sorted by the names' bytes, as git lists them.
+    const out: { key: string; entry: RefEntry }[] = [];
     const add = (real: string, raw: RawRef) => {
-      const name = real.slice(this.namespace.length);
-      if ('oid' in raw) out.push({ name, oid: raw.oid, symbolic: null });
+      const key = real.slice(this.ns.length);
+      const name = refNameFromLatin1(key);
+      if ('oid' in raw) out.push({ key, entry: { name, oid: raw.oid, symbolic: null } });
       else {
         const end = this.resolveSymbolic(name);
-        out.push({ name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? raw.symbolic) });
+        out.push({ key, entry: { name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? refNameFromLatin1(raw.symbolic)) } });
       }
     };
     for (const real of loose) {
@@ -461,7 +469,7 @@ export class RefReader {
     for (const [real, oid] of packed) {
       if (!loose.has(real) && real.startsWith(prefix)) add(real, { oid });
     }
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((o) => o.entry);
   }
 
   /** Every ref under refs/ that resolves, full name -> oid (dangling symbolic refs left out). */

@@ -12,7 +12,6 @@
 // `git rev-parse --symbolic-full-name SPEC` prints: the ref a name ends at through symbolic
 // refs (HEAD → refs/heads/main), null for an oid or when a suffix navigates.
 
-import { refBytes } from './refs';
 import type { ObjectStore } from './store';
 import { GitReadError, type ObjectType } from './types';
 
@@ -47,9 +46,7 @@ type Hint = 'any' | 'committish' | 'treeish';
 
 /** Resolves `spec` as `git rev-parse` does. Throws RevisionError (a GitReadError) when it does
  * not resolve, naming what is accepted. */
-export async function resolveRevision(store: ObjectStore, text: string): Promise<Revision> {
-  // What a user typed is text; ref names are bytes (its UTF-8 bytes).
-  const spec = refBytes(text);
+export async function resolveRevision(store: ObjectStore, spec: string): Promise<Revision> {
   const cut = firstSuffix(spec);
   const base = spec.slice(0, cut);
   const steps = parseSteps(spec, spec.slice(cut));

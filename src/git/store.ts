@@ -23,8 +23,9 @@ import { createHash } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { readObject } from 'isomorphic-git';
 import { LooseBaseNeeded, ObjectsView, looseHeaderOfPrefix, objectDirectories, parseLooseHeader, type ObjectLocation } from './fs-view';
-import { RefReader, isValidRefName, namespacePrefix, quoteRef, type RawRef, type RefEntry, type ResolvedRef } from './refs';
+import { RefReader, isValidRefName, namespacePrefix, type RawRef, type RefEntry, type ResolvedRef } from './refs';
 import { RepositoryConfig } from './config';
+import { quoteRefName } from '../quote';
 import { RawTree } from './raw-tree';
 import { GitReadError, type Commit, type ObjectType, type TreeEntry } from './types';
 
@@ -158,7 +159,7 @@ export class ObjectStore {
         const hex = e.name.slice(this.replaceRefBase.length, this.replaceRefBase.length + 40);
         if (!/^[0-9a-fA-F]{40}$/.test(hex)) continue; // git warns "bad replace ref name" and skips it
         const original = hex.toLowerCase();
-        if (map.has(original)) throw new GitReadError(`Two replace refs replace the object ${original} (one is ${quoteRef(e.name)}); git refuses to read the repository ("duplicate replace ref"). Delete one with \`git replace -d\`.`, original);
+        if (map.has(original)) throw new GitReadError(`Two replace refs replace the object ${original} (one is ${quoteRefName(e.name)}); git refuses to read the repository ("duplicate replace ref"). Delete one with \`git replace -d\`.`, original);
         map.set(original, e.oid);
       }
     }

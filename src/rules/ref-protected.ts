@@ -4,7 +4,7 @@
 import { finding, type Finding } from '../findings';
 import { short } from '../render';
 import type { RunContext } from '../run/context';
-import { quoteRef } from '../git/refs';
+import { quoteRefName as quoteRef } from '../quote';
 import { ZERO_OID } from '../types';
 
 export function deletionFinding(ctx: RunContext, ref: string, old: string): Finding | null {

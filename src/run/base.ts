@@ -20,7 +20,7 @@ import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
 import { isOid, ZERO_OID } from '../types';
 import { readPolicyAt } from './policy-at';
-import { refBytes } from '../git/refs';
+import { decodeRefName } from '../git/refname';
 
 export interface Base {
   /** How the base is shown: a ref name ('refs/remotes/origin/main'), or a description. Null
@@ -98,7 +98,7 @@ async function serverBase(store: ObjectStore): Promise<Base> {
   if (head === null) return { ...UNGUARDED, name: headRef, branchRef: headRef.startsWith('refs/heads/') ? headRef : null };
   const base = await baseAt(store, headRef, head, headRef.startsWith('refs/heads/') ? headRef : null);
   if (base.policy) {
-    const branchRef = refBytes(`refs/heads/${base.policy.baseBranch}`);
+    const branchRef = `refs/heads/${base.policy.baseBranch}`;
     if (branchRef !== headRef) {
       base.branchRef = branchRef;
       base.tip = await commitOf(store, branchRef);
@@ -111,7 +111,7 @@ async function serverBase(store: ObjectStore): Promise<Base> {
 function repositoryHeadTarget(gitdir: string): string | null {
   try {
     const m = /^ref:[ \t]*(refs\/heads\/[^\n]+?)[ \t\r\n]*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'latin1'));
-    return m ? m[1]! : null;
+    return m ? decodeRefName(Buffer.from(m[1]!, 'latin1')) : null;
   } catch {
     return null;
   }
@@ -140,8 +140,8 @@ async function defaultBase(store: ObjectStore): Promise<Base> {
   for (const branch of guesses) {
     const guess = await locate(branch);
     if (!guess) continue;
-    if (!guess.policy || refBytes(guess.policy.baseBranch) === branch) return guess;
-    return (await locate(refBytes(guess.policy.baseBranch))) ?? guess;
+    if (!guess.policy || guess.policy.baseBranch === branch) return guess;
+    return (await locate(guess.policy.baseBranch)) ?? guess;
   }
   return UNGUARDED;
 }
@@ -160,12 +160,12 @@ async function clientBase(store: ObjectStore, remote: string | null, fallbacks: 
   }
   if (remote !== null) {
     const remoteHead = await candidate(store, `refs/remotes/${remote}/HEAD`);
-    const hints = [remoteHead?.policy?.baseBranch, ...local.map((c) => c.policy?.baseBranch), 'main', 'master'].map((b) => (b ? refBytes(b) : b));
+    const hints = [remoteHead?.policy?.baseBranch, ...local.map((c) => c.policy?.baseBranch), 'main', 'master'];
     for (const branch of new Set(hints.filter((b): b is string => !!b))) {
       const tracking = await candidate(store, `refs/remotes/${remote}/${branch}`);
       if (!tracking) continue;
       // The tracking branch's own policy may name another base branch: follow it once.
-      const named = tracking.policy ? refBytes(tracking.policy.baseBranch) : undefined;
+      const named = tracking.policy?.baseBranch;
       if (named && named !== branch) {
         const other = await candidate(store, `refs/remotes/${remote}/${named}`);
         if (other) return other;
@@ -187,7 +187,7 @@ async function clientBase(store: ObjectStore, remote: string | null, fallbacks: 
  */
 async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: string; oid: string }[]): Promise<Base> {
   const known = await clientBase(store, remote, ['HEAD']);
-  const branchRef = refBytes(`refs/heads/${known.policy?.baseBranch ?? 'main'}`);
+  const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
   const live = remoteTips.find((t) => t.ref === branchRef && t.oid !== ZERO_OID);
   if (live && (await store.hasObject(live.oid))) {
     const fresh = await clientBase(store, null, [live.oid]);
@@ -195,7 +195,7 @@ async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: s
   }
   if (isRemoteBase(known)) return known;
   const local = await clientBase(store, null, ['refs/heads/main', 'refs/heads/master', 'HEAD']);
-  const named = local.policy ? refBytes(`refs/heads/${local.policy.baseBranch}`) : null;
+  const named = local.policy ? `refs/heads/${local.policy.baseBranch}` : null;
   if (named !== null && named !== local.name && (await commitOf(store, named)) !== null) {
     const followed = await clientBase(store, null, [named]);
     if (followed.name !== null) return followed;

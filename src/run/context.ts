@@ -7,7 +7,7 @@ import { Deadline } from '../deadline';
 import type { EvidenceReport } from '../evidence/types';
 import type { Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
-import { refBytes } from '../git/refs';
+import { refNameLatin1 } from '../git/refname';
 import { refMatcher } from '../paths';
 import { compileProtection, type Protection } from '../protection';
 import type { Base } from './base';
@@ -55,15 +55,19 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const started = setup.startedAt ?? now();
   // Ref names are bytes (src/git/refs.ts): the policy's patterns and base branch are text,
   // matched as their UTF-8 bytes, as git compares a name with the bytes it was given.
-  const protectedRefs = refMatcher(policy.protectedRefs.map(refBytes));
-  const baseRef = refBytes(`refs/heads/${policy.baseBranch}`);
+  const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  const protectedRefs = refMatcher(policy.protectedRefs.map(utf8));
+  const baseRef = utf8(`refs/heads/${policy.baseBranch}`);
   const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
   return {
     store: setup.store,
     base: setup.base,
     policy,
     protection: compileProtection(policy, { deadline }),
-    isProtectedRef: (ref) => ref === baseRef || protectedRefs(ref),
+    isProtectedRef: (ref) => {
+      const bytes = refNameLatin1(ref);
+      return bytes === baseRef || protectedRefs(bytes);
+    },
     identity: setup.identity,
     owner: isOwner(policy, setup.identity),
     ownersText: ownersText(policy),

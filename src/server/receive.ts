@@ -18,7 +18,8 @@ import { identityFromEnv } from '../run/identity';
 import type { RefUpdate } from '../types';
 import { decidePush, type MessageOptions, type PushDecision } from './messages';
 import { parseRefUpdates, refusedRefName, stdinBytes } from './protocol';
-import { quoteRef } from '../git/refs';
+import { refNameFromLatin1 } from '../git/refname';
+import { quotePath } from '../quote';
 import { refKindOf } from '../run/ref-kind';
 
 /** Below GitHub Enterprise's 5 s pre-receive budget, which all hooks of a push share. */
@@ -55,24 +56,25 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
     return failed(
       [],
       finding('INTERNAL_ERROR', {
-        message: `pre-receive input line ${parsed.line} is not '<old-oid> <new-oid> <ref>': ${parsed.why}: ${quoteRef(parsed.text.slice(0, 120))}`,
+        message: `pre-receive input line ${parsed.line} is not '<old-oid> <new-oid> <ref>': ${parsed.why}: ${quotePath(Buffer.from(parsed.text.slice(0, 120), 'latin1'))}`,
         fix: 'run the hook only as git\'s pre-receive hook (git writes this input); nothing was accepted',
       }),
       ctx,
     );
   }
-  const updates = parsed.updates;
-  const refused = refusedRefName(updates);
+  const refused = refusedRefName(parsed.updates);
   if (refused) {
     return failed(
       [],
       finding('INTERNAL_ERROR', {
-        message: `pre-receive input line ${refused.index + 1} names the ref ${quoteRef(refused.ref)}, which git would refuse: ${refused.why}`,
+        message: `pre-receive input line ${refused.index + 1} names the ref ${quotePath(Buffer.from(refused.ref, 'latin1'))}, which git would refuse: ${refused.why}`,
         fix: 'push to a ref name `git check-ref-format` accepts; nothing was accepted',
       }),
       ctx,
     );
   }
+  // From here on names are held as text (src/git/refname.ts), exactly.
+  const updates = parsed.updates.map((u) => ({ ...u, ref: refNameFromLatin1(u.ref) }));
   if (updates.length === 0) return { accepted: true, lines: [], result: gateResult(false, null, null, []) };
 
   let store: ObjectStore | null = null;
