@@ -1,5 +1,7 @@
 // Refs read straight from `<gitdir>/refs/…`, `packed-refs` and `HEAD`, as git's files backend
-// stores them.
+// stores them. Ref names are bytes: files are opened by the name's bytes, packed-refs and ref
+// files are read as bytes, and names are given to callers as src/git/refname.ts holds them
+// (UTF-8 text, stray bytes as lone surrogates), sorted by their bytes as git sorts them.
 //
 // isomorphic-git's listRefs on a packed repository returns the `^{}` peel lines as extra
 // names, and resolving each ref through its API costs a full call each (seconds for a thousand
