@@ -2,7 +2,10 @@
 // verify-ref, receipt) builds a run context (src/run/context.ts) from a base it picked with the
 // one base rule (src/run/base.ts), and each ref update goes through the same rules:
 //
-//   ref update ─► symbolic refs resolved ─► deletion / non-commit / rewrite (REF_PROTECTED)
+//   ref update ─► symbolic refs resolved ─► its kind (src/run/ref-kind.ts): replace, remote-
+//              tracking and namespace refs are the owners' (REF_PROTECTED); notes refs are
+//              judged as notes (src/rules/notes.ts); branches, tags and the rest as code:
+//              ─► deletion / non-commit / rewrite (REF_PROTECTED)
 //              ─► new commits ─► touched paths, parents first ─┐
 //              ─► net change (old→new, or merge-base→new) ─────┼─► PATH_PROTECTED / PATH_UNSAFE
 //              ─► the policy left at new (POLICY_INVALID)      │
@@ -22,7 +25,9 @@ import { objectFsckFinding, objectUnreadableFinding } from './rules/object-inval
 import { evidenceReport, treeEvidence } from './rules/evidence';
 import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
 import { dedupePathFindings, protectedPathFindings } from './rules/protected-paths';
-import { deletionFinding, notACommitFinding, rewriteFinding, symbolicFinding } from './rules/ref-protected';
+import { deletionFinding, notACommitFinding, ownersOnlyFinding, rewriteFinding, symbolicFinding } from './rules/ref-protected';
+import { notesFindings } from './rules/notes';
+import { RECEIPT_NOTES_REF, updateKind } from './run/ref-kind';
 import { createRunContext, type RunContext, type RunSetup } from './run/context';
 import { readPolicyAt } from './run/policy-at';
 import { ZERO_OID, type RefUpdate } from './types';
@@ -83,15 +88,29 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
       if (f) findings.push(f);
     }
   }
-  if (ctx.scope.kind === 'server' && (ref !== pushed.ref || old !== ZERO_OID)) {
-    // What the ref holds now, not what the client says it held (git checks that later).
-    old = (await store.resolveRef(ref)) ?? ZERO_OID;
+  if (ctx.scope.kind === 'server') {
+    // What the ref holds now, not what the client says it held (git checks that later): a
+    // zero `old` for an existing ref is an update of it, never a creation.
+    old = (await store.resolveRefExact(ref)) ?? ZERO_OID;
   }
   const update: RefUpdate = { old, new: pushed.new, ref };
   const at = { ref: pushed.ref };
   const isProtectedRef = ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref);
   const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null) =>
     refResult(pushed, dedupePathFindings(findings), { isProtectedRef, newCommits: commits, identities, evidence });
+
+  // Each kind of ref has its own handler; branches, tags and every other namespace go on below
+  // as code.
+  const kind = updateKind(pushed.ref, ref, store.replaceRefBase);
+  if (kind.kind === 'owners-only') {
+    const f = ownersOnlyFinding(ctx, kind.namespace, pushed.ref, update);
+    if (f) findings.push(f);
+    return done();
+  }
+  if (kind.kind === 'notes') {
+    findings.push(...(await notesFindings(ctx, pushed.ref, update, isProtectedRef || ref === RECEIPT_NOTES_REF)));
+    return done();
+  }
 
   // 2. Deletion.
   if (update.new === ZERO_OID) {

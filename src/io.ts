@@ -7,6 +7,8 @@ export interface CliIO {
   stderr(text: string): void;
   /** Reads all of standard input (hook protocols). */
   readStdin(): Promise<string>;
+  /** Reads all of standard input as bytes (pre-receive: ref names are bytes). */
+  readStdinBytes?(): Promise<Buffer>;
   /** Resolves once everything written has reached the descriptors (optional: in-process io
    * has nothing to flush). */
   flush?(): Promise<void>;
@@ -27,7 +29,8 @@ export function processIO(): CliIO {
   return {
     stdout: out.write,
     stderr: err.write,
-    readStdin,
+    readStdin: async () => (await readStdinBytes()).toString('utf8'),
+    readStdinBytes,
     flush: async () => {
       await out.flush();
       await err.flush();
@@ -85,14 +88,14 @@ function fdWriter(fd: number): { write: (text: string) => void; flush: () => Pro
 
 /** Standard input, whole; empty when it is a terminal (or another character device, such as
  * /dev/null) or closed. (node:tty's isatty would load the tty and net modules: ~10 ms.) */
-function readStdin(): Promise<string> {
+function readStdinBytes(): Promise<Buffer> {
   let device: boolean;
   try {
     device = fstatSync(0).isCharacterDevice();
   } catch {
     device = true; // no descriptor 0
   }
-  if (device) return Promise.resolve('');
+  if (device) return Promise.resolve(Buffer.alloc(0));
   // One buffer, doubled when full: a push's few lines take one read, a 10 MB input about
   // 160 pipe-sized reads into it and a few copies, never a list of small chunks.
   let buf = Buffer.allocUnsafe(64 * 1024);
@@ -114,14 +117,14 @@ function readStdin(): Promise<string> {
       const chunks: Buffer[] = [buf.subarray(0, length)];
       return new Promise((resolve, reject) => {
         process.stdin.on('data', (c: Buffer) => chunks.push(c));
-        process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
         process.stdin.on('error', reject);
       });
     }
     if (n === 0) break;
     length += n;
   }
-  return Promise.resolve(buf.toString('utf8', 0, length));
+  return Promise.resolve(buf.subarray(0, length));
 }
 
 /** A usage or setup error: nothing was checked (exit 2, treated as closed by every hook). */

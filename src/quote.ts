@@ -4,6 +4,8 @@
 // or recolour what follows. Paths are quoted exactly as git quotes them with core.quotePath
 // on (quote.c, quote_c_style), so what receipt-gate prints matches `git diff --name-only`.
 
+import { encodeRefName } from './git/refname';
+
 /** C escapes git uses for these bytes; other bytes that need quoting are written as octal. */
 const C_ESCAPES: Record<number, string> = {
   0x07: 'a',
@@ -73,4 +75,24 @@ export function printableMention(text: string, paths: readonly (string | undefin
     if (quoted !== path) out = out.split(path).join(quoted);
   }
   return printable(out);
+}
+
+/** A ref name as git prints it with core.quotePath on (`"refs/heads/v\377"`), for human
+ * output. Names are held as src/git/refname.ts describes. */
+export function quoteRefName(name: string): string {
+  return quotePath(encodeRefName(name));
+}
+
+/**
+ * A ref name for JSON (the machine line, --json, SARIF): its UTF-8 text when its bytes are
+ * valid UTF-8; otherwise each byte that is not part of a valid UTF-8 sequence is written as
+ * `\xHH` (a literal backslash, which git never allows in a ref name, so the form cannot be
+ * mistaken for a name). Pure ASCII names are unchanged.
+ */
+export function refNameJson(name: string): string {
+  return name.replace(/[\udc80-\udcff]/g, (c, at: number) => {
+    const prev = at > 0 ? name.charCodeAt(at - 1) : 0;
+    if (prev >= 0xd800 && prev <= 0xdbff) return c; // half of a pair, not an escaped byte
+    return `\\x${(c.charCodeAt(0) - 0xdc00).toString(16).padStart(2, '0')}`;
+  });
 }

@@ -14,6 +14,7 @@
 // reachable from any of its remote-tracking refs). Identity is `git config user.email`
 // (advisory: on the server, the pusher's login decides).
 
+import { decodeRefName } from '../git/refname';
 import { parseCommandArgs } from '../args';
 import { clientIdentity, locateWorktree } from '../client/git-cli';
 import { printResult, rejectedVerdict } from '../client/report';
@@ -49,7 +50,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);
-  const input = readPushInput({ positionals, stdin: await io.readStdin(), env: io.env, top: worktree.top });
+  // Ref names are bytes (as the store reads them): the input is taken undecoded.
+  const stdin = io.readStdinBytes ? decodeRefName(await io.readStdinBytes()) : await io.readStdin();
+  const input = readPushInput({ positionals, stdin, env: io.env, top: worktree.top });
   const { remote, lines } = input;
   if (lines.length === 0) return EXIT.eligible; // nothing to push
   if (input.notice !== null) io.stderr(`receipt-gate ${input.notice}\n`);

@@ -24,7 +24,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const nowAt = args.indexOf('--now');
   const now = nowAt >= 0 ? args[nowAt + 1] : undefined;
   if (nowAt >= 0 && now === undefined) throw new UsageError('--now needs a date, YYYY-MM-DD');
-  const stdin = await io.readStdin();
+  // Ref names are bytes: the input is read undecoded.
+  const stdin = io.readStdinBytes ? await io.readStdinBytes() : await io.readStdin();
   const outcome = await receivePush({ gitdir: gitdirOf(io.cwd, io.env), env: io.env, today: () => today(io, now) }, stdin);
   io.stderr(remoteText(outcome, io.env));
   if (io.env.RECEIPT_GATE_SHIM === '1') {

@@ -1,5 +1,7 @@
 // Refs read straight from `<gitdir>/refs/…`, `packed-refs` and `HEAD`, as git's files backend
-// stores them.
+// stores them. Ref names are bytes: files are opened by the name's bytes, packed-refs and ref
+// files are read as bytes, and names are given to callers as src/git/refname.ts holds them
+// (UTF-8 text, stray bytes as lone surrogates), sorted by their bytes as git sorts them.
 //
 // isomorphic-git's listRefs on a packed repository returns the `^{}` peel lines as extra
 // names, and resolving each ref through its API costs a full call each (seconds for a thousand
@@ -14,6 +16,8 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { quotePath } from '../quote';
+import { refNameFromLatin1, refNameLatin1 } from './refname';
 import { GitReadError } from './types';
 
 const OID_RE = /^[0-9a-f]{40}$/;
@@ -41,16 +45,103 @@ export function namespacePrefix(namespace: string | undefined): string {
 }
 
 /**
- * True when `name` is a well-formed ref name (git check-ref-format rules, plus `HEAD`-like
- * top-level names): no `..`, no component starting with `.` or ending with `.lock`, no control
- * characters, space, `~ ^ : ? * [ \`, no `@{`, no empty component. Names that fail are never
- * looked up, so a name can never reach outside the repository.
+ * How git's refs.c treats each byte of a ref name (refname_disposition): 0 ordinary, 1 ends a
+ * component (`/`, NUL), 2 `.` (no `..`), 3 `{` (no `@{`), 4 forbidden (controls, DEL, space,
+ * `: ? [ \\ ^ ~`), 5 `*` (only in a refspec pattern). Bytes from 0x80 up are ordinary.
+ */
+const DISPOSITION = (() => {
+  const d = new Uint8Array(256);
+  for (let c = 0; c < 0x20; c++) d[c] = 4;
+  d[0] = 1;
+  d[0x2f] = 1;
+  d[0x2e] = 2;
+  d[0x7b] = 3;
+  for (const c of ' :?[\\^~\x7f') d[c.charCodeAt(0)] = 4;
+  d[0x2a] = 5;
+  return d;
+})();
+
+export interface RefnameFlags {
+  /** REFNAME_ALLOW_ONELEVEL: a name of one component (`main`, `HEAD`) is accepted. */
+  allowOnelevel?: boolean;
+  /** REFNAME_REFSPEC_PATTERN: one `*` is accepted. */
+  refspecPattern?: boolean;
+}
+
+/**
+ * git's check_refname_format (refs.c), on a ref name given as a byte string (one character
+ * per byte, as the pre-receive input and the refs files hold it): true when git accepts it.
+ * Every component is non-empty, does not start with `.`, does not end with `.lock`, and holds
+ * no `..`, no `@{`, no control byte, DEL, space, `: ? [ \\ ^ ~`, and no `*` (unless a refspec
+ * pattern: one); the name is not `@` and does not end with `.`; without allowOnelevel it has
+ * at least two components. A character above 0xff (not a byte string) is refused.
+ */
+export function checkRefnameFormat(name: string, flags: RefnameFlags = {}): boolean {
+  if (name === '@') return false;
+  let pattern = flags.refspecPattern === true;
+  let components = 0;
+  let at = 0;
+  for (;;) {
+    // One component, from `at` to the next `/` or the end.
+    const start = at;
+    let last = 0;
+    for (; at < name.length; at++) {
+      const ch = name.charCodeAt(at);
+      if (ch > 0xff) return false;
+      const disp = DISPOSITION[ch]!;
+      if (disp === 1) {
+        if (ch === 0) return false; // a NUL ends the C string early: git sees another name
+        break;
+      }
+      if (disp === 2 && last === 0x2e) return false;
+      if (disp === 3 && last === 0x40) return false;
+      if (disp === 4) return false;
+      if (disp === 5) {
+        if (!pattern) return false;
+        pattern = false;
+      }
+      last = ch;
+    }
+    if (at === start) return false; // empty component
+    if (name.charCodeAt(start) === 0x2e) return false;
+    if (at - start >= 5 && name.slice(at - 5, at) === '.lock') return false;
+    components++;
+    if (at >= name.length) break;
+    at++; // the '/'
+  }
+  if (name.charCodeAt(name.length - 1) === 0x2e) return false;
+  if (!flags.allowOnelevel && components < 2) return false;
+  return true;
+}
+
+/**
+ * True when `name` (a byte string) is a ref name git's files backend could hold, one-level
+ * names (`HEAD`, `FETCH_HEAD`, a short name to expand) included: check_refname_format with
+ * REFNAME_ALLOW_ONELEVEL. Names that fail are never looked up, so a name can never reach
+ * outside the repository.
  */
 export function isValidRefName(name: string): boolean {
-  if (name === '' || name === '@' || name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false;
-  if (name.includes('..') || name.includes('//') || name.includes('@{')) return false;
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
-  return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
+  return validReal(refNameLatin1(name));
+}
+
+/** isValidRefName on a byte string (one character per byte). */
+function validReal(real: string): boolean {
+  return checkRefnameFormat(real, { allowOnelevel: true });
+}
+
+/** A byte-string name as git prints it (core.quotePath), for messages. */
+function quoteReal(real: string): string {
+  return quotePath(Buffer.from(real, 'latin1'));
+}
+
+/** `text` without leading and trailing ASCII whitespace (what git's strbuf_trim removes). */
+function asciiTrim(text: string): string {
+  return text.replace(/^[ \t\n\r\v\f]+|[ \t\n\r\v\f]+$/g, '');
+}
+
+/** A filesystem path for a ref file: `dir` (text) joined with a byte-string ref name. */
+function refPath(dir: string, name: string): Buffer {
+  return Buffer.concat([Buffer.from(join(dir, '/'), 'utf8'), Buffer.from(name, 'latin1')]);
 }
 
 /** True for `<40 lowercase hex> <name>` with a name of printable ASCII (no space): a line the
@@ -133,6 +224,8 @@ export interface RefEntry {
 export class RefReader {
   private packed: PackedRefs | null = null;
   private text: string | null = null;
+  /** The namespace prefix as bytes (one character per byte). */
+  private readonly ns: string;
 
   /**
    * @param gitdir the repository's git directory (HEAD lives here)
@@ -143,18 +236,24 @@ export class RefReader {
     readonly gitdir: string,
     readonly commondir: string,
     readonly namespace = '',
-  ) {}
+  ) {
+    this.ns = refNameLatin1(namespace);
+  }
 
-  /** The on-disk name of a namespace-relative ref name. */
+  // Names the reader takes and gives are text (src/git/refname.ts); on disk, and inside the
+  // reader ("real" names), they are byte strings.
+
+  /** The on-disk name (bytes) of a namespace-relative ref name. */
   private real(name: string): string {
-    if (this.namespace === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return name;
-    return this.namespace + name;
+    const bytes = refNameLatin1(name);
+    if (this.ns === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return bytes;
+    return this.ns + bytes;
   }
 
   /** The namespace-relative name of an on-disk name; null when it lies outside the namespace. */
   private relative(real: string): string | null {
-    if (this.namespace === '' || (real !== 'HEAD' && !real.startsWith('refs/'))) return real;
-    return real.startsWith(this.namespace) ? real.slice(this.namespace.length) : null;
+    if (this.ns === '' || (real !== 'HEAD' && !real.startsWith('refs/'))) return refNameFromLatin1(real);
+    return real.startsWith(this.ns) ? refNameFromLatin1(real.slice(this.ns.length)) : null;
   }
 
   /** The packed-refs text, every line checked once (a malformed line anywhere is an error,
@@ -164,7 +263,7 @@ export class RefReader {
     let text = '';
     const file = join(this.commondir, 'packed-refs');
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(file, 'latin1');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
         throw new GitReadError(`Cannot read ${file}: ${(err as Error).message}.`);
@@ -218,6 +317,24 @@ export class RefReader {
     return undefined;
   }
 
+  /** The packed refs whose on-disk names start with `prefix` (the last line naming a ref
+   * wins, as in the map), found by searching the text. */
+  private packedUnder(prefix: string): Map<string, string> {
+    const text = this.packedText();
+    const out = new Map<string, string>();
+    const needle = ' ' + prefix;
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+      const start = at - 40;
+      if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
+      const oid = text.slice(start, at);
+      if (!OID_RE.test(oid)) continue;
+      let end = text.indexOf('\n', at);
+      if (end < 0) end = text.length;
+      out.set(text.slice(at + 1, end), oid);
+    }
+    return out;
+  }
+
   /** Directory holding an on-disk name: HEAD and per-worktree refs in gitdir, the rest in
    * commondir. */
   private dirFor(real: string): string {
@@ -228,29 +345,31 @@ export class RefReader {
 
   /** Reads one on-disk ref without following it. */
   private readReal(real: string): RawRef | null {
-    if (real !== 'HEAD' && !isValidRefName(real)) return null;
-    const file = join(this.dirFor(real), real);
+    if (real !== 'HEAD' && !validReal(real)) return null;
+    const file = join(this.dirFor(real), quoteReal(real));
     let text: string | null = null;
     try {
-      text = readFileSync(file, 'utf8');
+      // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
+      text = readFileSync(refPath(this.dirFor(real), real), 'latin1');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // A directory of that name (refs/heads for refs/heads/x) or a missing one: not loose.
       if (code !== 'ENOENT' && code !== 'EISDIR' && code !== 'ENOTDIR') {
-        throw new GitReadError(`Cannot read the ref ${real} (${file}): ${code ?? (err as Error).message}.`);
+        throw new GitReadError(`Cannot read the ref ${quoteReal(real)} (${file}): ${code ?? (err as Error).message}.`);
       }
     }
     if (text !== null) {
-      const value = text.trim();
+      // ASCII whitespace only: a name's last byte may be 0xa0, which String.trim would drop.
+      const value = asciiTrim(text);
       if (value.startsWith('ref:')) {
-        const target = value.slice(4).trim();
-        if (target !== 'HEAD' && !isValidRefName(target)) {
-          throw new GitReadError(`The ref ${real} is a symbolic ref to ${JSON.stringify(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
+        const target = asciiTrim(value.slice(4));
+        if (target !== 'HEAD' && !validReal(target)) {
+          throw new GitReadError(`The ref ${quoteReal(real)} is a symbolic ref to ${quoteReal(target)}, which is not a valid ref name; repair it with \`git symbolic-ref\`.`);
         }
         return { symbolic: target };
       }
       if (OID_RE.test(value)) return { oid: value };
-      throw new GitReadError(`The ref ${real} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
+      throw new GitReadError(`The ref ${quoteReal(real)} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
     }
     const packed = this.packedLookup(real);
     return packed ? { oid: packed } : null;
@@ -260,7 +379,7 @@ export class RefReader {
    * inside the namespace), or null when absent. */
   readRaw(name: string): RawRef | null {
     const raw = this.readReal(this.real(name));
-    if (raw && 'symbolic' in raw) return { symbolic: this.relative(raw.symbolic) ?? raw.symbolic };
+    if (raw && 'symbolic' in raw) return { symbolic: this.relative(raw.symbolic) ?? refNameFromLatin1(raw.symbolic) };
     return raw;
   }
 
@@ -278,12 +397,12 @@ export class RefReader {
       if ('oid' in raw) return this.resolved(current, raw.oid);
       current = raw.symbolic;
     }
-    throw new GitReadError(`The ref ${name} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
+    throw new GitReadError(`The ref ${quoteReal(this.real(name))} is a chain of more than ${MAX_SYMREF_DEPTH} symbolic refs; git refuses such a chain too.`);
   }
 
   private resolved(real: string, oid: string | null): ResolvedRef {
     const ref = this.relative(real);
-    return ref === null ? { ref: real, oid, outsideNamespace: true } : { ref, oid };
+    return ref === null ? { ref: refNameFromLatin1(real), oid, outsideNamespace: true } : { ref, oid };
   }
 
   /** Follows `name` through symbolic refs to an oid; null when it (or its target) is absent. */
@@ -310,33 +429,39 @@ export class RefReader {
 
   /** Every ref under refs/ (inside the namespace, when there is one), sorted by name, each
    * with its oid or its symbolic target (loose refs override packed ones). */
-  entries(): RefEntry[] {
-    const prefix = this.namespace + 'refs/';
+  entries(under = 'refs/'): RefEntry[] {
+    if (!under.startsWith('refs/') || !under.endsWith('/')) throw new Error(`entries: ${under} is not a folder of refs/`);
+    const prefix = this.ns + refNameLatin1(under);
     const loose = new Set<string>();
     const walk = (dir: string, name: string) => {
-      let items: import('node:fs').Dirent[];
+      let items: import('node:fs').Dirent<Buffer>[];
       try {
-        items = readdirSync(join(dir, name), { withFileTypes: true });
+        // Names as bytes: a ref whose name is not UTF-8 is listed as git lists it.
+        items = readdirSync(refPath(dir, name), { withFileTypes: true, encoding: 'buffer' });
       } catch {
         return;
       }
       for (const item of items) {
-        const child = `${name}/${item.name}`;
+        const child = `${name}/${Buffer.from(item.name as unknown as Uint8Array).toString('latin1')}`;
         if (item.isDirectory()) walk(dir, child);
-        else if (isValidRefName(child)) loose.add(child);
+        else if (validReal(child)) loose.add(child);
       }
     };
     const top = prefix.slice(0, -1);
     walk(this.commondir, top);
     if (this.commondir !== this.gitdir && existsSync(join(this.gitdir, 'refs'))) walk(this.gitdir, top);
-    const packed = this.packedRefs().refs;
-    const out: RefEntry[] = [];
+    // The whole listing builds the packed map (kept for every later call); a folder's listing
+    // (refs/replace/ on every run) scans the text for its prefix instead.
+    const packed = under === 'refs/' || this.packed ? this.packedRefs().refs : this.packedUnder(prefix);
+    // Sorted by the names' bytes, as git lists them.
+    const out: { key: string; entry: RefEntry }[] = [];
     const add = (real: string, raw: RawRef) => {
-      const name = real.slice(this.namespace.length);
-      if ('oid' in raw) out.push({ name, oid: raw.oid, symbolic: null });
+      const key = real.slice(this.ns.length);
+      const name = refNameFromLatin1(key);
+      if ('oid' in raw) out.push({ key, entry: { name, oid: raw.oid, symbolic: null } });
       else {
         const end = this.resolveSymbolic(name);
-        out.push({ name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? raw.symbolic) });
+        out.push({ key, entry: { name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? refNameFromLatin1(raw.symbolic)) } });
       }
     };
     for (const real of loose) {
@@ -346,7 +471,7 @@ export class RefReader {
     for (const [real, oid] of packed) {
       if (!loose.has(real) && real.startsWith(prefix)) add(real, { oid });
     }
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((o) => o.entry);
   }
 
   /** Every ref under refs/ that resolves, full name -> oid (dangling symbolic refs left out). */

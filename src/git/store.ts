@@ -25,6 +25,7 @@ import { readObject } from 'isomorphic-git';
 import { LooseBaseNeeded, ObjectsView, looseHeaderOfPrefix, objectDirectories, parseLooseHeader, type ObjectLocation } from './fs-view';
 import { RefReader, isValidRefName, namespacePrefix, type RawRef, type RefEntry, type ResolvedRef } from './refs';
 import { RepositoryConfig } from './config';
+import { quoteRefName } from '../quote';
 import { RawTree } from './raw-tree';
 import { GitReadError, type Commit, type ObjectType, type TreeEntry } from './types';
 import { ObjectInvalidError, fsckCommit, parseCommit } from './parse/commit';
@@ -84,6 +85,8 @@ const CACHE_ENTRY_OVERHEAD = 160;
 const MAX_KNOWN_TREES = 200_000;
 /** Parsed commits kept by oid (a few hundred bytes each), apart from the object budget. */
 const MAX_COMMIT_RECORDS = 200_000;
+/** Replace refs git follows for one lookup before it dies (MAXREPLACEDEPTH, replace-object.h). */
+const MAX_REPLACE_DEPTH = 5;
 
 /** A commit with what the walks need beyond the public shape. */
 export interface CommitRecord extends Commit {
@@ -118,6 +121,13 @@ export class ObjectStore {
   private readonly knownTrees = new Set<string>();
   private readonly commits = new Map<string, CommitRecord>();
   private shallowSet: Set<string> | null = null;
+  /** Replaced oid -> replacement oid, from the replace refs (null until first needed; empty
+   * when replacement is off). */
+  private replacements: Map<string, string> | null = null;
+  /** Where replace refs live: GIT_REPLACE_REF_BASE, refs/replace/ by default. */
+  readonly replaceRefBase: string;
+  /** False with GIT_NO_REPLACE_OBJECTS set (to anything), as in git. */
+  private readonly replaceEnabled: boolean;
 
   private constructor(
     readonly gitdir: string,
@@ -132,6 +142,59 @@ export class ObjectStore {
     this.fs = this.view.fs();
     this.namespace = namespacePrefix(env.GIT_NAMESPACE);
     this.refs = new RefReader(gitdir, commondir, this.namespace);
+    const base = env.GIT_REPLACE_REF_BASE;
+    this.replaceRefBase = base ? (base.endsWith('/') ? base : `${base}/`) : 'refs/replace/';
+    this.replaceEnabled = env.GIT_NO_REPLACE_OBJECTS === undefined;
+  }
+
+  /**
+   * The replace refs in force, as git's replace-object.c reads them: every ref under
+   * `replaceRefBase` (inside GIT_NAMESPACE: the namespace's own, the ones its clones get) whose
+   * name after the base starts with 40 hex digits replaces that object with the object the ref
+   * names. Off with GIT_NO_REPLACE_OBJECTS or core.useReplaceRefs=false. Two refs replacing one
+   * object make git die ("duplicate replace ref"): a GitReadError here too.
+   */
+  private async replaceMap(): Promise<Map<string, string>> {
+    if (this.replacements) return this.replacements;
+    const map = new Map<string, string>();
+    const use = this.replaceEnabled ? await this.config.value('core.useReplaceRefs') : 'false';
+    if (use === null || !/^(false|no|off|0)$/i.test(use.trim())) {
+      for (const e of this.refBase(this.replaceRefBase)) {
+        if (!e.name.startsWith(this.replaceRefBase) || e.oid === null) continue;
+        const hex = e.name.slice(this.replaceRefBase.length, this.replaceRefBase.length + 40);
+        if (!/^[0-9a-fA-F]{40}$/.test(hex)) continue; // git warns "bad replace ref name" and skips it
+        const original = hex.toLowerCase();
+        if (map.has(original)) throw new GitReadError(`Two replace refs replace the object ${original} (one is ${quoteRefName(e.name)}); git refuses to read the repository ("duplicate replace ref"). Delete one with \`git replace -d\`.`, original);
+        map.set(original, e.oid);
+      }
+    }
+    this.replacements = map;
+    return map;
+  }
+
+  /** The refs under `base` (a folder of refs/; none for another base, which git would list
+   * but no push of this gate can write outside refs/). */
+  private refBase(base: string): RefEntry[] {
+    return base.startsWith('refs/') ? this.refs.entries(base) : [];
+  }
+
+  /** True when replace refs are in force (the commit-graph is then not used, as in git). */
+  async hasReplacements(): Promise<boolean> {
+    return (await this.replaceMap()).size > 0;
+  }
+
+  /** The object git reads for `oid`: its replacement, followed as git follows it (at most
+   * MAX_REPLACE_DEPTH replace refs), or `oid` itself. */
+  private async lookupReplace(oid: string): Promise<string> {
+    const map = this.replacements ?? (await this.replaceMap());
+    if (map.size === 0) return oid;
+    let current = oid;
+    for (let depth = 0; depth < MAX_REPLACE_DEPTH; depth++) {
+      const next = map.get(current);
+      if (next === undefined) return current;
+      current = next;
+    }
+    throw new GitReadError(`The replace refs for object ${oid} form a chain deeper than ${MAX_REPLACE_DEPTH} (or a loop); git dies on it too ("replace depth too high"). Repair them with \`git replace -d\`.`, oid);
   }
 
   /** Opens the repository whose git directory is `gitdir` (relative: against the cwd). The
@@ -191,8 +254,11 @@ export class ObjectStore {
   }
 
   /** The checked object (cached by oid). The type must be `expected` when given. */
-  private async readContent(oid: string, expected?: ObjectType): Promise<CachedObject> {
-    if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
+  private async readContent(requested: string, expected?: ObjectType): Promise<CachedObject> {
+    if (!OID_RE.test(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
+    // Every lookup goes through the replace refs, as git's does; the cache holds objects by
+    // their own oid (a delta base is never replaced).
+    const oid = await this.lookupReplace(requested);
     let hit = this.objects.get(oid);
     if (hit) {
       this.objects.delete(oid);
@@ -200,7 +266,10 @@ export class ObjectStore {
     } else {
       hit = await this.readChecked(oid, 0, expected !== 'blob');
     }
-    if (expected && hit.type !== expected) throw new GitReadError(`Object ${oid} is a ${hit.type}, not a ${expected}.`, oid);
+    if (expected && hit.type !== expected) {
+      const through = oid === requested ? '' : ` (read for ${requested} through a replace ref)`;
+      throw new GitReadError(`Object ${oid}${through} is a ${hit.type}, not a ${expected}.`, requested);
+    }
     return hit;
   }
 
@@ -343,6 +412,13 @@ export class ObjectStore {
     const kept = this.commits.get(oid);
     if (kept) return kept;
     const entry = await this.readContent(oid, 'commit');
+    if (entry.commit && entry.commit.oid !== oid) {
+      // The object is a replacement read for another oid: git names the commit by the oid
+      // looked up, so the parsed form is made for it (not kept on the shared entry).
+      const record = { ...entry.commit, oid };
+      this.commits.set(oid, record);
+      return record;
+    }
     if (!entry.commit) {
       entry.commit = { oid, ...parseCommit(oid, entry.content) };
       const extra = 48 + 48 * entry.commit.parents.length;
@@ -363,6 +439,7 @@ export class ObjectStore {
 
   /** True when `oid` was read as a tree by this store (no need to ask its type again). */
   isKnownTree(oid: string): boolean {
+    if (this.replacements !== null && this.replacements.size > 0) return false; // ask the replaced read
     return oid === EMPTY_TREE || this.knownTrees.has(oid);
   }
 
@@ -387,14 +464,15 @@ export class ObjectStore {
    * another object, null when it is absent: one read where asking the type first took two. */
   async treeOrType(oid: string): Promise<RawTree | ObjectType | null> {
     if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
-    if (!this.objects.has(oid) && oid !== EMPTY_TREE && !this.view.locate(oid)) return null;
+    const real = await this.lookupReplace(oid);
+    if (!this.objects.has(real) && real !== EMPTY_TREE && !this.view.locate(real)) return null;
     const entry = await this.readContent(oid);
     return entry.type === 'tree' ? this.rawTreeOf(oid, entry) : entry.type;
   }
 
   /** Reads a blob, refusing (BlobTooLargeError) before reading when it is over `maxBytes`. */
   async readBlob(oid: string, maxBytes: number): Promise<Uint8Array> {
-    const cached = this.objects.get(oid);
+    const cached = this.objects.get(await this.lookupReplace(oid));
     const info = cached ? { type: cached.type, size: cached.content.length } : await this.objectInfo(oid);
     if (!info) throw this.absent(oid, 'Blob');
     if (info.type !== 'blob') throw new GitReadError(`Object ${oid} is a ${info.type}, not a blob.`, oid);
@@ -404,8 +482,9 @@ export class ObjectStore {
 
   /** Type and size from the object's header (loose header or pack entry), without reading the
    * object; null when the object is absent. */
-  async objectInfo(oid: string): Promise<{ type: ObjectType; size: number } | null> {
-    if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
+  async objectInfo(requested: string): Promise<{ type: ObjectType; size: number } | null> {
+    if (!OID_RE.test(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
+    const oid = await this.lookupReplace(requested); // as git's oid_object_info does
     if (oid === EMPTY_TREE) return { type: 'tree', size: 0 };
     const cached = this.objects.get(oid);
     if (cached) return { type: cached.type, size: cached.content.length };
@@ -498,6 +577,13 @@ export class ObjectStore {
     return full ? this.refs.resolveFull(full) : null;
   }
 
+  /** The oid the full ref `name` (a byte string) holds, through symbolic refs; null when it
+   * does not exist. No short-name rules: `refs/heads/x` never finds `refs/tags/refs/heads/x`. */
+  async resolveRefExact(name: string): Promise<string | null> {
+    if (name !== 'HEAD' && !isValidRefName(name)) return null;
+    return this.refs.resolveFull(name);
+  }
+
   /** The full ref name a short name stands for by git's rev-parse rules (`main` →
    * refs/heads/main, tags first), before following symbolic refs; null when none exists. */
   async dwimRef(name: string): Promise<string | null> {
@@ -535,6 +621,9 @@ export class ObjectStore {
 
   /** What packed-refs records an annotated tag peels to, without reading the tag. */
   packedPeel(oid: string): string | undefined {
+    // packed-refs records what the stored tag names; with replace refs in force git reads
+    // something else, so the hint is not used.
+    if (this.replacements === null || this.replacements.size > 0) return undefined;
     return this.refs.packedPeel(oid);
   }
 

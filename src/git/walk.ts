@@ -213,7 +213,9 @@ async function indexFor(store: ObjectStore, deadline: Deadline, starts: string[]
     const shallow = await store.shallowCommits();
     // As git: a shallow repository's commit-graph is not used (its parents would cross the
     // boundary).
-    const read = shallow.size > 0 ? { graph: null, notices: [] } : readCommitGraph(store.objectsDirectory(), deadline);
+    // Nor with replace refs in force (commit_graph_compatible): the graph lists the commits as
+    // stored, git reads their replacements.
+    const read = shallow.size > 0 || (await store.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objectsDirectory(), deadline);
     idx = new CommitIndex(store, read.graph, shallow, read.notices);
     indexes.set(store, idx);
   }

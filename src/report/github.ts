@@ -5,7 +5,7 @@
 // another. Lines that are not commands follow, for the log.
 
 import type { Finding, Severity } from '../findings';
-import { printable } from '../quote';
+import { printable, quoteRefName } from '../quote';
 import type { SetupFailure } from './failure';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
@@ -36,7 +36,7 @@ function annotation(f: Finding): string {
   // message is the printable form a reviewer reads.
   return command(
     COMMAND[f.severity],
-    { file: f.path, title: f.ref ? `${f.code} (${f.ref})` : f.code },
+    { file: f.path, title: f.ref ? `${f.code} (${quoteRefName(f.ref)})` : f.code },
     `${sentence(humanMessage(f))} Fix: ${sentence(humanFix(f))}`,
   );
 }

@@ -1,6 +1,7 @@
 // The --format json object of docs/contract.md §3. Paths and messages are kept exactly (JSON's own
 // escaping makes them safe to print); a setup error is the same object with an `error` member.
 
+import { refNameJson } from '../quote';
 import type { Finding, Identities, Severity } from '../findings';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
@@ -20,7 +21,7 @@ export function jsonFinding(f: Finding): JsonFinding {
   return {
     code: f.code,
     severity: f.severity,
-    ref: f.ref ?? null,
+    ref: f.ref === undefined ? null : refNameJson(f.ref),
     commit: f.commit ?? null,
     path: f.path ?? null,
     message: f.message,

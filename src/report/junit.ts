@@ -4,7 +4,7 @@
 // is one passing case; a setup error is one failing case that says why nothing was checked.
 
 import type { Finding } from '../findings';
-import { printable } from '../quote';
+import { printable, quoteRefName } from '../quote';
 import type { SetupFailure } from './failure';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
@@ -31,9 +31,9 @@ interface Case {
 }
 
 function caseOf(f: Finding): Case {
-  const where = f.path ?? f.ref ?? 'repository';
+  const where = f.path ?? (f.ref ? quoteRefName(f.ref) : 'repository');
   const text = `${sentence(f.message)} Fix: ${sentence(f.fix)}`;
-  const body = [text, f.ref ? `ref: ${f.ref}` : null, f.commit ? `commit: ${f.commit}` : null, f.path !== undefined ? `path: ${f.path}` : null]
+  const body = [text, f.ref ? `ref: ${quoteRefName(f.ref)}` : null, f.commit ? `commit: ${f.commit}` : null, f.path !== undefined ? `path: ${f.path}` : null]
     .filter((x): x is string => x !== null)
     .join('\n');
   return {

@@ -1,6 +1,7 @@
 // The last line of a rejection: one machine-readable line for the agent that pushed
 // (docs/contract.md §2 On the server), `receipt-gate: {"verdict", "blocked_paths", "findings", "recommended_action"}`.
 
+import { refNameJson } from '../quote';
 import type { Finding } from '../findings';
 import type { Verdict } from '../verdict';
 import { sortFindings, sortedUnique } from './order';
@@ -43,7 +44,7 @@ export function machineLine(result: MachineInput): string {
     findings: sortFindings(result.findings).map((f) => ({
       code: f.code,
       severity: f.severity,
-      ref: f.ref ?? null,
+      ref: f.ref === undefined ? null : refNameJson(f.ref),
       commit: f.commit ?? null,
       path: f.path ?? null,
     })),

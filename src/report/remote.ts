@@ -14,7 +14,7 @@
 import { resolve } from 'node:path';
 import type { GateResult, RefResult } from '../results';
 import type { Finding, FindingCode } from '../findings';
-import { printable, quotePath } from '../quote';
+import { printable, quotePath, quoteRefName } from '../quote';
 import { ZERO_OID } from '../types';
 import { machineLine } from './machine';
 import { sortFindings } from './order';
@@ -99,7 +99,7 @@ function refLines(outcomes: { ref: RefResult; outcome: RefOutcome }[], accepted:
         : outcome === 'notice'
           ? 'accepted with a notice: hold'
           : 'ok';
-    return `  ${printable(ref.update.ref)} ${action}: ${state}`;
+    return `  ${quoteRefName(ref.update.ref)} ${action}: ${state}`;
   };
   // On a busy push, name the refs that matter and count the rest.
   const important = outcomes.filter((o) => o.outcome !== 'accepted');

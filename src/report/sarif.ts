@@ -2,6 +2,7 @@
 // as the location, the rules with their help text. GitHub code scanning, GitLab and most
 // review tools read it. A setup error is a run with no results whose invocation failed.
 
+import { refNameJson } from '../quote';
 import type { Location, Log, ReportingDescriptor, Result, Run } from 'sarif';
 import type { Finding, Severity } from '../findings';
 import { POLICY_PATH } from '../evidence/types';
@@ -38,7 +39,7 @@ function location(f: Finding): Location {
   const loc: Location = {
     physicalLocation: { artifactLocation: { uri: pathUri(path), uriBaseId: '%SRCROOT%' } },
   };
-  if (f.ref) loc.logicalLocations = [{ name: f.ref, kind: 'ref' }];
+  if (f.ref) loc.logicalLocations = [{ name: refNameJson(f.ref), kind: 'ref' }];
   return loc;
 }
 
@@ -74,7 +75,7 @@ export function toSarif(outcome: Outcome, version: string): Log {
     locations: [location(f)],
     properties: {
       severity: f.severity,
-      ...(f.ref ? { ref: f.ref } : {}),
+      ...(f.ref ? { ref: refNameJson(f.ref) } : {}),
       ...(f.commit ? { commit: f.commit } : {}),
       ...(f.path !== undefined ? { path: f.path } : {}),
     },

@@ -3,7 +3,7 @@
 // line or move the cursor.
 
 import type { Finding, Severity } from '../findings';
-import { printable, printableMention, quotePath } from '../quote';
+import { printable, printableMention, quotePath, quoteRefName } from '../quote';
 import type { Verdict } from '../verdict';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
@@ -17,7 +17,9 @@ export function short(oid: string | null | undefined): string {
 
 /** A ref name without refs/heads/ or refs/tags/, made printable. */
 export function shortRef(ref: string): string {
-  return printable(ref.replace(/^refs\/(heads|tags)\//, ''));
+  // A ref name is bytes: quoted as git quotes it (core.quotePath), so no byte of it can start
+  // a line or steer the terminal.
+  return quoteRefName(ref.replace(/^refs\/(heads|tags)\//, ''));
 }
 
 /** Where a finding is: short ref, short commit and quoted path, each only when there is one. */

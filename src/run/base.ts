@@ -20,6 +20,7 @@ import { GitReadError } from '../git/types';
 import { UsageError } from '../io';
 import { isOid, ZERO_OID } from '../types';
 import { readPolicyAt } from './policy-at';
+import { decodeRefName } from '../git/refname';
 
 export interface Base {
   /** How the base is shown: a ref name ('refs/remotes/origin/main'), or a description. Null
@@ -109,8 +110,8 @@ async function serverBase(store: ObjectStore): Promise<Base> {
 /** The symbolic target of the repository's own HEAD file (outside any namespace). */
 function repositoryHeadTarget(gitdir: string): string | null {
   try {
-    const m = /^ref:\s*(refs\/heads\/\S+)\s*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'utf8'));
-    return m ? m[1]! : null;
+    const m = /^ref:[ \t]*(refs\/heads\/[^\n]+?)[ \t\r\n]*$/.exec(readFileSync(join(gitdir, 'HEAD'), 'latin1'));
+    return m ? decodeRefName(Buffer.from(m[1]!, 'latin1')) : null;
   } catch {
     return null;
   }

@@ -7,6 +7,7 @@ import { Deadline } from '../deadline';
 import type { EvidenceReport } from '../evidence/types';
 import type { Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
+import { refNameLatin1 } from '../git/refname';
 import { refMatcher } from '../matchers';
 import { compileProtection, type Protection } from '../protection';
 import type { Base } from './base';
@@ -52,15 +53,21 @@ export interface RunSetup {
 export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const now = setup.now ?? Date.now;
   const started = setup.startedAt ?? now();
-  const protectedRefs = refMatcher(policy.protectedRefs);
-  const baseRef = `refs/heads/${policy.baseBranch}`;
+  // Ref names are bytes (src/git/refs.ts): the policy's patterns and base branch are text,
+  // matched as their UTF-8 bytes, as git compares a name with the bytes it was given.
+  const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+  const protectedRefs = refMatcher(policy.protectedRefs.map(utf8));
+  const baseRef = utf8(`refs/heads/${policy.baseBranch}`);
   const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
   return {
     store: setup.store,
     base: setup.base,
     policy,
     protection: compileProtection(policy, { deadline }),
-    isProtectedRef: (ref) => ref === baseRef || protectedRefs(ref),
+    isProtectedRef: (ref) => {
+      const bytes = refNameLatin1(ref);
+      return bytes === baseRef || protectedRefs(bytes);
+    },
     identity: setup.identity,
     owner: isOwner(policy, setup.identity),
     ownersText: ownersText(policy),

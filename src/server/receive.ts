@@ -18,7 +18,10 @@ import { resolveBase } from '../run/base';
 import { identityFromEnv } from '../run/identity';
 import type { RefUpdate } from '../types';
 import { decidePush, type MessageOptions, type PushDecision } from './messages';
-import { parseRefUpdates } from './protocol';
+import { parseRefUpdates, refusedRefName, stdinBytes } from './protocol';
+import { refNameFromLatin1 } from '../git/refname';
+import { quotePath } from '../quote';
+import { refKindOf } from '../run/ref-kind';
 
 /** Below GitHub Enterprise's 5 s pre-receive budget, which all hooks of a push share. */
 export const DEFAULT_TIMEOUT_MS = 4000;
@@ -44,21 +47,35 @@ export function gitdirOf(cwd: string, env: NodeJS.ProcessEnv): string {
   return resolve(cwd, env.GIT_DIR || '.');
 }
 
-export async function receivePush(ctx: PushContext, stdin: string): Promise<PushOutcome> {
+/** `stdin` is the hook's input as bytes (a Buffer, or a byte string); a JS string with
+ * characters above 0x7f is taken as UTF-8 text (in-process callers). */
+export async function receivePush(ctx: PushContext, stdin: string | Uint8Array): Promise<PushOutcome> {
   const now = ctx.now ?? Date.now;
   const started = now();
-  const parsed = parseRefUpdates(stdin);
+  const parsed = parseRefUpdates(stdinBytes(stdin));
   if (!parsed.ok) {
     return failed(
       [],
       finding('INTERNAL_ERROR', {
-        message: `pre-receive input line ${parsed.line} is not '<old-oid> <new-oid> <ref>': ${JSON.stringify(parsed.text.slice(0, 120))}`,
+        message: `pre-receive input line ${parsed.line} is not '<old-oid> <new-oid> <ref>': ${parsed.why}: ${quotePath(Buffer.from(parsed.text.slice(0, 120), 'latin1'))}`,
         fix: 'run the hook only as git\'s pre-receive hook (git writes this input); nothing was accepted',
       }),
       ctx,
     );
   }
-  const updates = parsed.updates;
+  const refused = refusedRefName(parsed.updates);
+  if (refused) {
+    return failed(
+      [],
+      finding('INTERNAL_ERROR', {
+        message: `pre-receive input line ${refused.index + 1} names the ref ${quotePath(Buffer.from(refused.ref, 'latin1'))}, which git would refuse: ${refused.why}`,
+        fix: 'push to a ref name `git check-ref-format` accepts; nothing was accepted',
+      }),
+      ctx,
+    );
+  }
+  // From here on names are held as text (src/git/refname.ts), exactly.
+  const updates = parsed.updates.map((u) => ({ ...u, ref: refNameFromLatin1(u.ref) }));
   if (updates.length === 0) return { accepted: true, lines: [], result: gateResult([]) };
 
   let store: ObjectStore | null = null;
@@ -71,7 +88,9 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
       const base = await resolveBase(store, { kind: 'server' });
       // Every ref the repository had before the push: their history is not new.
       // (The walk peels them only when it needs to; tips that name trees or blobs reach nothing.)
-      const existingTips = [...new Set((await store.listRefs()).values())];
+      // Only refs read as code count: a commit that only a notes, replace or other owners-only
+      // ref reached was never judged as code, so a branch that later reaches it brings it.
+      const existingTips = [...new Set([...(await store.listRefs())].filter(([name]) => refKindOf(name, store!.replaceRefBase).kind === 'code').map(([, oid]) => oid))];
       return { store, base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
