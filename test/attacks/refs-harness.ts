@@ -31,8 +31,8 @@ export function runHook(bare: string, stdin: Buffer | string, env: Record<string
 }
 
 /** The installed bundle's pre-receive entry run as the hook shim runs it (node, the bundle
- * beside the hook, cwd the bare repository, GIT_DIR=.), for bytes a shell variable cannot hold
- * (a NUL): the shim, server-hooks/pre-receive, keeps stdin in a shell variable. */
+ * beside the hook, cwd the bare repository, GIT_DIR=.): the engine's answer to the bytes
+ * without the shim in between. */
 export function runBundle(bare: string, stdin: Buffer, env: Record<string, string> = {}): PushResult {
   const r = spawnSync('node', [join(bare, 'hooks', 'receipt-gate.cjs'), 'pre-receive'], { cwd: bare, env: baseEnv({ GIT_DIR: '.', ...env }), input: stdin, encoding: 'utf8' });
   const stderr = `${r.stderr ?? ''}`;
