@@ -52,6 +52,17 @@ export async function readPolicyAt(store: ObjectStore, commit: string | null): P
     };
   }
   const parsed = parsePolicy(await entry.read(), POLICY_PATH);
+  if (parsed.ok && parsed.policy.contexts) {
+    // A context's root must be a folder of this tree (a root that is not there guards nothing).
+    const missing: Finding[] = [];
+    for (const [i, context] of parsed.policy.contexts.entries()) {
+      const at = await store.entryAt(tree, context.root);
+      if (at?.kind === 'tree') continue;
+      const found = at === null ? 'nothing is there' : `it is a ${at.kind === 'gitlink' ? 'submodule' : at.kind === 'exec' ? 'file' : at.kind}`;
+      missing.push(invalid(`${POLICY_PATH} is not a valid policy: at /contexts/${i}/root: the root ${context.root} of context "${context.name}" must be a folder of commit ${commit.slice(0, 7)}, but ${found}.`));
+    }
+    if (missing.length > 0) return { policy: null, findings: missing, oid };
+  }
   if (parsed.ok) return { policy: parsed.policy, findings: [], oid };
   return { policy: null, findings: parsed.findings.map((f) => ({ ...f, commit })), oid };
 }
