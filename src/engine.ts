@@ -9,7 +9,7 @@
 //              ─► evidence over the whole tree at new ─────────┴─► findings ─► verdict
 
 import { DeadlineExceeded } from './deadline';
-import type { EvidenceResults } from './evidence/types';
+import type { EvidenceReport, EvidenceResults } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import { ObjectTooLargeError, type ObjectStore } from './git/store';
@@ -17,6 +17,7 @@ import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryE
 import { gateResult, refResult, type GateResult, type RefResult } from './results';
 import { short } from './render';
 import { deadlineFinding, internalError } from './rules/errors';
+import { contextsEvidence } from './rules/contexts';
 import { treeEvidence } from './rules/evidence';
 import { policyLeftFindings } from './rules/policy-left';
 import { dedupePathFindings, protectedPathFindings } from './rules/protected-paths';
@@ -24,6 +25,7 @@ import { deletionFinding, notACommitFinding, rewriteFinding, symbolicFinding } f
 import { createRunContext, type RunContext, type RunSetup } from './run/context';
 import { readPolicyAt } from './run/policy-at';
 import { ZERO_OID, type RefUpdate } from './types';
+import type { PathChange } from './git/types';
 
 
 export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<GateResult> {
@@ -100,8 +102,10 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const update: RefUpdate = { old, new: pushed.new, ref };
   const at = { ref: pushed.ref };
   const isProtectedRef = ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref);
-  const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null) =>
-    refResult(pushed, isProtectedRef, dedupePathFindings(findings), commits, identities, evidence);
+  const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null, contexts?: EvidenceReport['contexts']) =>
+    refResult(pushed, isProtectedRef, dedupePathFindings(findings), commits, identities, evidence, contexts);
+  // With bounded contexts, every change is kept to tell which contexts the update touches.
+  const touched: PathChange[][] | null = ctx.contexts === null ? null : [];
 
   // 2. Deletion.
   if (update.new === ZERO_OID) {
@@ -146,7 +150,9 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const commits = await newCommitsOf(ctx, newCommit, oldCommit);
   for (const commit of await parentsFirst(store, commits)) {
     ctx.deadline.check();
-    findings.push(...protectedPathFindings(ctx, await touchedPaths(store, commit, ctx.deadline), { ...at, commit }));
+    const changes = await touchedPaths(store, commit, ctx.deadline);
+    touched?.push(changes);
+    findings.push(...protectedPathFindings(ctx, changes, { ...at, commit }));
   }
   ctx.deadline.check();
 
@@ -156,7 +162,9 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const newTree = (await store.readCommit(newCommit)).tree;
   if (netFrom !== newCommit) {
     const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
-    findings.push(...protectedPathFindings(ctx, await diffTrees(store, fromTree, newTree, ctx.deadline), { ...at, commit: newCommit }));
+    const changes = await diffTrees(store, fromTree, newTree, ctx.deadline);
+    touched?.push(changes);
+    findings.push(...protectedPathFindings(ctx, changes, { ...at, commit: newCommit }));
   }
   ctx.deadline.check();
 
@@ -165,9 +173,10 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   ctx.deadline.check();
 
   // 8. Evidence over the whole tree at new (once per tree, whatever refs point at it).
-  const report = await treeEvidence(ctx, newCommit, newTree);
+  //    With bounded contexts, each context's evidence too, judged by what the update touches.
+  const report = ctx.contexts === null || touched === null ? await treeEvidence(ctx, newCommit, newTree) : await contextsEvidence(ctx, ctx.contexts, newCommit, newTree, touched);
   findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
-  return done(commits, report.identities, report.results);
+  return done(commits, report.identities, report.results, report.contexts);
 }
 
 async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: string | null): Promise<string[]> {

@@ -1,7 +1,7 @@
 // What a run produces, per ref update and for the whole run: plain data that the report layer
 // renders and the entries turn into exit codes.
 
-import type { EvidenceResults, Policy } from './evidence/types';
+import type { ContextResult, EvidenceResults, Policy } from './evidence/types';
 import type { Finding, Identities } from './findings';
 import type { RefUpdate } from './types';
 import { verdictOf, type Verdict } from './verdict';
@@ -17,6 +17,13 @@ export interface RefResult {
   /** What the evidence rules parsed at `new` (the receipt records it); null when the update
    * had no tree to check, or the check did not finish. */
   evidence: EvidenceResults | null;
+  /** With bounded contexts: each context, whether the update touches it, and its own verdict
+   * (its findings'); the ref's verdict is the most severe of them and the repository's. */
+  contexts?: ContextVerdict[];
+}
+
+export interface ContextVerdict extends ContextResult {
+  verdict: Verdict;
 }
 
 export interface GateResult {
@@ -37,8 +44,11 @@ export function refResult(
   newCommits: string[],
   identities: Identities,
   evidence: EvidenceResults | null = null,
+  contexts?: ContextResult[],
 ): RefResult {
-  return { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits, evidence };
+  const result: RefResult = { update, isProtectedRef, verdict: verdictOf(findings), findings, identities, newCommits, evidence };
+  if (contexts) result.contexts = contexts.map((c) => ({ ...c, verdict: verdictOf(findings.filter((f) => f.context === c.name)) }));
+  return result;
 }
 
 export function gateResult(unguarded: boolean, policy: Policy | null, identity: string | null, refs: RefResult[], baseName?: string | null): GateResult {

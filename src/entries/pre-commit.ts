@@ -25,6 +25,7 @@ import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
 import { shortRef } from '../render';
 import { internalError } from '../rules/errors';
+import { contextsEvidenceAt } from '../rules/contexts';
 import { evidenceReport } from '../rules/evidence';
 import { protectedPathFindings } from '../rules/protected-paths';
 import { resolveBase } from '../run/base';
@@ -116,7 +117,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
     let identities: Identities | undefined;
     try {
-      const report = await evidenceReport(ctx, staged, null);
+      const report = ctx.contexts === null ? await evidenceReport(ctx, staged, null) : await contextsEvidenceAt(ctx, ctx.contexts, staged, null, [changes]);
       findings.push(...report.findings.map((f) => ({ ...f, ref: branch })));
       identities = report.identities;
     } catch (err) {

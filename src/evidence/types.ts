@@ -99,4 +99,15 @@ export interface EvidenceReport {
   findings: Finding[];
   identities: Identities;
   results: EvidenceResults;
+  /** With bounded contexts: each context's identities and results (findings name their context). */
+  contexts?: ContextResult[];
+}
+
+/** One bounded context's evidence at `new`, and whether the ref update touches it. */
+export interface ContextResult {
+  name: string;
+  root: string;
+  touched: boolean;
+  identities: Identities;
+  evidence: EvidenceResults;
 }

@@ -9,6 +9,7 @@ import type { Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
 import { refMatcher } from '../paths';
 import { compileProtection, type Protection } from '../protection';
+import { compileContexts, type Contexts } from '../rules/contexts';
 import type { Base } from './base';
 import { isOwner, ownersText } from './identity';
 
@@ -31,6 +32,8 @@ export interface RunContext {
   today: string;
   deadline: Deadline;
   scope: NewCommitScope;
+  /** Bounded contexts, compiled once; null for a policy without contexts. */
+  contexts: Contexts | null;
   /** Evidence reports by `<new tree>:<base tree>`, so refs that share a tree are checked once. */
   evidence: Map<string, Promise<EvidenceReport>>;
 }
@@ -55,18 +58,25 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const protectedRefs = refMatcher(policy.protectedRefs);
   const baseRef = `refs/heads/${policy.baseBranch}`;
   const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
+  const protection = compileProtection(policy, { deadline });
+  const owner = isOwner(policy, setup.identity);
+  const owners = ownersText(policy);
+  const contexts = policy.contexts
+    ? compileContexts({ policy: { ...policy, contexts: policy.contexts }, identity: setup.identity, protection, owner, ownersText: owners, deadline })
+    : null;
   return {
     store: setup.store,
     base: setup.base,
     policy,
-    protection: compileProtection(policy, { deadline }),
+    protection,
     isProtectedRef: (ref) => ref === baseRef || protectedRefs(ref),
     identity: setup.identity,
-    owner: isOwner(policy, setup.identity),
-    ownersText: ownersText(policy),
+    owner,
+    ownersText: owners,
     today: setup.today,
     deadline,
     scope: setup.scope,
+    contexts,
     evidence: new Map(),
   };
 }
