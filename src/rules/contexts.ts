@@ -194,6 +194,6 @@ function contextFinding(f: Finding, c: BoundedContext, touched: boolean): Findin
     ...f,
     context: c.name,
     severity: 'info',
-    message: `${f.message} (context ${c.name}: this update touches nothing under ${c.root}, so it is reported, not enforced)`,
+    message: `${f.message.replace(/\.$/, '')} (context ${c.name}: this update touches nothing under ${c.root}, so it is reported, not enforced)${f.message.endsWith('.') ? '.' : ''}`,
   };
 }
