@@ -9,6 +9,8 @@ export interface MachineInput {
   verdict: Verdict;
   findings: readonly Finding[];
   policy: { owners: readonly string[] } | null;
+  /** With bounded contexts: each ref's contexts and their verdicts. */
+  refs?: readonly { update: { ref: string }; contexts?: readonly { name: string; touched: boolean; verdict: Verdict }[] }[];
 }
 
 export function blockedPaths(findings: readonly Finding[]): string[] {
@@ -46,8 +48,11 @@ export function machineLine(result: MachineInput): string {
       ref: f.ref ?? null,
       commit: f.commit ?? null,
       path: f.path ?? null,
+      ...(f.context !== undefined ? { context: f.context } : {}),
     })),
     recommended_action: recommendedAction(result),
   };
+  const contexts = (result.refs ?? []).flatMap((r) => (r.contexts ?? []).map((c) => ({ ref: r.update.ref, context: c.name, touched: c.touched, verdict: c.verdict })));
+  if (contexts.length > 0) Object.assign(payload, { contexts });
   return `receipt-gate: ${asciiJson(payload)}`;
 }
