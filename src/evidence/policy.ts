@@ -175,16 +175,6 @@ function contextClashes(files: ContextFile[], contexts: ContextPolicy[]): string
       }
     }
     if (folderOverlap(c.root, POLICY_PATH)) out.push(`at /contexts/${i}/root: the root ${c.root} holds the policy file ${POLICY_PATH}, which belongs to the whole repository`);
-    const globs: [string, string | undefined][] = [
-      ...(c.protected ?? []).map((g, k): [string, string] => [`/contexts/${i}/protected/${k}`, g]),
-      ...(c.exceptions ?? []).map((g, k): [string, string] => [`/contexts/${i}/exceptions/${k}`, g]),
-      [`/contexts/${i}/fixtures/records`, c.fixtures?.records],
-    ];
-    for (const [pointer, glob] of globs) {
-      if (glob !== undefined && /(^|\/)\.\.?(\/|$)/.test(glob)) {
-        out.push(`at ${pointer}: ${JSON.stringify(glob)} reaches outside the context's root ${c.root} (a '.' or '..' segment); a context's globs are relative to its root`);
-      }
-    }
     const observations = contexts[i]?.policy.observations;
     if (observations && folderOverlap(observations.dir, observations.freezes)) {
       out.push(`at /contexts/${i}/observations: "dir" (${observations.dir}) and "freezes" (${observations.freezes}) must be separate folders`);
