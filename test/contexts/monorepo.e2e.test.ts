@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { baseEnv, cleanup, CLI, commitAll, git, installHook, machine, push, refOid, ROOT, tempDir, write, ensureBuilt } from '../server/helpers';
 
 const NOW = '2026-12-05';
-const env = (extra: Record<string, string> = {}) => baseEnv({ RECEIPT_GATE_NOW: NOW, ...extra });
+/** What push() adds to the clean environment: the example's date, and who pushes. */
+const at = (extra: Record<string, string> = {}): Record<string, string> => ({ RECEIPT_GATE_NOW: NOW, ...extra });
+const env = (extra: Record<string, string> = {}) => baseEnv(at(extra));
 
 ensureBuilt();
 const root = tempDir('monorepo');
@@ -43,7 +45,7 @@ const append = (path: string, text: string) => `${readFileSync(join(ROOT, 'examp
 
 test('a patch to billing is judged by billing alone: pushed to main, accepted; the held flake of inventory is info', () => {
   branch('billing-patch', { 'services/billing/src/invoice.js': append('services/billing/src/invoice.js', '// rounding note\n') });
-  const r = push(work, ['origin', 'billing-patch:main'], env());
+  const r = push(work, ['origin', 'billing-patch:main'], at());
   assert.is(r.status, 0, r.stderr);
   const line = machine(r);
   assert.is(line.verdict, 'eligible');
@@ -60,11 +62,11 @@ test('a patch to billing is judged by billing alone: pushed to main, accepted; t
 
 test('a patch to inventory is held by its witnessed flake: refused on main, accepted with a notice on a work branch', () => {
   branch('inventory-patch', { 'services/inventory/src/reserve.js': append('services/inventory/src/reserve.js', '// ordering note\n') });
-  const onMain = push(work, ['origin', 'inventory-patch:main'], env());
+  const onMain = push(work, ['origin', 'inventory-patch:main'], at());
   assert.is.not(onMain.status, 0);
   assert.is(machine(onMain).verdict, 'hold');
   assert.match(onMain.remote.join('\n'), /contexts: billing eligible \(untouched\), inventory hold/);
-  const onBranch = push(work, ['origin', 'inventory-patch'], env());
+  const onBranch = push(work, ['origin', 'inventory-patch'], at());
   assert.is(onBranch.status, 0, onBranch.stderr);
   assert.match(onBranch.remote.join('\n'), /accepted with a notice: hold/);
 });
@@ -75,7 +77,7 @@ test("billing's owner editing inventory's fixtures is closed, naming inventory a
     'services/billing/src/invoice.js': append('services/billing/src/invoice.js', '// bob\n'),
     'services/inventory/fixtures/short_order.json': append('services/inventory/fixtures/short_order.json', '\n'),
   });
-  const r = push(work, ['origin', 'cross'], env({ REMOTE_USER: 'bob' }));
+  const r = push(work, ['origin', 'cross'], at({ REMOTE_USER: 'bob' }));
   assert.is.not(r.status, 0);
   const line = machine(r);
   assert.is(line.verdict, 'closed');
@@ -86,11 +88,11 @@ test("billing's owner editing inventory's fixtures is closed, naming inventory a
   assert.is(refOid(bare, 'refs/heads/cross'), before);
   // Bob owns billing: his change there alone is his to make.
   branch('bob-billing', { 'services/billing/fixtures/inputs/cases.json': append('services/billing/fixtures/inputs/cases.json', '\n') });
-  assert.is(push(work, ['origin', 'bob-billing'], env({ REMOTE_USER: 'bob' })).status, 0);
+  assert.is(push(work, ['origin', 'bob-billing'], at({ REMOTE_USER: 'bob' })).status, 0);
   // Carol owns inventory's fixtures.
   branch('carol', { 'services/inventory/fixtures/inputs/cases.json': append('services/inventory/fixtures/inputs/cases.json', '\n') });
-  assert.is(push(work, ['origin', 'carol'], env({ REMOTE_USER: 'carol' })).status, 0);
-  assert.is.not(push(work, ['origin', 'carol:carol-as-bob'], env({ REMOTE_USER: 'bob' })).status, 0);
+  assert.is(push(work, ['origin', 'carol'], at({ REMOTE_USER: 'carol' })).status, 0);
+  assert.is.not(push(work, ['origin', 'carol:carol-as-bob'], at({ REMOTE_USER: 'bob' })).status, 0);
 });
 
 test("an expired freeze closes a patch to its own context only; in an untouched context it is info", () => {
@@ -101,15 +103,15 @@ test("an expired freeze closes a patch to its own context only; in an untouched 
   git(work, ['reset', '-q', '--hard', 'origin/main']);
   write(work, 'services/billing/freeze.json', `${JSON.stringify(freeze, null, 2)}\n`);
   commitAll(work, 'bob freezes a billing test');
-  assert.is(push(work, ['origin', 'main'], env({ REMOTE_USER: 'bob' })).status, 0);
+  assert.is(push(work, ['origin', 'main'], at({ REMOTE_USER: 'bob' })).status, 0);
   const later = { RECEIPT_GATE_NOW: '2026-12-08' };
   branch('inventory-later', { 'services/inventory/src/reserve.js': append('services/inventory/src/reserve.js', '// later\n') });
-  const inv = push(work, ['origin', 'inventory-later'], env(later));
+  const inv = push(work, ['origin', 'inventory-later'], at(later));
   assert.is(inv.status, 0, inv.stderr);
   const expired = machine(inv).findings.find((f) => f.code === 'FREEZE_EXPIRED') as { severity: string; context?: string; path: string | null };
   assert.equal([expired.severity, expired.context, expired.path], ['info', 'billing', 'services/billing/freeze.json']);
   branch('billing-later', { 'services/billing/src/invoice.js': append('services/billing/src/invoice.js', '// later\n') });
-  const bill = push(work, ['origin', 'billing-later'], env(later));
+  const bill = push(work, ['origin', 'billing-later'], at(later));
   assert.is.not(bill.status, 0);
   const closing = machine(bill).findings.find((f) => f.code === 'FREEZE_EXPIRED') as { severity: string; context?: string };
   assert.equal([closing.severity, closing.context], ['closed', 'billing']);
