@@ -169,7 +169,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   ctx.deadline.check();
 
   // 7. The policy this update leaves behind must be valid too.
-  findings.push(...(await policyLeftFindings(store, newCommit, newTree, ctx.base.policyOid, pushed.ref)));
+  findings.push(...(await policyLeftFindings(store, newCommit, newTree, ctx.base.policyOid, pushed.ref, ctx.policy.contexts)));
   ctx.deadline.check();
 
   // 8. Evidence over the whole tree at new (once per tree, whatever refs point at it).

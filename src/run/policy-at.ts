@@ -3,7 +3,7 @@
 import { finding, type Finding } from '../findings';
 import { parsePolicy } from '../evidence/policy';
 import { TreeSource } from '../evidence/tree-source';
-import { POLICY_PATH, type Policy } from '../evidence/types';
+import { POLICY_PATH, type ContextPolicy, type Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
 
 /** A policy file larger than this is refused before it is read (the policy's own limit is
@@ -20,6 +20,26 @@ export interface PolicyRead {
 
 /** Reads and validates the policy in `commit`'s tree. No policy file: `policy` is null and
  * there are no findings (the repository is unguarded). */
+/** POLICY_INVALID for each context whose root is not a folder of `tree` (a root that is not
+ * there guards nothing). */
+export async function missingRoots(store: ObjectStore, commit: string, tree: string, contexts: readonly ContextPolicy[]): Promise<Finding[]> {
+  const missing: Finding[] = [];
+  for (const [i, context] of contexts.entries()) {
+    const at = await store.entryAt(tree, context.root);
+    if (at?.kind === 'tree') continue;
+    const found = at === null ? 'nothing is there' : `it is a ${at.kind === 'gitlink' ? 'submodule' : at.kind === 'exec' ? 'file' : at.kind}`;
+    missing.push(
+      finding('POLICY_INVALID', {
+        commit,
+        path: POLICY_PATH,
+        message: `${POLICY_PATH} is not a valid policy: at /contexts/${i}/root: the root ${context.root} of context "${context.name}" must be a folder of commit ${commit.slice(0, 7)}, but ${found}.`,
+        fix: `an owner commits a valid ${POLICY_PATH} (schemas/policy.schema.json) to the base branch`,
+      }),
+    );
+  }
+  return missing;
+}
+
 export async function readPolicyAt(store: ObjectStore, commit: string | null): Promise<PolicyRead> {
   if (commit === null) return { policy: null, findings: [], oid: null };
   const { tree } = await store.readCommit(commit);
@@ -53,14 +73,7 @@ export async function readPolicyAt(store: ObjectStore, commit: string | null): P
   }
   const parsed = parsePolicy(await entry.read(), POLICY_PATH);
   if (parsed.ok && parsed.policy.contexts) {
-    // A context's root must be a folder of this tree (a root that is not there guards nothing).
-    const missing: Finding[] = [];
-    for (const [i, context] of parsed.policy.contexts.entries()) {
-      const at = await store.entryAt(tree, context.root);
-      if (at?.kind === 'tree') continue;
-      const found = at === null ? 'nothing is there' : `it is a ${at.kind === 'gitlink' ? 'submodule' : at.kind === 'exec' ? 'file' : at.kind}`;
-      missing.push(invalid(`${POLICY_PATH} is not a valid policy: at /contexts/${i}/root: the root ${context.root} of context "${context.name}" must be a folder of commit ${commit.slice(0, 7)}, but ${found}.`));
-    }
+    const missing = await missingRoots(store, commit, tree, parsed.policy.contexts);
     if (missing.length > 0) return { policy: null, findings: missing, oid };
   }
   if (parsed.ok) return { policy: parsed.policy, findings: [], oid };

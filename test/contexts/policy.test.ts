@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import { parsePolicy } from '../../src/evidence/policy';
 import { openRepository } from '../../src/run/repository';
 import { readPolicyAt } from '../../src/run/policy-at';
-import { commitAll, initRepo, writeFiles } from '../helpers/repo';
+import { policyLeftFindings } from '../../src/rules/policy-left';
+import { commitAll, initRepo, removeFiles, writeFiles } from '../helpers/repo';
 
 const bytes = (doc: unknown) => Buffer.from(JSON.stringify(doc));
 const billing = { name: 'billing', root: 'services/billing', epoch: {}, freeze: { path: 'freeze.json' }, fixtures: {}, protected: ['checks/**'], owners: ['bob'] };
@@ -108,6 +109,29 @@ test('a context whose root is not a folder at the base is POLICY_INVALID naming 
       ['POLICY_INVALID', `.receipt-gate.json is not a valid policy: at /contexts/2/root: the root README.md of context "docs" must be a folder of commit ${commit.slice(0, 7)}, but it is a file.`],
     ],
   );
+});
+
+test('a push that keeps the policy but removes a root leaves an invalid policy behind', async () => {
+  const repo = initRepo();
+  writeFiles(repo, {
+    '.receipt-gate.json': JSON.stringify({ version: 2, contexts: [billing, { name: 'inventory', root: 'services/inventory' }] }),
+    'services/billing/src/a.js': '1\n',
+    'services/inventory/src/b.js': '2\n',
+  });
+  const base = commitAll(repo, 'start');
+  const store = await openRepository(repo, {});
+  const read = await readPolicyAt(store, base);
+  assert.ok(read.policy?.contexts);
+  removeFiles(repo, ['services/inventory']);
+  const next = commitAll(repo, 'drop inventory');
+  const fresh = await openRepository(repo, {});
+  const { tree } = await fresh.readCommit(next);
+  const left = await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x', read.policy!.contexts);
+  assert.equal(left.map((f) => [f.code, f.ref, /at (\S+):/.exec(f.message)![1]]), [['POLICY_INVALID', 'refs/heads/x', '/contexts/1/root']]);
+  // Without contexts (or with the roots in place) nothing is found.
+  assert.equal(await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x'), []);
+  const { tree: baseTree } = await fresh.readCommit(base);
+  assert.equal(await policyLeftFindings(fresh, base, baseTree, read.oid, 'refs/heads/x', read.policy!.contexts), []);
 });
 
 test.run();
