@@ -165,16 +165,20 @@ function contextWithDefaults(context: ContextFile, file: PolicyFile, repo: Polic
 function contextClashes(files: ContextFile[], contexts: ContextPolicy[]): string[] {
   const out: string[] = [];
   const names = new Map<string, number>();
+  // Roots folded once (folding is the costly part of a comparison).
+  const keys = files.map((c) => foldKey(c.root));
+  const policyKey = foldKey(POLICY_PATH);
+  const overlap = (x: string, y: string) => x === y || x.startsWith(y + '/') || y.startsWith(x + '/');
   files.forEach((c, i) => {
     const first = names.get(c.name);
     if (first !== undefined) out.push(`at /contexts/${i}/name: the context name "${c.name}" is also the name of /contexts/${first}; each context needs its own name`);
     else names.set(c.name, i);
     for (let j = 0; j < i; j++) {
-      if (folderOverlap(c.root, files[j]!.root)) {
+      if (overlap(keys[i]!, keys[j]!)) {
         out.push(`at /contexts/${i}/root: the root ${c.root} overlaps the root ${files[j]!.root} of context "${files[j]!.name}" (/contexts/${j}/root); roots may not hold one another`);
       }
     }
-    if (folderOverlap(c.root, POLICY_PATH)) out.push(`at /contexts/${i}/root: the root ${c.root} holds the policy file ${POLICY_PATH}, which belongs to the whole repository`);
+    if (overlap(keys[i]!, policyKey)) out.push(`at /contexts/${i}/root: the root ${c.root} holds the policy file ${POLICY_PATH}, which belongs to the whole repository`);
     const observations = contexts[i]?.policy.observations;
     if (observations && folderOverlap(observations.dir, observations.freezes)) {
       out.push(`at /contexts/${i}/observations: "dir" (${observations.dir}) and "freezes" (${observations.freezes}) must be separate folders`);

@@ -183,7 +183,7 @@ async function judge(opts: GradeOptions): Promise<{
 }> {
   const { store, commit, base } = opts;
   const gate = await evaluate(
-    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] } },
+    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] }, contextsInFull: true },
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
   );
   // A context's receipt carries its own findings and the repository-wide ones (the ref, the

@@ -13,8 +13,13 @@
 import type { Deadline } from '../deadline';
 import { checkEvidence } from '../evidence/index';
 import { TreeSource } from '../evidence/tree-source';
-import type { ContextPolicy, ContextResult, EvidenceReport, EvidenceSource, Policy } from '../evidence/types';
-import type { Finding } from '../findings';
+import { dayNumber } from '../evidence/dates';
+import { checkFreezeFile } from '../evidence/freeze';
+import { printableText } from '../evidence/index';
+import { parsePyJson, toPlain } from '../evidence/pyjson';
+import { anOwner } from '../evidence/read';
+import type { ContextPolicy, ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, Policy, RuleContext } from '../evidence/types';
+import { emptyIdentities, finding, type Finding } from '../findings';
 import type { PathChange } from '../git/types';
 import { compileGlob, type CompiledGlob } from '../glob';
 import { foldKey, segmentsOf } from '../paths';
@@ -54,6 +59,8 @@ export interface Contexts {
   ruleFor(change: PathChange): PathRule | null;
   /** The contexts the changed paths touch, in policy order. */
   touchedBy(changes: readonly (readonly PathChange[])[]): BoundedContext[];
+  /** True when some changed path lies outside every root. */
+  touchesOutside(changes: readonly (readonly PathChange[])[]): boolean;
 }
 
 export interface ContextsSetup {
@@ -133,7 +140,10 @@ export function compileContexts(setup: ContextsSetup): Contexts {
     return list.filter((c) => touched.has(c));
   };
 
-  return { list, holding, ruleFor, touchedBy };
+  const touchesOutside = (changes: readonly (readonly PathChange[])[]): boolean =>
+    changes.some((batch) => batch.some((change) => holding(foldKey(change.path)) === null));
+
+  return { list, holding, ruleFor, touchedBy, touchesOutside };
 }
 
 /** Codes that an untouched context reports as info: the freezes that rot on the base branch by
@@ -166,9 +176,14 @@ export async function contextsEvidenceAt(
   const touched = new Set(contexts.touchedBy(changes));
   const findings: Finding[] = [...repo.findings];
   const results: ContextResult[] = [];
+  // Untouched contexts whose tree is the base's are judged on their freezes alone (see
+  // unchangedSince); only when every change lies under some root, so nothing a context's
+  // evidence could name outside its root has changed.
+  const baseTree = key === null || ctx.contextsInFull || ctx.base.tip === null || contexts.touchesOutside(changes) ? null : (await ctx.store.readCommit(ctx.base.tip)).tree;
   for (const c of contexts.list) {
     ctx.deadline.check();
-    const report = await contextReport(ctx, c, atNew, key);
+    const same = baseTree !== null && key !== null && !touched.has(c) && (await sameSubtree(ctx, key, baseTree, c.root));
+    const report = same ? await freezesOnly(ctx, c, atNew) : await contextReport(ctx, c, atNew, key);
     const isTouched = touched.has(c);
     for (const f of report.findings) findings.push(contextFinding(f, c, isTouched));
     results.push({ name: c.name, root: c.root, touched: isTouched, identities: report.identities, evidence: report.results });
@@ -186,6 +201,59 @@ function contextReport(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource
     ctx.evidence.set(cacheKey, report);
   }
   return report;
+}
+
+/** True when `root` names the same tree at new and at the base. */
+async function sameSubtree(ctx: RunContext, newTree: string, baseTree: string, root: string): Promise<boolean> {
+  const [atNew, atBase] = await Promise.all([ctx.store.entryAt(newTree, root), ctx.store.entryAt(baseTree, root)]);
+  return atNew !== null && atNew.kind === 'tree' && atBase !== null && atNew.oid === atBase.oid;
+}
+
+/**
+ * An untouched context whose tree at new is the base's: the same bytes under the same policy,
+ * judged in full when the base branch last changed them (the base branch moves only through the
+ * gate, and a change of the policy touches every context). What the calendar alone changes is
+ * checked again: expired rows of its freeze file, and expired keyed freezes. Its other evidence
+ * is not read again, so its identities and results stay empty (receipts and --context grade in
+ * full).
+ */
+async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource): Promise<EvidenceReport> {
+  const findings: Finding[] = [];
+  const results: EvidenceResults = { pin: null, manifestSeed: null, freeze: { freezeFileSha256: null, active: [], expired: [] }, fixtures: [] };
+  const rule: RuleContext = { policy: c.policy, atNew, atBase: null, today: ctx.today, deadline: ctx.deadline };
+  if (c.policy.freeze) {
+    const freeze = await checkFreezeFile(rule);
+    findings.push(...freeze.findings.filter((f) => f.code === 'FREEZE_EXPIRED'));
+  }
+  const dir = c.policy.observations?.freezes;
+  if (dir !== undefined) {
+    const today = dayNumber(ctx.today)!;
+    for (const path of await atNew.list(dir)) {
+      ctx.deadline.check();
+      if (!path.endsWith('.json') || path.slice(dir.length + 1).includes('/')) continue;
+      const entry = await atNew.stat(path);
+      if (entry.kind !== 'file' || entry.size > c.policy.limits.maxEvidenceBytes) continue;
+      let expiresOn: unknown;
+      let observation: unknown;
+      try {
+        const plain = toPlain(parsePyJson(await entry.read(), ctx.deadline), ctx.deadline) as Record<string, unknown> | null;
+        expiresOn = plain?.expires_on;
+        observation = plain?.observation_id;
+      } catch {
+        continue; // judged (and refused) when the context last changed
+      }
+      const expires = typeof expiresOn === 'string' ? dayNumber(expiresOn) : null;
+      if (expires === null || expires >= today) continue;
+      findings.push(
+        finding('FREEZE_EXPIRED', {
+          path,
+          message: `Keyed freeze ${path} expired: its last day was ${String(expiresOn)} and today is ${ctx.today}.`,
+          fix: `${anOwner(c.policy)} deletes ${path} once ${String(observation)} is fixed, or re-observes and freezes it again`,
+        }),
+      );
+    }
+  }
+  return { findings: findings.map((f) => ({ ...f, message: printableText(f.message), fix: printableText(f.fix) })), identities: emptyIdentities(), results };
 }
 
 function contextFinding(f: Finding, c: BoundedContext, touched: boolean): Finding {

@@ -34,6 +34,8 @@ export interface RunContext {
   scope: NewCommitScope;
   /** Bounded contexts, compiled once; null for a policy without contexts. */
   contexts: Contexts | null;
+  /** Judge every context's evidence in full, touched or not (the grader's receipts need it). */
+  contextsInFull: boolean;
   /** Evidence reports by `<new tree>:<base tree>`, so refs that share a tree are checked once. */
   evidence: Map<string, Promise<EvidenceReport>>;
 }
@@ -50,6 +52,9 @@ export interface RunSetup {
   now?: () => number;
   /** When the run started on that clock (the server counts from its own start). */
   startedAt?: number;
+  /** Bounded contexts: judge every context's evidence in full, even an untouched one whose
+   * tree is the base's (the grader records each context's evidence). */
+  contextsInFull?: boolean;
 }
 
 export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
@@ -77,6 +82,7 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
     deadline,
     scope: setup.scope,
     contexts,
+    contextsInFull: setup.contextsInFull === true,
     evidence: new Map(),
   };
 }
