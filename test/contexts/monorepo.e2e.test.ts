@@ -106,6 +106,7 @@ test("billing's owner editing inventory's fixtures is closed, naming inventory a
   const text = r.remote.join('\n');
   assert.match(text, /PATH_PROTECTED \[inventory\] cross \w+ services\/inventory\/fixtures\/short_order\.json/);
   assert.match(text, /services\/inventory\/fixtures\/\*\* may only be changed by: carol/);
+  assert.match(line.recommended_action, /only carol may change them/);
   assert.is(refOid(bare, 'refs/heads/cross'), before);
   // Bob owns billing: his change there alone is his to make.
   branch('bob-billing', { 'services/billing/fixtures/inputs/cases.json': append('services/billing/fixtures/inputs/cases.json', '\n') });
