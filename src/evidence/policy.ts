@@ -236,14 +236,23 @@ function unusableGlobs(plain: unknown): { pointer: string; glob: string; noun: '
   // Read defensively: this also runs on a document that failed its schema.
   const doc = (plain !== null && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  // Each distinct glob is compiled once (contexts of a monorepo repeat the same relative globs).
+  const verdicts = new Map<string, string | null>();
   const check = (pointer: string, glob: unknown, fold: boolean) => {
     if (typeof glob !== 'string' || glob === '') return;
-    try {
-      compileGlob(glob, { fold });
-    } catch (err) {
-      if (!(err instanceof GlobError)) throw err;
-      out.push({ pointer, glob, noun: 'glob', reason: err.message });
+    const key = `${fold ? 'f' : 'x'}\0${glob}`;
+    let reason = verdicts.get(key);
+    if (reason === undefined) {
+      reason = null;
+      try {
+        compileGlob(glob, { fold });
+      } catch (err) {
+        if (!(err instanceof GlobError)) throw err;
+        reason = err.message;
+      }
+      verdicts.set(key, reason);
     }
+    if (reason !== null) out.push({ pointer, glob, noun: 'glob', reason });
   };
   list(doc.protectedRefs).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
   list(doc.protected).forEach((g, i) => check(`/protected/${i}`, g, true));
