@@ -3,13 +3,14 @@
 // service's evidence (no contexts), a version 2 policy declaring that service as its one context,
 // and one declaring all 20 — and the same 1-commit push (a source file of services/s00) into each.
 // The difference between the 20-context and the 1-context push is what 19 more contexts cost.
+// The bench's root evidence set is there too, for the reference hook.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { evidenceFiles } from './evidence.mjs';
 import { git, repoFacts } from './generate.mjs';
 
-const VERSION = 1;
+const VERSION = 2;
 const SERVICES = 20;
 const SOURCES_PER_SERVICE = 40;
 const service = (i) => `s${String(i).padStart(2, '0')}`;
@@ -93,6 +94,9 @@ export function ensureContextRepos(cacheDir, log) {
       mkdirSync(work, { recursive: true });
       const files = new Map([['.receipt-gate.json', Buffer.from(`${JSON.stringify(policyFor(contexts), null, 2)}\n`)], ['README.md', Buffer.from('# monorepo (receipt-gate bench)\n')]]);
       for (let i = 0; i < SERVICES; i++) for (const [p, b] of serviceFiles(service(i))) files.set(p, b);
+      // The bench evidence at the root as well: the reference hook (bench/reference-pre-receive.sh)
+      // checks those paths; the gate's policies here do not name them.
+      for (const [p, b] of evidenceFiles('main')) if (!files.has(p)) files.set(p, b);
       for (const [p, b] of files) {
         mkdirSync(dirname(join(work, p)), { recursive: true });
         writeFileSync(join(work, p), b);
