@@ -26,6 +26,7 @@ import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
 import { renderMarkdown, summarise, summariseJson } from './lib/report.mjs';
 import { adversarialIds, adversarialSpecs, ensureAdversarial } from './lib/adversarial.mjs';
 import { JSON_SCENARIOS, prepareJson, runJson } from './lib/json-bench.mjs';
+import { CONTEXT_IDS, ensureContextRepos } from './lib/contexts.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -397,7 +398,7 @@ async function main() {
   const started = new Date();
 
   if (opts.list) {
-    const ids = [...repoSpecs(opts.smoke).flatMap(candidateIds), ...adversarialIds(opts.smoke), ...JSON_SCENARIOS.map((j) => j.id)];
+    const ids = [...repoSpecs(opts.smoke).flatMap(candidateIds), ...CONTEXT_IDS, ...adversarialIds(opts.smoke), ...JSON_SCENARIOS.map((j) => j.id)];
     process.stdout.write(ids.join('\n') + '\n');
     return;
   }
@@ -424,6 +425,7 @@ async function main() {
     log(`preparing BENCH_REPO=${process.env.BENCH_REPO}`);
     repos.push(await prepareUserRepo(cacheDir, process.env.BENCH_REPO, spec));
   }
+  const contextRepos = wantedIds(opts.only, CONTEXT_IDS) ? ensureContextRepos(cacheDir, log) : [];
   const adversarial = [];
   for (const spec of adversarialSpecs(opts.smoke)) {
     const keys = new Set(spec.scenarios.filter((x) => wantedIds(opts.only, [`adv-${x.key}`])).map((x) => x.key));
@@ -444,6 +446,11 @@ async function main() {
   writeFileSync(NOOP, NOOP_SOURCE);
   let scenarios = repos.flatMap((r) => scenariosFor(r, workDir, opts.smoke));
   for (const { spec, keys, meta } of adversarial) scenarios.push(...adversarialScenarios(spec, keys, meta, workDir));
+  // Bounded contexts: the same 1-commit push into a monorepo guarded with 0, 1 and 20 contexts.
+  for (const c of contextRepos) {
+    const target = makeTarget(c.seedDir, join(workDir, `${c.name}.git`), c.mainTip);
+    scenarios.push({ id: `push-1@${c.name}`, kind: 'push', commits: 1, repo: `monorepo, ${c.contexts === 0 ? 'no contexts (v1 policy)' : `${c.contexts} context${c.contexts === 1 ? '' : 's'}`}`, facts: c.facts, target, push: c.push, pushDir: c.pushDir, curve: null });
+  }
   if (opts.only) {
     const wanted = opts.only.split(',');
     scenarios = scenarios.filter((s) => wanted.some((w) => s.id.includes(w)));

@@ -12,7 +12,7 @@
 //              ─► evidence over the whole tree at new ─────────┴─► findings ─► verdict
 
 import { DeadlineExceeded, withinDeadline } from './deadline';
-import type { EvidenceResults, EvidenceSource } from './evidence/types';
+import type { EvidenceReport, EvidenceResults, EvidenceSource } from './evidence/types';
 import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { PathChange } from './git/types';
@@ -22,6 +22,7 @@ import { gateResult, refResult, type GateResult, type GateResultParts, type RefR
 import { short } from './report/text';
 import { deadlineFinding, internalError } from './rules/errors';
 import { objectFsckFinding, objectUnreadableFinding } from './rules/object-invalid';
+import { contextsEvidence, contextsEvidenceAt } from './rules/contexts';
 import { evidenceReport, treeEvidence } from './rules/evidence';
 import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
 import { dedupePathFindings, protectedPathFindings } from './rules/protected-paths';
@@ -96,8 +97,10 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const update: RefUpdate = { old, new: pushed.new, ref };
   const at = { ref: pushed.ref };
   const isProtectedRef = ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref);
-  const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null) =>
-    refResult(pushed, dedupePathFindings(findings), { isProtectedRef, newCommits: commits, identities, evidence });
+  const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null, contexts?: EvidenceReport['contexts']) =>
+    refResult(pushed, dedupePathFindings(findings), { isProtectedRef, newCommits: commits, identities, evidence, contexts });
+  // With bounded contexts, every change is kept to tell which contexts the update touches.
+  const touched: PathChange[][] | null = ctx.contexts === null ? null : [];
 
   // Each kind of ref has its own handler; branches, tags and every other namespace go on below
   // as code.
@@ -176,7 +179,9 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   }
   for (const commit of await parentsFirst(store, commits)) {
     ctx.deadline.check();
-    findings.push(...protectedPathFindings(ctx, await touchedPaths(store, commit, ctx.deadline), { ...at, commit }));
+    const changes = await touchedPaths(store, commit, ctx.deadline);
+    touched?.push(changes);
+    findings.push(...protectedPathFindings(ctx, changes, { ...at, commit }));
   }
   ctx.deadline.check();
 
@@ -186,18 +191,21 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   const newTree = (await store.readCommit(newCommit)).tree;
   if (netFrom !== newCommit) {
     const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
-    findings.push(...protectedPathFindings(ctx, await diffTrees(store, fromTree, newTree, ctx.deadline), { ...at, commit: newCommit }));
+    const changes = await diffTrees(store, fromTree, newTree, ctx.deadline);
+    touched?.push(changes);
+    findings.push(...protectedPathFindings(ctx, changes, { ...at, commit: newCommit }));
   }
   ctx.deadline.check();
 
   // 8. The policy this update leaves behind must be valid too.
-  findings.push(...(await policyLeftFindings(store, newCommit, newTree, ctx.base.policyOid, pushed.ref)));
+  findings.push(...(await policyLeftFindings(store, newCommit, newTree, ctx.base.policyOid, pushed.ref, ctx.policy.contexts)));
   ctx.deadline.check();
 
   // 9. Evidence over the whole tree at new (once per tree, whatever refs point at it).
-  const report = await treeEvidence(ctx, newCommit, newTree);
+  //    With bounded contexts, each context's evidence too, judged by what the update touches.
+  const report = ctx.contexts === null || touched === null ? await treeEvidence(ctx, newCommit, newTree) : await contextsEvidence(ctx, ctx.contexts, newCommit, newTree, touched);
   findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
-  return done(commits, report.identities, report.results);
+  return done(commits, report.identities, report.results, report.contexts);
 }
 
 /** OBJECT_INVALID for each tag of a pushed ref's chain that git fsck reports an error for.
@@ -331,7 +339,7 @@ export async function evaluateIndex(setup: RunSetup, target: IndexTarget): Promi
   findings.push(...protectedPathFindings(ctx, target.changes, { ref: target.ref }));
   let identities = emptyIdentities();
   try {
-    const report = await evidenceReport(ctx, target.staged, null);
+    const report = ctx.contexts === null ? await evidenceReport(ctx, target.staged, null) : await contextsEvidenceAt(ctx, ctx.contexts, target.staged, null, [target.changes]);
     findings.push(...report.findings.map((f) => ({ ...f, ref: target.ref })));
     identities = report.identities;
   } catch (err) {

@@ -51,6 +51,8 @@ export interface Finding {
   message: string;
   /** What to do instead, and who may do it. */
   fix: string;
+  /** The bounded context the finding belongs to (a policy with contexts; docs/contexts.md). */
+  context?: string;
 }
 
 /** Identities of the evidence at `new`, recorded in --json output and in receipts. */

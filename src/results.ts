@@ -1,7 +1,7 @@
 // What a run produces, per ref update and for the whole run: plain data that the report layer
 // renders and the entries turn into exit codes.
 
-import type { EvidenceResults, Policy } from './evidence/types';
+import type { ContextResult, EvidenceResults, Policy } from './evidence/types';
 import { emptyIdentities, type Finding, type Identities } from './findings';
 import type { RefUpdate } from './types';
 import { verdictOf, type Verdict } from './verdict';
@@ -17,6 +17,13 @@ export interface RefResult {
   /** What the evidence rules parsed at `new` (the receipt records it); null when the update
    * had no tree to check, or the check did not finish. */
   evidence: EvidenceResults | null;
+  /** With bounded contexts: each context, whether the update touches it, and its own verdict
+   * (its findings'); the ref's verdict is the most severe of them and the repository's. */
+  contexts?: ContextVerdict[];
+}
+
+export interface ContextVerdict extends ContextResult {
+  verdict: Verdict;
 }
 
 export interface GateResult {
@@ -31,12 +38,14 @@ export interface GateResult {
 }
 
 /** What a ref's result says besides its update and findings (defaults: not protected, no new
- * commits, no identities, no evidence). */
+ * commits, no identities, no evidence, no bounded contexts). */
 export interface RefResultParts {
   isProtectedRef?: boolean;
   newCommits?: string[];
   identities?: Identities;
   evidence?: EvidenceResults | null;
+  /** With bounded contexts: each context and whether the update touches it. */
+  contexts?: ContextResult[];
 }
 
 export function refResult(update: RefUpdate, findings: Finding[], parts: RefResultParts = {}): RefResult {
@@ -48,6 +57,7 @@ export function refResult(update: RefUpdate, findings: Finding[], parts: RefResu
     identities: parts.identities ?? emptyIdentities(),
     newCommits: parts.newCommits ?? [],
     evidence: parts.evidence ?? null,
+    ...(parts.contexts ? { contexts: parts.contexts.map((c) => ({ ...c, verdict: verdictOf(findings.filter((f) => f.context === c.name)) })) } : {}),
   };
 }
 

@@ -82,6 +82,7 @@ test('every scenario of the smoke variant ran, with the requested number of runs
   assert.equal(ids, [
     'adv-commits', 'adv-extglob', 'adv-files-100k', 'adv-files-400k', 'adv-manifest', 'adv-message', 'adv-witnesses',
     'pre-commit@wide',
+    'push-1@contexts-0', 'push-1@contexts-1', 'push-1@contexts-20',
     'push-1@heavy', 'push-1@long', 'push-1@long+400refs', 'push-1@wide',
     'push-20@heavy', 'push-20@long', 'push-20@wide',
     'push-60@heavy', 'push-60@long', 'push-60@wide',

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
-import type { Policy } from '../evidence/types';
+import type { ContextPolicy, Policy } from '../evidence/types';
 import { addNote } from '../git/notes';
 import type { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
@@ -17,6 +17,7 @@ import { findingLine, short, shortRef, verdictLine } from '../report/text';
 import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
+import { receiptNotesRef, touchedContextNames } from '../receipt/contexts';
 import { receiptSchemaProblems } from '../receipt/schema';
 import type { Receipt } from '../receipt/types';
 import { fullRefName, resolveBase, resolveCommitSpec, type Base } from '../run/base';
@@ -26,7 +27,8 @@ import { VERSION } from '../version';
 
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
-  '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS] [--fixture-timeout SECONDS]';
+  '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS] [--fixture-timeout SECONDS] ' +
+  '[--context NAME]... (with bounded contexts: one receipt per context, --out defaults to receipt-{context}.json)';
 
 const TOOL_VERSION = VERSION;
 
@@ -43,6 +45,7 @@ const OPTIONS = {
   now: { type: 'string' },
   timeout: { type: 'string' },
   'fixture-timeout': { type: 'string' },
+  context: { type: 'string', multiple: true },
 } as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
@@ -56,8 +59,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const propertiesTimeoutMs = seconds(values.timeout, '--timeout', 1800) * 1000;
   const fixtureTimeoutMs = seconds(values['fixture-timeout'], '--fixture-timeout', 60) * 1000;
   const junit = (values.junit as unknown as string[] | undefined) ?? [];
-  const outName = values.out ?? 'receipt.json';
-  const outPath = resolve(io.cwd, outName);
+  const contextsAsked = (values.context as unknown as string[] | undefined) ?? [];
 
   // Load the key before any work, so a bad key is a usage error and not a wasted run.
   const signKey = values['sign-key'] === undefined ? null : await loadSignKey(values['sign-key'], io);
@@ -66,6 +68,79 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (typeof target === 'number') return target;
   const { store, refName, commit, base, policy } = target;
 
+  // With bounded contexts, one receipt per context: those asked for, else those REF touches.
+  const contexts = await contextsToGrade(policy, contextsAsked, { store, base, commit, refName, today: date });
+  if (contexts.length === 0) {
+    io.stdout(`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) touches no bounded context of the policy at ${base.name}: no receipt to write\n`);
+    return EXIT.eligible;
+  }
+  const template = values.out ?? (contexts[0] === null ? 'receipt.json' : 'receipt-{context}.json');
+  if (contexts.length > 1 && !template.includes('{context}')) {
+    throw new UsageError(`--out ${template} names one file, but ${contexts.length} contexts are graded (${contexts.map((c) => c!.name).join(', ')}): put {context} in it, e.g. --out receipt-{context}.json`);
+  }
+
+  let exit: number = EXIT.eligible;
+  for (const context of contexts) {
+    const outName = context === null ? template : template.split('{context}').join(context.name);
+    const code = await gradeOne({ store, refName, commit, base, policy, context, outName, date, generatedAt, junit, signKey, io, note: values.note === true, propertiesCmd: values['properties-cmd'] ?? null, fixtureCmd: values['fixture-cmd'] ?? null, propertiesTimeoutMs, fixtureTimeoutMs });
+    exit = worseExit(exit, code);
+  }
+  return exit;
+}
+
+/** The most severe of two exit codes: closed (1) over hold (3) over eligible (0). */
+function worseExit(a: number, b: number): number {
+  const rank = (c: number) => (c === EXIT.closed ? 2 : c === EXIT.hold ? 1 : 0);
+  return rank(b) > rank(a) ? b : a;
+}
+
+/** `[null]` for a policy without contexts (one receipt for the repository); else the contexts
+ * named with --context, or those REF touches against the base (docs/contexts.md). */
+async function contextsToGrade(
+  policy: Policy,
+  asked: string[],
+  at: { store: ObjectStore; base: Base; commit: string; refName: string; today: string },
+): Promise<(ContextPolicy | null)[]> {
+  const declared = policy.contexts;
+  if (!declared) {
+    if (asked.length > 0) throw new UsageError(`--context ${asked[0]}: the policy at the base declares no bounded contexts`);
+    return [null];
+  }
+  if (asked.length > 0) {
+    return asked.map((name) => {
+      const found = declared.find((c) => c.name === name);
+      if (!found) throw new UsageError(`--context ${name}: the policy at the base declares no such context (it declares ${declared.map((c) => c.name).join(', ')})`);
+      return found;
+    });
+  }
+  const touched = await touchedContextNames(at);
+  return declared.filter((c) => touched.has(c.name));
+}
+
+interface GradeOneOptions {
+  store: ObjectStore;
+  refName: string;
+  commit: string;
+  base: Base;
+  policy: Policy;
+  context: ContextPolicy | null;
+  outName: string;
+  date: string;
+  generatedAt: string;
+  junit: string[];
+  signKey: KeyObject | null;
+  io: CliIO;
+  note: boolean;
+  propertiesCmd: string | null;
+  fixtureCmd: string | null;
+  propertiesTimeoutMs: number;
+  fixtureTimeoutMs: number;
+}
+
+/** Grades one receipt (the repository's, or one context's), writes it and, with --note, stores it. */
+async function gradeOne(o: GradeOneOptions): Promise<number> {
+  const { store, refName, commit, base, policy, context, io } = o;
+  const outPath = resolve(io.cwd, o.outName);
   // The grader run.
   let result;
   // A progress line on a terminal only (quiet in CI, in pipes and with TERM=dumb).
@@ -77,20 +152,21 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       refName,
       commit,
       base,
-      today: date,
-      generatedAt,
+      today: o.date,
+      generatedAt: o.generatedAt,
       toolVersion: TOOL_VERSION,
       env: graderEnv(io.env),
-      propertiesCmd: values['properties-cmd'] ?? null,
-      fixtureCmd: values['fixture-cmd'] ?? null,
-      junit,
-      propertiesTimeoutMs,
-      fixtureTimeoutMs,
+      propertiesCmd: o.propertiesCmd,
+      fixtureCmd: o.fixtureCmd,
+      junit: o.junit,
+      propertiesTimeoutMs: o.propertiesTimeoutMs,
+      fixtureTimeoutMs: o.fixtureTimeoutMs,
       onOutput: (chunk) => {
         shown.done();
         io.stderr(chunk.toString('utf8'));
       },
-      onStep: (text) => shown.step(`receipt-gate receipt: ${text}`),
+      onStep: (text) => shown.step(`receipt-gate receipt${context ? ` [${context.name}]` : ''}: ${text}`),
+      ...(context ? { context } : {}),
     });
   } catch (err) {
     if (err instanceof TrialsError) throw new UsageError(err.message);
@@ -105,19 +181,20 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (problems.length > 0) {
     throw new Error(`the receipt does not validate against schemas/receipt.schema.json: ${problems.map((p) => `${p.pointer} ${p.message}`).join('; ')}`);
   }
-  const { text, keyid } = receiptText(receipt, refName, commit, signKey);
+  const { text, keyid } = receiptText(receipt, refName, commit, o.signKey);
   writeFileSync(outPath, text);
 
-  const lines = summaryLines(receipt, { refName, commit, base: { name: base.name, tip: base.tip! }, date });
-  lines.push(`receipt written to ${outName}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
-  if (values.note) {
-    const noted = await storeNote(store, text, commit, io.env);
+  const lines = summaryLines(receipt, { refName, commit, base: { name: base.name, tip: base.tip! }, date: o.date });
+  lines.push(`receipt written to ${o.outName}${keyid ? ` (signed, keyid ${keyid.slice(0, 16)})` : ' (unsigned)'}`);
+  if (o.note) {
+    const ref = receiptNotesRef(context?.name ?? null);
+    const noted = await storeNote(store, text, commit, io.env, ref);
     if (!noted.ok) {
       io.stdout(`${lines.join('\n')}\n`);
       io.stderr(`receipt-gate receipt: could not store the git note: ${noted.error}\n`);
       return EXIT.closed;
     }
-    lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/receipt-gate)`);
+    lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/${ref})`);
   }
   io.stdout(`${lines.join('\n')}\n`);
   return exitCodeOf(receipt.verdict);
@@ -171,7 +248,8 @@ function summaryLines(
   receipt: Receipt,
   at: { refName: string; commit: string; base: { name: string | null; tip: string }; date: string },
 ): string[] {
-  const lines = [`receipt-gate receipt ${shortRef(at.refName)} (${short(at.commit)}) against ${at.base.name} (${short(at.base.tip)}) on ${at.date}`];
+  const scope = receipt.context ? ` [context ${receipt.context.name}, ${receipt.context.root}]` : '';
+  const lines = [`receipt-gate receipt ${shortRef(at.refName)} (${short(at.commit)})${scope} against ${at.base.name} (${short(at.base.tip)}) on ${at.date}`];
   lines.push(
     `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
     `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
@@ -184,9 +262,9 @@ function summaryLines(
 }
 
 /** The one write receipt-gate makes to a repository (isomorphic-git's addNote): the engine only reads. */
-async function storeNote(store: ObjectStore, text: string, commit: string, env: NodeJS.ProcessEnv): Promise<{ ok: true } | { ok: false; error: string }> {
+async function storeNote(store: ObjectStore, text: string, commit: string, env: NodeJS.ProcessEnv, ref: string): Promise<{ ok: true } | { ok: false; error: string }> {
   try {
-    await addNote(store, { ref: 'receipt-gate', oid: commit, note: text, force: true, env });
+    await addNote(store, { ref, oid: commit, note: text, force: true, env });
     return { ok: true };
   } catch (err) {
     return { ok: false, error: (err as Error).message };

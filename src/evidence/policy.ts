@@ -8,7 +8,7 @@ import { compileGlob, GlobError } from '../glob';
 import { foldKey } from '../paths';
 import { parsePyJson, PyJsonError, toPlain } from './pyjson';
 import { validateAgainst } from './schema';
-import { POLICY_PATH, type Policy } from './types';
+import { POLICY_PATH, type ContextPolicy, type Policy } from './types';
 
 export const DEFAULT_IDENTITY_ENV = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
 export const DEFAULT_LIMITS = { timeoutMs: 4000, maxEvidenceBytes: 1_048_576 } as const;
@@ -68,13 +68,14 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
       `${path} is not a valid policy: at /observations: "dir" (${policy.observations.dir}) and "freezes" (${policy.observations.freezes}) must be separate folders.`,
     );
   }
+  if (file.contexts) clashes.push(...contextClashes(file.contexts, policy.contexts ?? []).map((c) => `${path} is not a valid policy: ${c}.`));
   if (clashes.length > 0) return { ok: false, findings: clashes.map(invalid) };
   return { ok: true, policy };
 }
 
 /** The policy file as written (all members optional but version), after schema validation. */
 interface PolicyFile {
-  version: 1;
+  version: 1 | 2;
   baseBranch?: string;
   protectedRefs?: string[];
   protected?: string[];
@@ -87,12 +88,109 @@ interface PolicyFile {
   observations?: { dir?: string; freezes?: string };
   fixtures?: { records?: string };
   limits?: { timeoutMs?: number; maxEvidenceBytes?: number };
+  contexts?: ContextFile[];
+}
+
+/** A bounded context as written: its paths are relative to its root. */
+interface ContextFile {
+  name: string;
+  root: string;
+  protected?: string[];
+  exceptions?: string[];
+  owners?: string[];
+  dependsOn?: string[];
+  epoch?: PolicyFile['epoch'];
+  manifest?: PolicyFile['manifest'];
+  freeze?: PolicyFile['freeze'];
+  observations?: PolicyFile['observations'];
+  fixtures?: PolicyFile['fixtures'];
 }
 
 function withDefaults(file: PolicyFile): Policy {
+  const policy = sectionsWithDefaults(file);
+  if (file.contexts) policy.contexts = file.contexts.map((c) => contextWithDefaults(c, file, policy));
+  return policy;
+}
+
+/**
+ * A context as a policy of its own, every path joined to its root: its own evidence sections
+ * (freeze reasons and maxDays default to the repository-wide freeze section's), its owners (the
+ * repository's when it names none), and the repository-wide protected globs — with the
+ * repository-wide evidence paths — and exceptions before its own.
+ */
+function contextWithDefaults(context: ContextFile, file: PolicyFile, repo: Policy): ContextPolicy {
+  const root = context.root;
+  const inRoot = (p: string) => `${root}/${p}`;
+  const globInRoot = (g: string) => `${escapeGlob(root)}/${g}`;
+  const freeze = context.freeze
+    ? { ...context.freeze, reasons: context.freeze.reasons ?? file.freeze?.reasons, maxDays: context.freeze.maxDays ?? file.freeze?.maxDays }
+    : undefined;
+  const sections = sectionsWithDefaults({
+    version: 1,
+    ...(context.epoch ? { epoch: { pin: inRoot(context.epoch.pin ?? DEFAULT_EPOCH.pin) } } : {}),
+    ...(context.manifest
+      ? {
+          manifest: {
+            path: inRoot(context.manifest.path ?? DEFAULT_MANIFEST.path),
+            ...(context.manifest.catalog !== undefined ? { catalog: inRoot(context.manifest.catalog) } : {}),
+          },
+        }
+      : {}),
+    ...(freeze ? { freeze: { ...freeze, path: inRoot(freeze.path ?? DEFAULT_FREEZE.path) } } : {}),
+    ...(context.observations
+      ? {
+          observations: {
+            dir: inRoot(context.observations.dir ?? DEFAULT_OBSERVATIONS.dir),
+            freezes: inRoot(context.observations.freezes ?? DEFAULT_OBSERVATIONS.freezes),
+          },
+        }
+      : {}),
+    ...(context.fixtures ? { fixtures: { records: globInRoot(context.fixtures.records ?? DEFAULT_FIXTURES.records) } } : {}),
+  });
+  const policy: Policy = {
+    ...sections,
+    version: repo.version,
+    baseBranch: repo.baseBranch,
+    protectedRefs: [...repo.protectedRefs],
+    identityEnv: [...repo.identityEnv],
+    limits: { ...repo.limits },
+    protected: [...repo.protected, ...evidencePaths(repo), ...(context.protected ?? []).map(globInRoot)],
+    exceptions: [...repo.exceptions, ...(context.exceptions ?? []).map(globInRoot)],
+    owners: [...(context.owners ?? repo.owners)],
+  };
+  return { name: context.name, root, dependsOn: [...(context.dependsOn ?? [])], policy };
+}
+
+/** Context problems the schema cannot express, each as "at POINTER: what is wrong". */
+function contextClashes(files: ContextFile[], contexts: ContextPolicy[]): string[] {
+  const out: string[] = [];
+  const names = new Map<string, number>();
+  // Roots folded once (folding is the costly part of a comparison).
+  const keys = files.map((c) => foldKey(c.root));
+  const policyKey = foldKey(POLICY_PATH);
+  const overlap = (x: string, y: string) => x === y || x.startsWith(y + '/') || y.startsWith(x + '/');
+  files.forEach((c, i) => {
+    const first = names.get(c.name);
+    if (first !== undefined) out.push(`at /contexts/${i}/name: the context name "${c.name}" is also the name of /contexts/${first}; each context needs its own name`);
+    else names.set(c.name, i);
+    for (let j = 0; j < i; j++) {
+      if (overlap(keys[i]!, keys[j]!)) {
+        out.push(`at /contexts/${i}/root: the root ${c.root} overlaps the root ${files[j]!.root} of context "${files[j]!.name}" (/contexts/${j}/root); roots may not hold one another`);
+      }
+    }
+    if (overlap(keys[i]!, policyKey)) out.push(`at /contexts/${i}/root: the root ${c.root} holds the policy file ${POLICY_PATH}, which belongs to the whole repository`);
+    const observations = contexts[i]?.policy.observations;
+    if (observations && folderOverlap(observations.dir, observations.freezes)) {
+      out.push(`at /contexts/${i}/observations: "dir" (${observations.dir}) and "freezes" (${observations.freezes}) must be separate folders`);
+    }
+  });
+  return out;
+}
+
+function sectionsWithDefaults(file: PolicyFile): Policy {
   const baseBranch = file.baseBranch ?? 'main';
   const policy: Policy = {
-    version: 1,
+    version: file.version,
     baseBranch,
     protectedRefs: [...(file.protectedRefs ?? [`refs/heads/${baseBranch}`])],
     protected: [...(file.protected ?? [])],
@@ -138,18 +236,35 @@ function unusableGlobs(plain: unknown): { pointer: string; glob: string; noun: '
   // Read defensively: this also runs on a document that failed its schema.
   const doc = (plain !== null && typeof plain === 'object' ? plain : {}) as Record<string, unknown>;
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  // Each distinct glob is compiled once (contexts of a monorepo repeat the same relative globs).
+  const verdicts = new Map<string, string | null>();
   const check = (pointer: string, glob: unknown, fold: boolean) => {
     if (typeof glob !== 'string' || glob === '') return;
-    try {
-      compileGlob(glob, { fold });
-    } catch (err) {
-      if (!(err instanceof GlobError)) throw err;
-      out.push({ pointer, glob, noun: 'glob', reason: err.message });
+    const key = `${fold ? 'f' : 'x'}\0${glob}`;
+    let reason = verdicts.get(key);
+    if (reason === undefined) {
+      reason = null;
+      try {
+        compileGlob(glob, { fold });
+      } catch (err) {
+        if (!(err instanceof GlobError)) throw err;
+        reason = err.message;
+      }
+      verdicts.set(key, reason);
     }
+    if (reason !== null) out.push({ pointer, glob, noun: 'glob', reason });
   };
   list(doc.protectedRefs).forEach((g, i) => check(`/protectedRefs/${i}`, g, false));
   list(doc.protected).forEach((g, i) => check(`/protected/${i}`, g, true));
   list(doc.exceptions).forEach((g, i) => check(`/exceptions/${i}`, g, true));
+  list(doc.contexts).forEach((c, i) => {
+    const context = (c !== null && typeof c === 'object' ? c : {}) as Record<string, unknown>;
+    list(context.protected).forEach((g, k) => check(`/contexts/${i}/protected/${k}`, g, true));
+    list(context.exceptions).forEach((g, k) => check(`/contexts/${i}/exceptions/${k}`, g, true));
+    list(context.dependsOn).forEach((g, k) => check(`/contexts/${i}/dependsOn/${k}`, g, true));
+    const records = (context.fixtures as Record<string, unknown> | undefined)?.records;
+    check(`/contexts/${i}/fixtures/records`, records, true);
+  });
   const member = (section: string, key: string): unknown => {
     const value = doc[section];
     return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;

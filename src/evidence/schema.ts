@@ -97,7 +97,9 @@ export function compileAtRunTime(id: string, schema?: object): ValidateFunction 
 export function validateAgainst(schemaFile: string, value: unknown): SchemaProblem[] {
   const validate = validatorFor(schemaFile);
   if (validate(forAjv(value))) return [];
-  const problems = (validate.errors ?? []).map((e) => describeError(e, value));
+  // An `if`/`then` failure is reported by the member the `then` constrains, not again as a
+  // failure of the whole document.
+  const problems = (validate.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeError(e, value));
   return dedupe(problems);
 }
 

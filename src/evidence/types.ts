@@ -23,7 +23,7 @@ export interface EvidenceSource {
 }
 
 export interface Policy {
-  version: 1;
+  version: 1 | 2;
   baseBranch: string;
   protectedRefs: string[];
   protected: string[];
@@ -39,6 +39,20 @@ export interface Policy {
   fixtures?: { records: string };
   /** Always present after parsing (defaults: 4000 ms, 1 MiB). */
   limits: { timeoutMs: number; maxEvidenceBytes: number };
+  /** Bounded contexts (version 2 only; absent in a policy without contexts). */
+  contexts?: ContextPolicy[];
+}
+
+/** One bounded context of a monorepo, resolved from the policy: every path in `policy` is a
+ * repository path (the context's root joined to what the policy file wrote). */
+export interface ContextPolicy {
+  name: string;
+  root: string;
+  /** Globs of paths outside every root that this context depends on (repository paths). */
+  dependsOn: string[];
+  /** The context as a policy of its own: its evidence sections, its owners (the repository's
+   * when it names none), the repository-wide protected globs and exceptions plus its own. */
+  policy: Policy;
 }
 
 /** Generator and witness blobs may be larger than JSON evidence, up to this many bytes. */
@@ -85,4 +99,15 @@ export interface EvidenceReport {
   findings: Finding[];
   identities: Identities;
   results: EvidenceResults;
+  /** With bounded contexts: each context's identities and results (findings name their context). */
+  contexts?: ContextResult[];
+}
+
+/** One bounded context's evidence at `new`, and whether the ref update touches it. */
+export interface ContextResult {
+  name: string;
+  root: string;
+  touched: boolean;
+  identities: Identities;
+  evidence: EvidenceResults;
 }

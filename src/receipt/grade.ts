@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { evaluate } from '../engine';
 import type { FixtureRecord } from '../evidence/fixtures';
-import type { EvidenceResults, Policy } from '../evidence/types';
+import type { ContextPolicy, EvidenceResults, Policy } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
 import { BlobTooLargeError, type ObjectStore } from '../git/store';
 import type { GateResult } from '../results';
@@ -20,7 +20,7 @@ import { verdictOf } from '../verdict';
 import { parseJUnit, summarize, JUnitError, type TestCase } from './junit';
 import { materializeCommit, MaterializeError } from './materialize';
 import { runCommand } from './run-command';
-import { RECEIPT_SCHEMA, type FixtureRow, type Receipt } from './types';
+import { RECEIPT_SCHEMA, RECEIPT_SCHEMA_CONTEXT, type FixtureRow, type Receipt } from './types';
 
 export const DEFAULT_TRIALS = 200;
 /** JUnit files larger than this are refused (fail closed). */
@@ -50,6 +50,9 @@ export interface GradeOptions {
   onStep?: (text: string) => void;
   /** Keep the written tree (for debugging); its path is returned. */
   keepTree?: boolean;
+  /** Grade one bounded context (docs/contexts.md): its findings, its evidence, and the commands
+   * run in its root. Absent: the whole repository, as a policy without contexts. */
+  context?: ContextPolicy;
 }
 
 export interface GradeResult {
@@ -63,14 +66,19 @@ const PROTECTION_CODES = new Set(['PATH_PROTECTED', 'PATH_UNSAFE']);
 /** Where findings of the grader are made: the ref and the commit graded. */
 type At = { ref: string; commit: string };
 
-export async function grade(opts: GradeOptions): Promise<GradeResult> {
-  const at: At = { ref: opts.refName, commit: opts.commit };
+export async function grade(given: GradeOptions): Promise<GradeResult> {
+  const at: At = { ref: given.refName, commit: given.commit };
+  const context = given.context;
+  // A context's commands learn which context they grade, and run in its root.
+  const opts: GradeOptions = context
+    ? { ...given, env: { ...given.env, RECEIPT_GATE_CONTEXT: context.name, RECEIPT_GATE_CONTEXT_ROOT: context.root } }
+    : given;
 
   const step = opts.onStep ?? (() => undefined);
   // 1. The gate, and what the evidence rules read at the commit.
   step(`judging ${opts.commit.slice(0, 7)} against the policy`);
   const judged = await judge(opts);
-  const findings: Finding[] = [...judged.gate.findings, ...judged.findings];
+  const findings: Finding[] = [...judged.findings];
   const { evidence } = judged;
   const frozen = [...new Set(evidence.freeze.active.map((row) => row.id))].sort();
   const manifestSeed = evidence.manifestSeed === null ? null : evidence.manifestSeed.toString();
@@ -86,31 +94,33 @@ export async function grade(opts: GradeOptions): Promise<GradeResult> {
     step('writing the tree from git objects');
     const written = await writeTree(opts, treeDir, at);
     if (written !== null) findings.push(written);
+    const runDir = context ? join(treeDir, ...context.root.split('/')) : treeDir;
 
     // 3. Properties, on the recorded seed.
     if (opts.propertiesCmd !== null) step(`running the properties on seed ${propertySeed ?? '(none)'}`);
-    const properties = await runProperties(opts, written === null ? treeDir : null, { propertySeed, trials, frozen }, at);
+    const properties = await runProperties(opts, written === null ? runDir : null, { propertySeed, trials, frozen }, at);
     findings.push(...properties.findings);
     if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
-      findings.push(seedMismatch(propertySeed, manifestSeed, opts.policy, at));
+      findings.push(seedMismatch(propertySeed, manifestSeed, context?.policy ?? opts.policy, at));
     }
 
     // 4. Fixtures: receipt-gate digests the fixture command's stdout itself.
     const fixtures: FixtureRow[] = [];
     for (const [i, record] of evidence.fixtures.entries()) {
       step(`fixture ${i + 1} of ${evidence.fixtures.length}: ${record.path}`);
-      const row = await runFixture(record, opts, written === null ? treeDir : null);
+      const row = await runFixture(record, opts, written === null ? runDir : null);
       fixtures.push(row.row);
       if (row.finding) findings.push({ ...row.finding, ...at, path: record.path });
     }
 
     // 5. JUnit results, read after the property command wrote them.
-    const junit = readJUnitResults(opts.junit, treeDir, frozen, at);
+    const junit = readJUnitResults(opts.junit, runDir, frozen, at);
     findings.push(...junit.findings);
 
-    const all = dedupeFindings(findings);
+    const all = dedupeFindings(findings).map((f) => (context && f.context === undefined ? { ...f, context: context.name } : f));
     const receipt: Receipt = {
-      schema: RECEIPT_SCHEMA,
+      schema: context ? RECEIPT_SCHEMA_CONTEXT : RECEIPT_SCHEMA,
+      ...(context ? { context: { name: context.name, root: context.root } } : {}),
       git_sha: opts.commit,
       ref: opts.refName,
       base_sha: opts.base.tip!,
@@ -173,19 +183,22 @@ async function judge(opts: GradeOptions): Promise<{
 }> {
   const { store, commit, base } = opts;
   const gate = await evaluate(
-    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] } },
+    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] }, contextsInFull: true },
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
   );
+  // A context's receipt carries its own findings and the repository-wide ones (the ref, the
+  // policy, paths outside every root), never another context's.
+  const name = opts.context?.name;
+  const findings = name === undefined ? gate.findings : gate.findings.filter((f) => f.context === undefined || f.context === name);
   // Clean only when the paths were actually checked: an engine that failed or ran out of time
   // (INTERNAL_ERROR, a LIMIT_EXCEEDED without a path) proves nothing about them.
   const unchecked = (f: Finding) => f.code === 'INTERNAL_ERROR' || (f.code === 'LIMIT_EXCEEDED' && f.path === undefined);
-  const evidencePathsClean = !gate.findings.some((f) => PROTECTION_CODES.has(f.code) || unchecked(f));
-  const identities = gate.refs[0]?.identities;
+  const evidencePathsClean = !findings.some((f) => PROTECTION_CODES.has(f.code) || unchecked(f));
+  const judged = name === undefined ? gate.refs[0] : gate.refs[0]?.contexts?.find((c) => c.name === name);
 
   // What the evidence rules parsed in the engine's own run; none when the run could not check
   // the tree (its INTERNAL_ERROR or LIMIT_EXCEEDED is already in `gate`).
-  const evidence = gate.refs[0]?.evidence;
-  return { gate, evidencePathsClean, identities, evidence: evidence ?? NO_EVIDENCE, findings: [] };
+  return { gate, evidencePathsClean, identities: judged?.identities, evidence: judged?.evidence ?? NO_EVIDENCE, findings };
 }
 
 /** Writes the commit's tree into `treeDir`; a finding when it cannot be written safely. */

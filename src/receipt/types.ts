@@ -6,6 +6,14 @@ import type { Finding } from '../findings';
 import type { Verdict } from '../verdict';
 
 export const RECEIPT_SCHEMA = 'agent-patch-receipt/v1';
+/** A receipt for one bounded context of a monorepo (docs/contexts.md): v1 plus `context`. */
+export const RECEIPT_SCHEMA_CONTEXT = 'agent-patch-receipt/v2';
+
+/** The bounded context a v2 receipt covers. */
+export interface ReceiptContext {
+  name: string;
+  root: string;
+}
 
 /** One fixture record, re-run by the grader: `expected` from the record at the commit,
  * `actual` the SHA-256 of the fixture command's stdout (null when the command did not
@@ -24,7 +32,9 @@ export interface ExpiredFreeze {
 }
 
 export interface Receipt {
-  schema: typeof RECEIPT_SCHEMA;
+  schema: typeof RECEIPT_SCHEMA | typeof RECEIPT_SCHEMA_CONTEXT;
+  /** v2 only: the bounded context graded. */
+  context?: ReceiptContext;
   /** The commit graded (full oid) and the ref it was named by. */
   git_sha: string;
   ref: string;

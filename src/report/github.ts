@@ -36,13 +36,14 @@ function annotation(f: Finding): string {
   // message is the printable form a reviewer reads.
   return command(
     COMMAND[f.severity],
-    { file: f.path, title: f.ref ? `${f.code} (${quoteRefName(f.ref)})` : f.code },
+    { file: f.path, title: `${f.context !== undefined ? `[${f.context}] ` : ''}${f.ref ? `${f.code} (${quoteRefName(f.ref)})` : f.code}` },
     `${sentence(humanMessage(f))} Fix: ${sentence(humanFix(f))}`,
   );
 }
 
 export function toGithub(outcome: Outcome): string {
   const lines = sortFindings(outcome.findings).map(annotation);
+  for (const c of outcome.contexts ?? []) lines.push(`receipt-gate ${outcome.command}: context ${c.name}: ${c.verdict}${c.touched ? '' : ' (not touched)'}`);
   lines.push(`receipt-gate ${outcome.command}: ${verdictLine(outcome.verdict, outcome.findings)}`);
   return `${lines.join('\n')}\n`;
 }

@@ -4,7 +4,7 @@
 import { refNameJson } from '../quote';
 import type { Finding, Identities, Severity } from '../findings';
 import { sortFindings } from './order';
-import type { Outcome } from './outcome';
+import type { Outcome, OutcomeContext } from './outcome';
 import type { SetupFailure } from './failure';
 
 export interface JsonFinding {
@@ -15,6 +15,8 @@ export interface JsonFinding {
   path: string | null;
   message: string;
   fix: string;
+  /** Only with bounded contexts. */
+  context?: string;
 }
 
 export function jsonFinding(f: Finding): JsonFinding {
@@ -26,6 +28,7 @@ export function jsonFinding(f: Finding): JsonFinding {
     path: f.path ?? null,
     message: f.message,
     fix: f.fix,
+    ...(f.context !== undefined ? { context: f.context } : {}),
   };
 }
 
@@ -37,6 +40,8 @@ export interface JsonOutput {
   head: string | null;
   error?: string;
   unguarded?: boolean;
+  /** With bounded contexts: each context's verdict (over every ref of the run). */
+  contexts?: OutcomeContext[];
 }
 
 export function toJson(outcome: Outcome): JsonOutput {
@@ -46,6 +51,7 @@ export function toJson(outcome: Outcome): JsonOutput {
     identities: outcome.identities,
     base: outcome.base,
     head: outcome.head,
+    ...(outcome.contexts ? { contexts: outcome.contexts } : {}),
   };
 }
 

@@ -37,7 +37,7 @@ function caseOf(f: Finding): Case {
     .filter((x): x is string => x !== null)
     .join('\n');
   return {
-    classname: `receipt-gate.${f.code}`,
+    classname: f.context !== undefined ? `receipt-gate.${f.context}.${f.code}` : `receipt-gate.${f.code}`,
     name: `${f.code} ${where}`,
     ...(f.severity === 'info' ? {} : { failure: { type: f.severity === 'hold' ? 'hold' : f.code, message: text, body } }),
   };

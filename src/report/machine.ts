@@ -9,7 +9,9 @@ import { sortFindings, sortedUnique } from './order';
 export interface MachineInput {
   verdict: Verdict;
   findings: readonly Finding[];
-  policy: { owners: readonly string[] } | null;
+  policy: { owners: readonly string[]; contexts?: readonly { name: string; policy: { owners: readonly string[] } }[] } | null;
+  /** With bounded contexts: each ref's contexts and their verdicts. */
+  refs?: readonly { update: { ref: string }; contexts?: readonly { name: string; touched: boolean; verdict: Verdict }[] }[];
 }
 
 export function blockedPaths(findings: readonly Finding[]): string[] {
@@ -26,13 +28,27 @@ export function recommendedAction(result: MachineInput): string {
   }
   const closing = sortFindings(result.findings).filter((f) => f.severity === 'closed');
   if (closing.some((f) => f.code === 'PATH_PROTECTED' || f.code === 'PATH_UNSAFE')) {
-    return `drop the changes to blocked_paths from every new commit (rewrite the branch, do not revert on top) and push again; only ${owners} may change them`;
+    return `drop the changes to blocked_paths from every new commit (rewrite the branch, do not revert on top) and push again; only ${pathOwners(result, closing) ?? owners} may change them`;
   }
   return closing[0]?.fix ?? 'none';
 }
 
 /** JSON with every character outside printable ASCII written as \uXXXX (as Python's
  * ensure_ascii): the line stays one line on any terminal and parses to the same values. */
+/** With bounded contexts: the owners of the contexts whose paths are blocked (and the
+ * repository's, for blocked paths outside every root); undefined without contexts. */
+function pathOwners(result: MachineInput, closing: readonly Finding[]): string | undefined {
+  const contexts = result.policy?.contexts;
+  if (!contexts) return undefined;
+  const names = new Set<string>();
+  for (const f of closing) {
+    if (f.code !== 'PATH_PROTECTED' && f.code !== 'PATH_UNSAFE') continue;
+    const owners = f.context === undefined ? result.policy!.owners : (contexts.find((c) => c.name === f.context)?.policy.owners ?? []);
+    for (const o of owners) names.add(o);
+  }
+  return names.size > 0 ? [...names].join(', ') : 'an owner';
+}
+
 export function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
@@ -47,8 +63,11 @@ export function machineLine(result: MachineInput): string {
       ref: f.ref === undefined ? null : refNameJson(f.ref),
       commit: f.commit ?? null,
       path: f.path ?? null,
+      ...(f.context !== undefined ? { context: f.context } : {}),
     })),
     recommended_action: recommendedAction(result),
   };
+  const contexts = (result.refs ?? []).flatMap((r) => (r.contexts ?? []).map((c) => ({ ref: r.update.ref, context: c.name, touched: c.touched, verdict: c.verdict })));
+  if (contexts.length > 0) Object.assign(payload, { contexts });
   return `receipt-gate: ${asciiJson(payload)}`;
 }

@@ -24,11 +24,13 @@ function codePointRank(unit: number): number {
 
 const SEVERITY_ORDER: Record<Severity, number> = { closed: 0, hold: 1, info: 2 };
 
-/** Findings in a stable order: closing first, then hold, then info; within, by ref, rule,
- * path and commit. */
+/** Findings in a stable order, grouped by bounded context (the repository-wide ones first; a
+ * policy without contexts has one group): closing first, then hold, then info; within, by ref,
+ * rule, path and commit. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort(
     (a, b) =>
+      compareCodePoints(a.context ?? '', b.context ?? '') ||
       SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
       compareCodePoints(a.ref ?? '', b.ref ?? '') ||
       compareCodePoints(a.code, b.code) ||

@@ -19,6 +19,35 @@ export interface Outcome {
   owners: readonly string[] | null;
   /** The first line of the terminal form (what was checked, against what, as whom). */
   header?: string;
+  /** With bounded contexts: each context's verdict over the run's refs. */
+  contexts?: OutcomeContext[];
+}
+
+export interface OutcomeContext {
+  name: string;
+  root: string;
+  /** True when some ref update of the run touches the context. */
+  touched: boolean;
+  /** The most severe verdict the context has on any ref. */
+  verdict: Verdict;
+}
+
+const SEVERITY: Record<Verdict, number> = { eligible: 0, hold: 1, closed: 2 };
+
+/** Each context's verdict over every ref update (the most severe), in policy order. */
+export function contextsOf(result: ResultLike): OutcomeContext[] | undefined {
+  const byName = new Map<string, OutcomeContext>();
+  for (const ref of result.refs ?? []) {
+    for (const c of ref.contexts ?? []) {
+      const seen = byName.get(c.name);
+      if (!seen) byName.set(c.name, { name: c.name, root: c.root, touched: c.touched, verdict: c.verdict });
+      else {
+        seen.touched ||= c.touched;
+        if (SEVERITY[c.verdict] > SEVERITY[seen.verdict]) seen.verdict = c.verdict;
+      }
+    }
+  }
+  return byName.size > 0 ? [...byName.values()] : undefined;
 }
 
 /** The shape of an engine result the report layer reads. */
@@ -41,6 +70,7 @@ export function outcomeOf(
   result: ResultLike,
   at: { base?: string | null; head?: string | null; header?: string } = {},
 ): Outcome {
+  const contexts = contextsOf(result);
   return {
     command,
     verdict: result.verdict,
@@ -50,6 +80,7 @@ export function outcomeOf(
     head: at.head ?? null,
     owners: result.policy ? result.policy.owners : null,
     header: at.header,
+    ...(contexts ? { contexts } : {}),
   };
 }
 

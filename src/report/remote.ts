@@ -12,7 +12,7 @@
 // pushed name can start a `remote:` line of its own.
 
 import { resolve } from 'node:path';
-import type { GateResult, RefResult } from '../results';
+import type { ContextVerdict, GateResult, RefResult } from '../results';
 import type { Finding, FindingCode } from '../findings';
 import { printable, quotePath, quoteRefName } from '../quote';
 import { ZERO_OID } from '../types';
@@ -88,6 +88,11 @@ export function decidePush(result: GateResult, options: MessageOptions = {}): Pu
   return { accepted, lines };
 }
 
+/** Each bounded context's verdict for a ref, e.g. `billing closed, inventory eligible (untouched)`. */
+export function contextsText(contexts: readonly ContextVerdict[]): string {
+  return `contexts: ${contexts.map((c) => `${c.name} ${c.verdict}${c.touched ? '' : ' (untouched)'}`).join(', ')}`;
+}
+
 function refLines(outcomes: { ref: RefResult; outcome: RefOutcome }[], accepted: boolean): string[] {
   const describe = ({ ref, outcome }: { ref: RefResult; outcome: RefOutcome }): string => {
     const { old, new: next } = ref.update;
@@ -99,7 +104,7 @@ function refLines(outcomes: { ref: RefResult; outcome: RefOutcome }[], accepted:
         : outcome === 'notice'
           ? 'accepted with a notice: hold'
           : 'ok';
-    return `  ${quoteRefName(ref.update.ref)} ${action}: ${state}`;
+    return `  ${quoteRefName(ref.update.ref)} ${action}: ${state}${ref.contexts ? `; ${contextsText(ref.contexts)}` : ''}`;
   };
   // On a busy push, name the refs that matter and count the rest.
   const important = outcomes.filter((o) => o.outcome !== 'accepted');
@@ -116,11 +121,13 @@ function refLines(outcomes: { ref: RefResult; outcome: RefOutcome }[], accepted:
  * than `perKind` findings shows `perKind - 1` and one summary line naming the other paths.
  * When the screen runs out, the remaining rules become one line each, then one line in all. */
 export function remoteFindingLines(findings: readonly Finding[], budget: number, perKind: number): string[] {
-  const groups = new Map<FindingCode, Finding[]>();
+  // Grouped by rule within each bounded context (a policy without contexts has one).
+  const groups = new Map<string, Finding[]>();
   for (const f of findings) {
-    const group = groups.get(f.code) ?? [];
+    const key = f.context === undefined ? f.code : `${f.context}\0${f.code}`;
+    const group = groups.get(key) ?? [];
     group.push(f);
-    groups.set(f.code, group);
+    groups.set(key, group);
   }
   const out: string[] = [];
   const codes = [...groups.keys()];
@@ -147,7 +154,7 @@ export function remoteFindingLines(findings: readonly Finding[], budget: number,
 }
 
 function detailLines(f: Finding): string[] {
-  const where = [f.ref ? shortRef(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? quotePath(f.path) : null]
+  const where = [f.context !== undefined ? `[${f.context}]` : null, f.ref ? shortRef(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? quotePath(f.path) : null]
     .filter((x): x is string => x !== null)
     .join(' ');
   return [`  ${f.code} ${where}`, `    ${humanMessage(f)}`, `    what to do: ${humanFix(f)}`];
@@ -155,7 +162,7 @@ function detailLines(f: Finding): string[] {
 
 function summaryLine(rest: Finding[], shown: Finding[]): string {
   const more = shown.length > 0;
-  const code = rest[0]!.code;
+  const code = rest[0]!.context === undefined ? rest[0]!.code : `[${rest[0]!.context}] ${rest[0]!.code}`;
   const paths = [...new Set(rest.map((f) => (f.path !== undefined ? quotePath(f.path) : f.ref ? shortRef(f.ref) : '')).filter(Boolean))];
   const head = `  ${more ? '... and ' : ''}${plural(rest.length, `${more ? 'more ' : ''}${code} finding`)}`;
   const fixes = [...new Set(rest.map(humanFix))];

@@ -78,6 +78,7 @@ export function toSarif(outcome: Outcome, version: string): Log {
       ...(f.ref ? { ref: refNameJson(f.ref) } : {}),
       ...(f.commit ? { commit: f.commit } : {}),
       ...(f.path !== undefined ? { path: f.path } : {}),
+      ...(f.context !== undefined ? { context: f.context } : {}),
     },
   }));
   const run: Run = {
@@ -95,6 +96,7 @@ export function toSarif(outcome: Outcome, version: string): Log {
       base: outcome.base,
       head: outcome.head,
       identities: outcome.identities,
+      ...(outcome.contexts ? { contexts: outcome.contexts } : {}),
     },
   };
   return { $schema: SARIF_SCHEMA_URI, version: '2.1.0', runs: [run] };

@@ -24,7 +24,7 @@ export function shortRef(ref: string): string {
 
 /** Where a finding is: short ref, short commit and quoted path, each only when there is one. */
 export function findingPlace(f: Finding): string {
-  return [f.ref ? shortRef(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? quotePath(f.path) : null]
+  return [f.context !== undefined ? `[${f.context}]` : null, f.ref ? shortRef(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? quotePath(f.path) : null]
     .filter((x): x is string => x !== null)
     .join(' ');
 }
@@ -75,10 +75,13 @@ export function findingLines(findings: readonly Finding[], indent = '  '): strin
 }
 
 /** The terminal form of an outcome: the header, one line per finding, the verdict line. */
-export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'header'>): string {
+export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'header' | 'contexts'>): string {
   const lines: string[] = [];
   if (outcome.header) lines.push(printable(outcome.header));
   lines.push(...findingLines(outcome.findings));
+  for (const c of outcome.contexts ?? []) {
+    lines.push(`context ${c.name} (${quotePath(c.root)}): ${c.verdict}${c.touched ? '' : ', not touched: its expired or held freezes are reported, not enforced'}`);
+  }
   lines.push(verdictLine(outcome.verdict, outcome.findings));
   return `${lines.join('\n')}\n`;
 }

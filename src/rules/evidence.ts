@@ -7,7 +7,7 @@ import type { RunContext } from '../run/context';
 import { short } from '../report/text';
 
 /** The base tree as an evidence source (the "before" side: EPOCH_REWRITTEN), or null. */
-async function baseSource(ctx: RunContext): Promise<EvidenceSource | null> {
+export async function baseSource(ctx: RunContext): Promise<EvidenceSource | null> {
   const tip = ctx.base.tip;
   if (tip === null) return null;
   const { tree } = await ctx.store.readCommit(tip);

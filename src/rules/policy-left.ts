@@ -2,13 +2,14 @@
 // owner's), but never leave an invalid one at `new`.
 
 import type { Finding } from '../findings';
-import { POLICY_PATH } from '../evidence/types';
-import type { EvidenceSource } from '../evidence/types';
+import { POLICY_PATH, type ContextPolicy, type EvidenceSource } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
-import { readPolicyAt, readPolicyFrom } from '../run/policy-at';
+import { missingRoots, readPolicyAt, readPolicyFrom } from '../run/policy-at';
 
-export async function policyLeftFindings(store: ObjectStore, newCommit: string, newTree: string, basePolicyOid: string | null, ref: string): Promise<Finding[]> {
+export async function policyLeftFindings(store: ObjectStore, newCommit: string, newTree: string, basePolicyOid: string | null, ref: string, contexts?: readonly ContextPolicy[]): Promise<Finding[]> {
   const entry = await store.entryAt(newTree, POLICY_PATH);
+  // The same policy with contexts: its roots must still be folders at new.
+  if (entry && entry.oid === basePolicyOid && contexts) return (await missingRoots(store, newCommit, newTree, contexts)).map((f) => ({ ...f, ref }));
   if (!entry || entry.oid === basePolicyOid) return [];
   const left = await readPolicyAt(store, newCommit);
   return left.findings.map((f) => ({ ...f, ref }));

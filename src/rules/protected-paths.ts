@@ -22,6 +22,21 @@ export function protectedPathFindings(ctx: RunContext, changes: readonly PathCha
       );
       continue;
     }
+    if (ctx.contexts !== null) {
+      // Bounded contexts: the rule and the owners of the context whose root holds the path.
+      const rule = ctx.contexts.ruleFor(change);
+      if (rule === null) continue;
+      out.push(
+        finding('PATH_PROTECTED', {
+          ...at,
+          path: change.path,
+          ...(rule.context !== undefined ? { context: rule.context } : {}),
+          message: `${describeChange(change)} a protected path (${rule.glob}${rule.context !== undefined ? ` of context ${rule.context}` : ''}) as ${ctx.identity ?? 'nobody'}, who is not an owner${rule.context !== undefined ? ` of ${rule.context}` : ''}`,
+          fix: `${rule.glob} may only be changed by: ${rule.ownersText}; take the change out of this push, or ask an owner to make it`,
+        }),
+      );
+      continue;
+    }
     if (ctx.owner) continue;
     const glob = ctx.protection.protectedByChange(change);
     if (glob === null) continue;

@@ -10,6 +10,7 @@ import type { ObjectStore } from '../git/store';
 import { refNameLatin1 } from '../git/refname';
 import { refMatcher } from '../matchers';
 import { compileProtection, type Protection } from '../protection';
+import { compileContexts, type Contexts } from '../rules/contexts';
 import type { Base } from './base';
 import { isOwner, ownersText } from './identity';
 
@@ -32,6 +33,10 @@ export interface RunContext {
   today: string;
   deadline: Deadline;
   scope: NewCommitScope;
+  /** Bounded contexts, compiled once; null for a policy without contexts. */
+  contexts: Contexts | null;
+  /** Judge every context's evidence in full, touched or not (the grader's receipts need it). */
+  contextsInFull: boolean;
   /** Evidence reports by `<new tree>:<base tree>`, so refs that share a tree are checked once. */
   evidence: Map<string, Promise<EvidenceReport>>;
 }
@@ -48,6 +53,9 @@ export interface RunSetup {
   now?: () => number;
   /** When the run started on that clock (the server counts from its own start). */
   startedAt?: number;
+  /** Bounded contexts: judge every context's evidence in full, even an untouched one whose
+   * tree is the base's (the grader records each context's evidence). */
+  contextsInFull?: boolean;
 }
 
 export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
@@ -59,21 +67,29 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const protectedRefs = refMatcher(policy.protectedRefs.map(utf8));
   const baseRef = utf8(`refs/heads/${policy.baseBranch}`);
   const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
+  const protection = compileProtection(policy, { deadline });
+  const owner = isOwner(policy, setup.identity);
+  const owners = ownersText(policy);
+  const contexts = policy.contexts
+    ? compileContexts({ policy: { ...policy, contexts: policy.contexts }, identity: setup.identity, protection, owner, ownersText: owners, deadline })
+    : null;
   return {
     store: setup.store,
     base: setup.base,
     policy,
-    protection: compileProtection(policy, { deadline }),
+    protection,
     isProtectedRef: (ref) => {
       const bytes = refNameLatin1(ref);
       return bytes === baseRef || protectedRefs(bytes);
     },
     identity: setup.identity,
-    owner: isOwner(policy, setup.identity),
-    ownersText: ownersText(policy),
+    owner,
+    ownersText: owners,
     today: setup.today,
     deadline,
     scope: setup.scope,
+    contexts,
+    contextsInFull: setup.contextsInFull === true,
     evidence: new Map(),
   };
 }

@@ -3,7 +3,7 @@
 import { finding, type Finding } from '../findings';
 import { DEFAULT_LIMITS, parsePolicy } from '../evidence/policy';
 import { TreeSource } from '../evidence/tree-source';
-import { POLICY_PATH, type EvidenceSource, type Policy } from '../evidence/types';
+import { POLICY_PATH, type ContextPolicy, type EvidenceSource, type Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';
 
 /** A policy file larger than this is refused before it is read (the policy's own limit is
@@ -24,7 +24,32 @@ export async function readPolicyAt(store: ObjectStore, commit: string | null): P
   if (commit === null) return { policy: null, findings: [], oid: null };
   const { tree } = await store.readCommit(commit);
   const oid = (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
-  return readPolicyFrom(new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`), oid, commit);
+  const read = await readPolicyFrom(new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`), oid, commit);
+  if (read.policy?.contexts) {
+    const missing = await missingRoots(store, commit, tree, read.policy.contexts);
+    if (missing.length > 0) return { policy: null, findings: missing, oid };
+  }
+  return read;
+}
+
+/** POLICY_INVALID for each context whose root is not a folder of `tree` (a root that is not
+ * there guards nothing). */
+export async function missingRoots(store: ObjectStore, commit: string, tree: string, contexts: readonly ContextPolicy[]): Promise<Finding[]> {
+  const missing: Finding[] = [];
+  for (const [i, context] of contexts.entries()) {
+    const at = await store.entryAt(tree, context.root);
+    if (at?.kind === 'tree') continue;
+    const found = at === null ? 'nothing is there' : `it is a ${at.kind === 'gitlink' ? 'submodule' : at.kind === 'exec' ? 'file' : at.kind}`;
+    missing.push(
+      finding('POLICY_INVALID', {
+        commit,
+        path: POLICY_PATH,
+        message: `${POLICY_PATH} is not a valid policy: at /contexts/${i}/root: the root ${context.root} of context "${context.name}" must be a folder of commit ${commit.slice(0, 7)}, but ${found}.`,
+        fix: `an owner commits a valid ${POLICY_PATH} (schemas/policy.schema.json) to the base branch`,
+      }),
+    );
+  }
+  return missing;
 }
 
 /** Reads and validates the policy a source holds (a commit's tree, the staged index); `oid` is

@@ -58,7 +58,7 @@ test('the README example policy parses to itself', () => {
 
 test('a fully populated Policy (typed as Policy) validates against the schema', () => {
   const full: Policy = JSON.parse(SPEC_POLICY) as Policy;
-  const typed: Required<Policy> = {
+  const typed: Required<Omit<Policy, 'contexts'>> = { // contexts are resolved (each with its own policy), not the file form
     version: 1,
     baseBranch: full.baseBranch,
     protectedRefs: full.protectedRefs,
@@ -74,8 +74,9 @@ test('a fully populated Policy (typed as Policy) validates against the schema', 
     limits: { timeoutMs: 4000, maxEvidenceBytes: 1048576 },
   };
   assert.equal(validateAgainst('policy.schema.json', typed), []);
-  // Every key of the type is a property of the schema, and the other way round.
-  assert.equal(Object.keys(typed).sort(), Object.keys(policySchema.properties).sort());
+  // Every key of the type is a property of the schema, and the other way round (contexts: see
+  // test/contexts/policy.test.ts, the parsed form differs from the file form).
+  assert.equal([...Object.keys(typed), 'contexts'].sort(), Object.keys(policySchema.properties).sort());
   const sections = policySchema.properties as unknown as Record<string, { properties?: Record<string, unknown> }>;
   for (const [key, value] of Object.entries(typed)) {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
@@ -99,7 +100,7 @@ test('defaults: the minimal policy', () => {
   assert.equal(DEFAULT_IDENTITY_ENV, ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER']);
   assert.equal(DEFAULT_LIMITS, { timeoutMs: 4000, maxEvidenceBytes: 1048576 });
   // The defaulted keys are exactly the schema's top-level properties minus the optional sections.
-  const sections = ['epoch', 'manifest', 'freeze', 'observations', 'fixtures'];
+  const sections = ['epoch', 'manifest', 'freeze', 'observations', 'fixtures', 'contexts'];
   assert.equal(
     Object.keys(policy).sort(),
     Object.keys(policySchema.properties).filter((k) => !sections.includes(k)).sort(),
@@ -138,12 +139,12 @@ test('absent sections stay absent; parsing does not share default arrays', () =>
 
 test('POLICY_INVALID: version, types, unknown members, all listed with pointers', () => {
   const findings = failures(
-    json({ version: 2, baseBranch: 'refs/heads/main', owners: 'alice', protected: [''], surprise: 1, freeze: { maxDays: -1, reasons: [] } }),
+    json({ version: 3, baseBranch: 'refs/heads/main', owners: 'alice', protected: [''], surprise: 1, freeze: { maxDays: -1, reasons: [] } }),
   );
   assert.ok(findings.every((f) => f.code === 'POLICY_INVALID' && f.path === '.receipt-gate.json'));
   const text = findings.map((f) => f.message).join('\n');
   for (const expected of [
-    'at /version: expected 1, found 2',
+    'at /version: expected one of 1, 2, found 3',
     'at /baseBranch: expected a branch name such as main (not a full ref), found "refs/heads/main"',
     'at /owners: expected an array, found "alice"',
     'at /protected/0: expected a non-empty picomatch glob (relative to the repository root: no leading or trailing /, no //), found ""',
@@ -165,7 +166,7 @@ test('POLICY_INVALID: a missing version, a float maxDays, a huge integer', () =>
     'found 100000000000000000000000000000',
   );
   assert.match(failures('{"version": 1, "freeze": {"maxDays": NaN}}')[0]!.message, 'at /freeze/maxDays');
-  assert.match(failures('{"version": true}')[0]!.message, 'at /version: expected 1, found the boolean true');
+  assert.match(failures('{"version": true}')[0]!.message, 'at /version: expected one of 1, 2, found the boolean true');
 });
 
 test('POLICY_INVALID: evidence paths must be plain repository paths', () => {
@@ -246,7 +247,7 @@ test('globs the policy accepts: the README example forms, braces, classes, simpl
 test('duplicate keys are last-wins; __proto__ is an unknown member and pollutes nothing', () => {
   assert.equal(parsed('{"version": 1, "owners": ["mallory"], "owners": ["alice"]}').owners, ['alice']);
   const f = failures('{"version": 1, "__proto__": {"owners": ["mallory"]}}');
-  assert.equal(f.map((x) => x.message), ['.receipt-gate.json is not a valid policy: at /__proto__: unexpected member "__proto__" (allowed: version, baseBranch, protectedRefs, protected, exceptions, owners, identityEnv, epoch, manifest, freeze, observations, fixtures, limits).']);
+  assert.equal(f.map((x) => x.message), ['.receipt-gate.json is not a valid policy: at /__proto__: unexpected member "__proto__" (allowed: version, baseBranch, protectedRefs, protected, exceptions, owners, identityEnv, epoch, manifest, freeze, observations, fixtures, contexts, limits).']);
   assert.is(({} as Record<string, unknown>).owners, undefined);
   const g = failures('{"version": 1, "freeze": {"__proto__": {"maxDays": 999}}}');
   assert.match(g[0]!.message, 'at /freeze/__proto__: unexpected member');

@@ -17,7 +17,7 @@ const KEYS: Record<keyof Receipt, true> = {
   property_seed: true, manifest_seed: true, property_trials: true, properties_cmd: true, properties_exit_code: true,
   properties_ok: true, fixtures: true, freeze_file_sha256: true, expired_freezes: true, frozen_tests: true,
   frozen_tests_passed: true, failed_tests: true, junit_files: true, evidence_paths_clean: true, epoch_id: true,
-  generator_sha256: true, manifest_sha256: true, witnesses: true, verdict: true, findings: true,
+  generator_sha256: true, manifest_sha256: true, witnesses: true, verdict: true, findings: true, context: true,
 };
 
 const full: Receipt = {
@@ -55,7 +55,9 @@ test('every docs/contract.md §4 field is required by the schema, and the schema
     'fixtures', 'freeze_file_sha256', 'expired_freezes', 'frozen_tests_passed', 'evidence_paths_clean', 'epoch_id', 'generator_sha256',
     'manifest_sha256', 'witnesses', 'verdict', 'findings'];
   for (const k of spec) assert.ok(schema.required.includes(k), k);
-  assert.equal([...schema.required].sort(), Object.keys(KEYS).sort());
+  // `context` is required by v2 receipts only (the schema's allOf), and refused on v1 ones.
+  assert.equal([...schema.required].sort(), Object.keys(KEYS).filter((k) => k !== 'context').sort());
+  assert.equal(schema.allOf[0].then.properties.schema.const, 'agent-patch-receipt/v2');
   assert.equal(Object.keys(schema.properties).sort(), Object.keys(KEYS).sort());
   assert.equal(schema.properties.fixtures.items.required, ['path', 'id', 'expected', 'actual', 'ok']);
 });

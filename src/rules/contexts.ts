@@ -1,0 +1,267 @@
+// Bounded contexts (monorepos, docs/contexts.md): which context holds a path, who may change it,
+// which contexts a ref update touches, and the evidence of each context at `new`. Built once per
+// run, and only for a policy that declares contexts: a policy without them never reaches here.
+//
+//   path ─► the context whose root holds it ─► that context's protection and owners
+//        └► outside every root ─► the repository-wide protection and owners (and the contexts
+//                                 a symlink or an 8.3 short name there could reach into)
+//   touched paths ─► the patch's contexts: the roots that hold them; a path outside every root
+//                    touches the contexts whose dependsOn names it, else every context
+//   tree at new ─► the repository-wide evidence, then each context's, each finding naming its
+//                  context; an expired (or held) freeze of an untouched context is info
+
+import type { Deadline } from '../deadline';
+import { checkEvidence } from '../evidence/index';
+import { TreeSource } from '../evidence/tree-source';
+import { dayNumber } from '../evidence/dates';
+import { checkFreezeFile } from '../evidence/freeze';
+import { printableText } from '../evidence/index';
+import { parsePyJson, toPlain } from '../evidence/pyjson';
+import { anOwner } from '../evidence/read';
+import type { ContextPolicy, ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, Policy, RuleContext } from '../evidence/types';
+import { emptyIdentities, finding, type Finding } from '../findings';
+import type { PathChange } from '../git/types';
+import { compileGlob, type CompiledGlob } from '../glob';
+import { foldKey, segmentsOf } from '../paths';
+import { compileProtection, type Protection } from '../protection';
+import { short } from '../report/text';
+import type { RunContext } from '../run/context';
+import { isOwner, ownersText } from '../run/identity';
+import { baseSource, evidenceReport } from './evidence';
+
+/** One context as a run uses it. Its protection is compiled on first use. */
+export interface BoundedContext {
+  name: string;
+  root: string;
+  policy: Policy;
+  /** The root's folded key, the form paths are compared on. */
+  key: string;
+  owner: boolean;
+  ownersText: string;
+  protection(): Protection;
+  dependsOn: CompiledGlob[];
+}
+
+/** Who may change a path a change touches, and the glob that protects it. */
+export interface PathRule {
+  glob: string;
+  owner: boolean;
+  ownersText: string;
+  /** The context whose rule it is; absent for the repository-wide policy. */
+  context?: string;
+}
+
+export interface Contexts {
+  list: BoundedContext[];
+  /** The context whose root holds the (folded) path, or null. */
+  holding(folded: string): BoundedContext | null;
+  /** The rule a non-owner breaks with this change, or null when the pusher may make it. */
+  ruleFor(change: PathChange): PathRule | null;
+  /** The contexts the changed paths touch, in policy order. */
+  touchedBy(changes: readonly (readonly PathChange[])[]): BoundedContext[];
+  /** True when some changed path lies outside every root. */
+  touchesOutside(changes: readonly (readonly PathChange[])[]): boolean;
+}
+
+export interface ContextsSetup {
+  policy: Policy & { contexts: ContextPolicy[] };
+  identity: string | null;
+  /** The repository-wide protection and whether the identity owns the repository. */
+  protection: Protection;
+  owner: boolean;
+  ownersText: string;
+  deadline: Deadline;
+}
+
+export function compileContexts(setup: ContextsSetup): Contexts {
+  const list: BoundedContext[] = setup.policy.contexts.map((c) => {
+    let compiled: Protection | null = null;
+    return {
+      name: c.name,
+      root: c.root,
+      policy: c.policy,
+      key: foldKey(c.root),
+      owner: isOwner(c.policy, setup.identity),
+      ownersText: ownersText(c.policy),
+      protection: () => (compiled ??= compileProtection(c.policy, { deadline: setup.deadline })),
+      dependsOn: c.dependsOn.map((g) => compileGlob(g, { fold: true })),
+    };
+  });
+
+  const holding = (folded: string): BoundedContext | null => {
+    for (const c of list) {
+      if (folded === c.key || (folded.startsWith(c.key) && folded.charCodeAt(c.key.length) === 47 /* '/' */)) return c;
+    }
+    return null;
+  };
+
+  const ruleOf = (c: BoundedContext, change: PathChange): PathRule | null => {
+    if (c.owner) return null;
+    const glob = c.protection().protectedByChange(change);
+    return glob === null ? null : { glob, owner: false, ownersText: c.ownersText, context: c.name };
+  };
+
+  const ruleFor = (change: PathChange): PathRule | null => {
+    const folded = foldKey(change.path);
+    const holder = holding(folded);
+    if (holder !== null) return ruleOf(holder, change);
+    if (!setup.owner) {
+      const glob = setup.protection.protectedByChange(change);
+      if (glob !== null) return { glob, owner: false, ownersText: setup.ownersText };
+    }
+    // Outside every root: a symlink above a root, or a segment that may be an 8.3 short name of
+    // a root folder, puts other bytes under that root in some checkout.
+    const mayAlias = folded.includes('~');
+    for (const c of list) {
+      if (!mayAlias && !c.key.startsWith(folded + '/')) continue;
+      const rule = ruleOf(c, change);
+      if (rule !== null) return rule;
+    }
+    return null;
+  };
+
+  const touchedBy = (changes: readonly (readonly PathChange[])[]): BoundedContext[] => {
+    const touched = new Set<BoundedContext>();
+    for (const batch of changes) {
+      for (const change of batch) {
+        if (touched.size === list.length) return list;
+        const folded = foldKey(change.path);
+        const holder = holding(folded);
+        if (holder !== null) {
+          touched.add(holder);
+          continue;
+        }
+        // Outside every root: the contexts that depend on it, else every context.
+        const segments = segmentsOf(folded);
+        const dependents = list.filter((c) => c.dependsOn.some((g) => g.matchSegments(segments)));
+        for (const c of dependents.length > 0 ? dependents : list) touched.add(c);
+      }
+    }
+    return list.filter((c) => touched.has(c));
+  };
+
+  const touchesOutside = (changes: readonly (readonly PathChange[])[]): boolean =>
+    changes.some((batch) => batch.some((change) => holding(foldKey(change.path)) === null));
+
+  return { list, holding, ruleFor, touchedBy, touchesOutside };
+}
+
+/** Codes that an untouched context reports as info: the freezes that rot on the base branch by
+ * the calendar alone, and the holds of tests the patch does not reach. */
+const UNTOUCHED_INFO = new Set(['FREEZE_EXPIRED', 'FREEZE_HELD']);
+
+/**
+ * The evidence over the whole tree at `new`: the repository-wide sections, then every context's
+ * (each read through its own policy, so it reads only its own files), once per tree and context.
+ */
+export function contextsEvidence(
+  ctx: RunContext,
+  contexts: Contexts,
+  commit: string,
+  tree: string,
+  changes: readonly (readonly PathChange[])[],
+): Promise<EvidenceReport> {
+  return contextsEvidenceAt(ctx, contexts, new TreeSource(ctx.store, tree, `commit ${short(commit)}`), tree, changes);
+}
+
+/** The same over any evidence source (the staged index: `key` null, nothing cached). */
+export async function contextsEvidenceAt(
+  ctx: RunContext,
+  contexts: Contexts,
+  atNew: EvidenceSource,
+  key: string | null,
+  changes: readonly (readonly PathChange[])[],
+): Promise<EvidenceReport> {
+  const repo = await evidenceReport(ctx, atNew, key);
+  const touched = new Set(contexts.touchedBy(changes));
+  const findings: Finding[] = [...repo.findings];
+  const results: ContextResult[] = [];
+  // Untouched contexts whose tree is the base's are judged on their freezes alone (see
+  // unchangedSince); only when every change lies under some root, so nothing a context's
+  // evidence could name outside its root has changed.
+  const baseTree = key === null || ctx.contextsInFull || ctx.base.tip === null || contexts.touchesOutside(changes) ? null : (await ctx.store.readCommit(ctx.base.tip)).tree;
+  for (const c of contexts.list) {
+    ctx.deadline.check();
+    const same = baseTree !== null && key !== null && !touched.has(c) && (await sameSubtree(ctx, key, baseTree, c.root));
+    const report = same ? await freezesOnly(ctx, c, atNew) : await contextReport(ctx, c, atNew, key);
+    const isTouched = touched.has(c);
+    for (const f of report.findings) findings.push(contextFinding(f, c, isTouched));
+    results.push({ name: c.name, root: c.root, touched: isTouched, identities: report.identities, evidence: report.results });
+  }
+  return { findings, identities: repo.identities, results: repo.results, contexts: results };
+}
+
+function contextReport(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource, key: string | null): Promise<EvidenceReport> {
+  const run = async () => checkEvidence({ policy: c.policy, atNew, atBase: await baseSource(ctx), today: ctx.today, deadline: ctx.deadline });
+  if (key === null) return run();
+  const cacheKey = `${key}\0${c.name}`;
+  let report = ctx.evidence.get(cacheKey);
+  if (!report) {
+    report = run();
+    ctx.evidence.set(cacheKey, report);
+  }
+  return report;
+}
+
+/** True when `root` names the same tree at new and at the base. */
+async function sameSubtree(ctx: RunContext, newTree: string, baseTree: string, root: string): Promise<boolean> {
+  const [atNew, atBase] = await Promise.all([ctx.store.entryAt(newTree, root), ctx.store.entryAt(baseTree, root)]);
+  return atNew !== null && atNew.kind === 'tree' && atBase !== null && atNew.oid === atBase.oid;
+}
+
+/**
+ * An untouched context whose tree at new is the base's: the same bytes under the same policy,
+ * judged in full when the base branch last changed them (the base branch moves only through the
+ * gate, and a change of the policy touches every context). What the calendar alone changes is
+ * checked again: expired rows of its freeze file, and expired keyed freezes. Its other evidence
+ * is not read again, so its identities and results stay empty (receipts and --context grade in
+ * full).
+ */
+async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource): Promise<EvidenceReport> {
+  const findings: Finding[] = [];
+  const results: EvidenceResults = { pin: null, manifestSeed: null, freeze: { freezeFileSha256: null, active: [], expired: [] }, fixtures: [] };
+  const rule: RuleContext = { policy: c.policy, atNew, atBase: null, today: ctx.today, deadline: ctx.deadline };
+  if (c.policy.freeze) {
+    const freeze = await checkFreezeFile(rule);
+    findings.push(...freeze.findings.filter((f) => f.code === 'FREEZE_EXPIRED'));
+  }
+  const dir = c.policy.observations?.freezes;
+  if (dir !== undefined) {
+    const today = dayNumber(ctx.today)!;
+    for (const path of await atNew.list(dir)) {
+      ctx.deadline.check();
+      if (!path.endsWith('.json') || path.slice(dir.length + 1).includes('/')) continue;
+      const entry = await atNew.stat(path);
+      if (entry.kind !== 'file' || entry.size > c.policy.limits.maxEvidenceBytes) continue;
+      let expiresOn: unknown;
+      let observation: unknown;
+      try {
+        const plain = toPlain(parsePyJson(await entry.read(), ctx.deadline), ctx.deadline) as Record<string, unknown> | null;
+        expiresOn = plain?.expires_on;
+        observation = plain?.observation_id;
+      } catch {
+        continue; // judged (and refused) when the context last changed
+      }
+      const expires = typeof expiresOn === 'string' ? dayNumber(expiresOn) : null;
+      if (expires === null || expires >= today) continue;
+      findings.push(
+        finding('FREEZE_EXPIRED', {
+          path,
+          message: `Keyed freeze ${path} expired: its last day was ${String(expiresOn)} and today is ${ctx.today}.`,
+          fix: `${anOwner(c.policy)} deletes ${path} once ${String(observation)} is fixed, or re-observes and freezes it again`,
+        }),
+      );
+    }
+  }
+  return { findings: findings.map((f) => ({ ...f, message: printableText(f.message), fix: printableText(f.fix) })), identities: emptyIdentities(), results };
+}
+
+function contextFinding(f: Finding, c: BoundedContext, touched: boolean): Finding {
+  if (touched || !UNTOUCHED_INFO.has(f.code) || f.severity === 'info') return { ...f, context: c.name };
+  return {
+    ...f,
+    context: c.name,
+    severity: 'info',
+    message: `${f.message.replace(/\.$/, '')} (context ${c.name}: this update touches nothing under ${c.root}, so it is reported, not enforced)${f.message.endsWith('.') ? '.' : ''}`,
+  };
+}

@@ -1,0 +1,137 @@
+// Policy version 2: bounded contexts, as parsed from bytes and as read from a real commit (a
+// root must be a folder of the base). Every refusal is POLICY_INVALID with the JSON pointer.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parsePolicy } from '../../src/evidence/policy';
+import { openRepository } from '../../src/run/repository';
+import { readPolicyAt } from '../../src/run/policy-at';
+import { policyLeftFindings } from '../../src/rules/policy-left';
+import { commitAll, initRepo, removeFiles, writeFiles } from '../helpers/repo';
+
+const bytes = (doc: unknown) => Buffer.from(JSON.stringify(doc));
+const billing = { name: 'billing', root: 'services/billing', epoch: {}, freeze: { path: 'freeze.json' }, fixtures: {}, protected: ['checks/**'], owners: ['bob'] };
+const inventory = { name: 'inventory', root: 'services/inventory', manifest: { catalog: 'checks/properties.json' }, observations: {}, epoch: { pin: 'pin/EPOCH' } };
+
+function messages(doc: unknown): string[] {
+  const parsed = parsePolicy(bytes(doc));
+  assert.is(parsed.ok, false, 'refused');
+  if (parsed.ok) return [];
+  for (const f of parsed.findings) assert.is(f.code, 'POLICY_INVALID');
+  return parsed.findings.map((f) => f.message);
+}
+
+test('a version 2 policy resolves each context to repository paths, with the repository-wide policy as its default', () => {
+  const parsed = parsePolicy(bytes({ version: 2, owners: ['alice'], protected: ['.github/**'], freeze: { maxDays: 7, reasons: ['infra'] }, contexts: [billing, inventory] }));
+  assert.ok(parsed.ok, JSON.stringify(parsed));
+  if (!parsed.ok) return;
+  const [b, i] = parsed.policy.contexts!;
+  assert.is(b!.name, 'billing');
+  assert.is(b!.root, 'services/billing');
+  assert.equal(b!.policy.epoch, { pin: 'services/billing/fixtures/EPOCH' });
+  assert.equal(b!.policy.freeze, { path: 'services/billing/freeze.json', reasons: ['infra'], maxDays: 7 });
+  assert.equal(b!.policy.fixtures, { records: 'services/billing/fixtures/*.json' });
+  assert.equal(b!.policy.owners, ['bob']);
+  // Repository-wide globs and evidence paths (the repository-wide freeze section names freeze.json)
+  // first, then the context's own, under its root.
+  assert.equal(b!.policy.protected, ['.github/**', 'freeze.json', 'services/billing/checks/**']);
+  assert.is(b!.policy.manifest, undefined, 'a section the context leaves out is not checked');
+  assert.equal(i!.policy.owners, ['alice'], 'no owners: the repository-wide owners');
+  assert.equal(i!.policy.manifest, { path: 'services/inventory/checks/manifest.json', catalog: 'services/inventory/checks/properties.json' });
+  assert.equal(i!.policy.observations, { dir: 'services/inventory/observations', freezes: 'services/inventory/freezes' });
+  assert.equal(i!.policy.epoch, { pin: 'services/inventory/pin/EPOCH' });
+  assert.is(i!.policy.contexts, undefined);
+});
+
+test('a policy without contexts parses exactly as before (no contexts member)', () => {
+  const parsed = parsePolicy(bytes({ version: 1, epoch: {} }));
+  assert.ok(parsed.ok);
+  if (parsed.ok) {
+    assert.is(parsed.policy.contexts, undefined);
+    assert.is(parsed.policy.version, 1);
+  }
+});
+
+test('contexts need version 2, and version 1 keeps refusing unknown members', () => {
+  assert.equal(messages({ version: 1, contexts: [billing] }), ['.receipt-gate.json is not a valid policy: at /version: expected 2, found 1.']);
+});
+
+test('overlapping roots (folded as paths are), a duplicate name and a root over the policy file are refused with their pointers', () => {
+  const out = messages({
+    version: 2,
+    contexts: [
+      billing,
+      { name: 'billing-tax', root: 'Services/Billing/tax' },
+      { name: 'billing', root: 'services/other' },
+      { name: 'top', root: '.receipt-gate.json' },
+    ],
+  });
+  assert.equal(out, [
+    '.receipt-gate.json is not a valid policy: at /contexts/1/root: the root Services/Billing/tax overlaps the root services/billing of context "billing" (/contexts/0/root); roots may not hold one another.',
+    '.receipt-gate.json is not a valid policy: at /contexts/2/name: the context name "billing" is also the name of /contexts/0; each context needs its own name.',
+    '.receipt-gate.json is not a valid policy: at /contexts/3/root: the root .receipt-gate.json holds the policy file .receipt-gate.json, which belongs to the whole repository.',
+  ]);
+});
+
+test('a context glob that reaches outside its root is refused at its pointer', () => {
+  const out = messages({
+    version: 2,
+    contexts: [{ name: 'escape', root: 'services/escape', protected: ['../billing/**'], dependsOn: ['libs//x'], fixtures: { records: 'a/../../x/*.json' } }],
+  });
+  assert.equal(out.map((m) => /at (\S+):/.exec(m)![1]), ['/contexts/0/dependsOn/0', '/contexts/0/protected/0', '/contexts/0/fixtures/records']);
+  assert.match(out[1]!, /"\.\.\/billing\/\*\*" is not a usable glob: it has a "\.\." segment/);
+});
+
+test('an evidence path outside its root (a .. segment, a leading /) and a bad name fail the schema at their pointers', () => {
+  const out = messages({
+    version: 2,
+    contexts: [{ name: 'Billing!', root: 'services/billing', epoch: { pin: '../inventory/fixtures/EPOCH' }, freeze: { path: '/freeze.json' } }],
+  });
+  const pointers = out.map((m) => /at (\S+):/.exec(m)![1]);
+  assert.equal(pointers.sort(), ['/contexts/0/epoch/pin', '/contexts/0/freeze/path', '/contexts/0/name']);
+});
+
+test('a context whose root is not a folder at the base is POLICY_INVALID naming /contexts/N/root', async () => {
+  const repo = initRepo();
+  writeFiles(repo, {
+    '.receipt-gate.json': JSON.stringify({ version: 2, contexts: [billing, { name: 'inventory', root: 'services/inventory' }, { name: 'docs', root: 'README.md' }] }),
+    'services/billing/src/a.js': '1\n',
+    'README.md': '# x\n',
+  });
+  const commit = commitAll(repo, 'start');
+  const store = await openRepository(repo, {});
+  const read = await readPolicyAt(store, commit);
+  assert.is(read.policy, null);
+  assert.equal(
+    read.findings.map((f) => [f.code, f.message]),
+    [
+      ['POLICY_INVALID', `.receipt-gate.json is not a valid policy: at /contexts/1/root: the root services/inventory of context "inventory" must be a folder of commit ${commit.slice(0, 7)}, but nothing is there.`],
+      ['POLICY_INVALID', `.receipt-gate.json is not a valid policy: at /contexts/2/root: the root README.md of context "docs" must be a folder of commit ${commit.slice(0, 7)}, but it is a file.`],
+    ],
+  );
+});
+
+test('a push that keeps the policy but removes a root leaves an invalid policy behind', async () => {
+  const repo = initRepo();
+  writeFiles(repo, {
+    '.receipt-gate.json': JSON.stringify({ version: 2, contexts: [billing, { name: 'inventory', root: 'services/inventory' }] }),
+    'services/billing/src/a.js': '1\n',
+    'services/inventory/src/b.js': '2\n',
+  });
+  const base = commitAll(repo, 'start');
+  const store = await openRepository(repo, {});
+  const read = await readPolicyAt(store, base);
+  assert.ok(read.policy?.contexts);
+  removeFiles(repo, ['services/inventory']);
+  const next = commitAll(repo, 'drop inventory');
+  const fresh = await openRepository(repo, {});
+  const { tree } = await fresh.readCommit(next);
+  const left = await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x', read.policy!.contexts);
+  assert.equal(left.map((f) => [f.code, f.ref, /at (\S+):/.exec(f.message)![1]]), [['POLICY_INVALID', 'refs/heads/x', '/contexts/1/root']]);
+  // Without contexts (or with the roots in place) nothing is found.
+  assert.equal(await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x'), []);
+  const { tree: baseTree } = await fresh.readCommit(base);
+  assert.equal(await policyLeftFindings(fresh, base, baseTree, read.oid, 'refs/heads/x', read.policy!.contexts), []);
+});
+
+test.run();
