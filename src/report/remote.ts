@@ -13,7 +13,7 @@
 
 import { resolve } from 'node:path';
 import type { ContextVerdict, GateResult, RefResult } from '../results';
-import type { Finding, FindingCode } from '../findings';
+import type { Finding } from '../findings';
 import { printable, quotePath, quoteRefName } from '../quote';
 import { ZERO_OID } from '../types';
 import { machineLine } from './machine';
