@@ -1,4 +1,4 @@
-// `receipt-gate init [--owner NAME]... [--base-branch NAME]` — sets a project up: the policy,
+// `receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-lint-staged] [--no-install]` — sets a project up: the policy,
 // starter evidence, and the hooks, added to the hook manager the project already uses
 // (src/client/managers.ts; husky 9 and lint-staged when it has none). Merges into what is
 // there and never overwrites it; running it again changes nothing; CRLF files stay CRLF.
@@ -12,7 +12,7 @@ import { planHooks } from '../client/hook-plan';
 import { addOwnersToPolicyText, mergePackageJson, parsePackageJson, toLf, withEol } from '../client/init';
 import { describeManager, detectHookManager, type HookManager, type ProjectView } from '../client/managers';
 import { OverlaySource } from '../client/overlay-source';
-import { jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
+import { CHECK_COMMAND, jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
 import { today } from '../clock';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
@@ -27,7 +27,7 @@ declare const RECEIPT_GATE_VERSION: string;
 /** receipt-gate pins itself exactly, as it pins husky and lint-staged. */
 const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
-const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
 
 const OTHER_LINT_STAGED_CONFIGS = [
   '.lintstagedrc',
@@ -55,6 +55,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     {
       owner: { type: 'string', multiple: true },
       'base-branch': { type: 'string' },
+      'no-lint-staged': { type: 'boolean' },
+      'no-install': { type: 'boolean' },
       now: { type: 'string' },
     },
     USAGE,
@@ -174,7 +176,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // 3. The hooks, in that manager.
   let plan;
   try {
-    plan = planHooks({ manager, read, packageJson, lintStagedGlob: lintStagedGlob(policy), selfVersion: SELF_VERSION });
+    plan = planHooks({
+      manager,
+      read,
+      packageJson,
+      lintStagedGlob: lintStagedGlob(policy),
+      selfVersion: SELF_VERSION,
+      lintStaged: values['no-lint-staged'] !== true,
+    });
   } catch (err) {
     throw new UsageError(`cannot add the hooks: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
   }
@@ -195,8 +204,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const text = pkgMerge.text ?? plannedPkg;
     if (text !== null) pending.push({ path: 'package.json', text });
     notes.push(...pkgMerge.notes);
-    if (otherConfig !== null && plan.packageJson.glob !== null) {
-      notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "receipt-gate check" there yourself`);
+    if (otherConfig !== null && plan.packageJson.glob !== null && !(read(otherConfig) ?? '').includes(CHECK_COMMAND)) {
+      notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "${CHECK_COMMAND}" there yourself`);
     }
   } else if (plannedPkg !== null) {
     pending.push({ path: 'package.json', text: plannedPkg });
@@ -220,7 +229,26 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     writeFileSync(target, withEol(file.text, crlf.get(target) ?? false), file.mode !== undefined ? { mode: file.mode } : {});
   }
 
-  // 6. Let the manager install the hooks it now has (never core.hooksPath for another one).
+  // 6. What package.json now names must be installed before the next commit runs the hooks:
+  //    install it (the project's package manager), or stop with the one command to run.
+  const install = missingInstall(top, packageJson, pending.find((f) => f.path === 'package.json')?.text ?? null);
+  let stopped: string | null = null;
+  if (install !== null) {
+    const names = install.missing.join(', ');
+    if (values['no-install'] === true || !existsSync(join(top, 'node_modules'))) {
+      stopped = `run '${install.command.join(' ')}' before the next commit: package.json names ${names}, which ${install.missing.length === 1 ? 'is' : 'are'} not installed yet and the hooks run ${install.missing.length === 1 ? 'it' : 'them'}`;
+    } else {
+      const ran = spawnSync(install.command[0]!, install.command.slice(1), { cwd: top, env: io.env, encoding: 'utf8' });
+      if (ran.status === 0) {
+        notes.push(`ran '${install.command.join(' ')}': ${names} installed`);
+      } else {
+        const why = (ran.stderr || ran.stdout || String(ran.error)).trim().split('\n').slice(-1)[0];
+        stopped = `'${install.command.join(' ')}' failed (${why}): run it again before the next commit; package.json names ${names}, which the hooks run`;
+      }
+    }
+  }
+
+  // 7. Let the manager install the hooks it now has (never core.hooksPath for another one).
   const activation = plan.activation;
   if (activation !== null && (activation.unlessHooksPath === null || view.hooksPath !== activation.unlessHooksPath)) {
     const program = activation.program.includes('/') ? join(top, activation.program) : activation.program;
@@ -248,9 +276,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .filter((p) => !isAbsolute(p) || !relative(top, p).startsWith('..'))
     .map((p) => (isAbsolute(p) ? relative(top, p) : p))
     .filter((p) => !p.startsWith('.git/'));
+  if (stopped !== null) io.stdout(`  - ${stopped}\n`);
   io.stdout(
     [
       'next steps:',
+      ...(stopped !== null ? [`  0. before anything else, install what package.json now names: ${install!.command.join(' ')}`] : []),
       `  1. review ${POLICY_PATH} (owners, protected paths), then commit it with the hooks as an owner:`,
       `       git add ${toCommit.join(' ')} && git commit -m "Guard evidence with receipt-gate"`,
       '  2. install the server hook, the control (client hooks are early feedback anyone can skip):',
@@ -259,7 +289,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       '',
     ].join('\n'),
   );
-  return EXIT.eligible;
+  // The install init ran failed: the next commit would fail too.
+  return stopped !== null && install !== null && values['no-install'] !== true && existsSync(join(top, 'node_modules')) ? EXIT.closed : EXIT.eligible;
 }
 
 /** The files that configure the manager's hooks, for the starter policy's protected paths
@@ -307,4 +338,26 @@ function defaultBranch(top: string, env: NodeJS.ProcessEnv): string {
   const head = runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], top, env);
   if (head.status === 0 && head.stdout.trim() !== '') return head.stdout.trim();
   return 'main';
+}
+
+/**
+ * The dev dependencies init added to package.json that node_modules lacks, and the project's
+ * install command (by its lock file), or null when there is nothing to install.
+ */
+function missingInstall(top: string, before: string | null, after: string | null): { missing: string[]; command: string[] } | null {
+  if (before === null || after === null) return null;
+  const deps = (text: string): Record<string, string> => {
+    const pkg = parsePackageJson(text);
+    return { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) };
+  };
+  const had = deps(before);
+  const added = Object.entries(deps(after)).filter(([name]) => had[name] === undefined);
+  const missing = added.filter(([name]) => !existsSync(join(top, 'node_modules', name, 'package.json'))).map(([n, v]) => `${n}@${v}`);
+  if (missing.length === 0) return null;
+  const command = existsSync(join(top, 'pnpm-lock.yaml'))
+    ? ['pnpm', 'install']
+    : existsSync(join(top, 'yarn.lock'))
+      ? ['yarn', 'install']
+      : ['npm', 'install'];
+  return { missing, command };
 }

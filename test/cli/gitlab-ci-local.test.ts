@@ -72,7 +72,7 @@ function project(files: Record<string, string>, withGate = true): Project {
   must('git', ['add', '-A'], work);
   must('git', ['commit', '-q', '-m', 'guard the repository'], work);
   const bare = join(dir, 'origin.git');
-  must('git', ['clone', '-q', '--bare', work, bare]);
+  must('git', ['clone', '-q', '--bare', work, bare], dir);
   return { dir, bare };
 }
 
