@@ -7,8 +7,10 @@
 //   freeze list                                                           rows by expiry, expired first, with days left
 //   freeze prune                                                          drops expired rows
 //
-// Dates are UTC calendar dates; today comes from --now, RECEIPT_GATE_NOW or the clock. add and
-// prune check the file they would write with the gate's freeze rule and refuse to write one
+// Dates are UTC calendar dates; today comes from --now, RECEIPT_GATE_NOW or the clock. A
+// refusal (what the gate would reject, a reason outside the policy's, a test already frozen,
+// an absent observation) is exit 1 with nothing written; a malformed command line is exit 2.
+// add and prune check the file they would write with the gate's freeze rule and refuse to write one
 // it would reject (a keyed freeze whose observation is absent, did not re-run green, lacks
 // its witness or names another epoch; an expired or too long window). A file written with CRLF
 // line ends is written back with CRLF.
@@ -107,6 +109,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
 }
 
+/** A request the gate's rules refuse (not a malformed command line): exit 1, nothing written,
+ * as every authoring refusal (docs/client.md). */
+function refuse(io: CliIO, command: string, why: string): number {
+  io.stderr(`receipt-gate ${command}: nothing written: ${why}\n`);
+  return EXIT.closed;
+}
+
 /** JSON text with the line ends of the file it replaces. */
 function textBytes(value: unknown, crlf: boolean): Buffer {
   const text = jsonText(value);
@@ -172,11 +181,11 @@ async function add(
   const path = a.policy.freeze!.path;
   const reasons = a.policy.freeze!.reasons;
   if (!reasons.includes(row.reason)) {
-    throw new UsageError(`--reason must be one of the policy's freeze reasons (${reasons.join(', ')}); got '${printable(row.reason)}'`);
+    return refuse(io, 'freeze add', `--reason must be one of the policy's freeze reasons (${reasons.join(', ')}); got '${printable(row.reason)}'`);
   }
   if (!isCalendarDate(row.expires)) throw new UsageError(`--expires must be a UTC calendar date YYYY-MM-DD, got '${row.expires}'`);
   if (file.frozen.some((r) => r.id === row.id)) {
-    throw new UsageError(`${row.id} is already frozen in ${path}; a freeze is not extended in place (prune it once expired, then add it again with a fresh reason)`);
+    return refuse(io, 'freeze add', `${row.id} is already frozen in ${path}; a freeze is not extended in place (prune it once expired, then add it again with a fresh reason)`);
   }
   const added: FreezeRow = { id: row.id, reason: row.reason, expires: row.expires };
   if (row.owner !== undefined) added.owner = row.owner;
@@ -240,14 +249,16 @@ async function addKeyed(
   const observationPath = `${section.dir}/${opts.observation}.json`;
   const observation = await a.tree.stat(observationPath);
   if (observation.kind !== 'file') {
-    throw new UsageError(
+    return refuse(
+      io,
+      'freeze add',
       `there is no observation ${quotePath(observationPath)} to freeze; record it first with 'receipt-gate observe --id ${printable(opts.observation)} --status flake --witness FILE --rerun-passed'`,
     );
   }
   const epochId = await pinnedEpochId(a);
   const path = `${section.freezes}/${opts.name}.json`;
   if ((await a.tree.stat(path)).kind !== 'missing') {
-    throw new UsageError(`${quotePath(path)} exists; a keyed freeze is not extended in place (delete it once expired, then freeze again)`);
+    return refuse(io, 'freeze add', `${quotePath(path)} exists; a keyed freeze is not extended in place (delete it once expired, then freeze again)`);
   }
   const record = { observation_id: opts.observation, epoch_id: epochId, expires_on: opts.expiresOn, reason: opts.reason };
   const bytes = textBytes(record, usesCrlf(await observation.read()));
