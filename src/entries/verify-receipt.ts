@@ -48,7 +48,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     text = readFileSync(filePath, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read the receipt ${file}: ${readFailure(err)}; pass the file 'receipt-gate receipt --out FILE' wrote`);
   }
   let publicKey = null;
   if (values.pub !== undefined) {
@@ -56,7 +56,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     try {
       pem = readFileSync(resolve(io.cwd, values.pub), 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read --pub ${values.pub}: ${(err as Error).message}`);
+      throw new UsageError(`cannot read --pub ${values.pub}: ${readFailure(err)}; pass the public key 'receipt-gate keygen' wrote (PREFIX.pub)`);
     }
     // The private key must never reach the merge bot: refuse it rather than use its public half.
     if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
@@ -96,4 +96,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     `receipt verified for ${printable(refGiven)} (${short(commit)}) against ${printable(base.name ?? "the base")} (${short(base.tip!)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none recorded'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible\n`,
   );
   return 0;
+}
+
+/** Why a file could not be read, as a phrase (no errno dump). */
+function readFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'a directory, not a file';
+  return err instanceof Error ? err.message : String(err);
 }
