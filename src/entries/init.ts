@@ -10,6 +10,7 @@ import { parseCommandArgs } from '../args';
 import { clientIdentity, gitConfig, locateWorktree, runGit } from '../client/git-cli';
 import { planHooks } from '../client/hook-plan';
 import { addOwnersToPolicyText, mergePackageJson, parsePackageJson, toLf, withEol } from '../client/init';
+import { proposeFromLayout } from '../client/layout';
 import { describeManager, detectHookManager, type HookManager, type ProjectView } from '../client/managers';
 import { OverlaySource } from '../client/overlay-source';
 import { CHECK_COMMAND, jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
@@ -20,6 +21,7 @@ import { DirectorySource } from '../evidence/sources';
 import { POLICY_PATH, type Policy } from '../evidence/types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { printable } from '../quote';
 import { findingLine, sortFindings } from '../render';
 import { EXIT } from '../verdict';
 
@@ -155,7 +157,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } else {
     const starterOwners = owners.length > 0 ? owners : defaultOwners(top, io.env);
     const baseBranch = (values['base-branch'] as string | undefined) ?? defaultBranch(top, io.env);
-    const text = jsonText(starterPolicy({ baseBranch, owners: starterOwners, hookConfig: hookConfigFiles(manager) }));
+    // The protected globs from what the project holds (git's tracked and untracked, not
+    // ignored, files, and the hook files init is about to write), each with its reason.
+    const written = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
+    const layout = proposeFromLayout(projectFiles(top, io.env), written);
+    const text = jsonText(
+      starterPolicy({
+        baseBranch,
+        owners: starterOwners,
+        hookConfig: hookConfigFiles(manager),
+        protected: layout.protected.map((g) => g.glob),
+        exceptions: layout.exceptions.map((g) => g.glob),
+      }),
+    );
     const parsedPolicy = parsePolicy(Buffer.from(text));
     if (!parsedPolicy.ok) {
       // e.g. an owner or branch name the schema refuses
@@ -164,7 +178,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     policy = parsedPolicy.policy;
     pending.push({ path: POLICY_PATH, text });
-    notes.push(`wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')})`);
+    const hookConfig = hookConfigFiles(manager).filter((p) => !layout.protected.some((g) => g.glob === p));
+    const found = [
+      ...layout.protected.map((g) => `protected ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
+      ...hookConfig.map((p) => `protected ${JSON.stringify(p)}: the hook manager's configuration`),
+      ...layout.exceptions.map((g) => `exception ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
+    ];
+    notes.push(
+      `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.map((f) => `\n      ${f}`).join('')}`,
+    );
   }
 
   // 2. Starter evidence: only files that are valid as written.
@@ -360,4 +382,12 @@ function missingInstall(top: string, before: string | null, after: string | null
       ? ['yarn', 'install']
       : ['npm', 'install'];
   return { missing, command };
+}
+
+/** The files git knows in the working tree: tracked, and untracked but not ignored (a project
+ * runs init before its first commit). */
+function projectFiles(top: string, env: NodeJS.ProcessEnv): string[] {
+  const run = runGit(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '.', ':(exclude)node_modules'], top, env);
+  if (run.status !== 0) throw new UsageError(`git ls-files failed: ${run.stderr.trim()}`);
+  return [...new Set(run.stdout.split('\0').filter((p) => p !== ''))];
 }

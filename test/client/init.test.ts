@@ -66,7 +66,7 @@ test('init merges into an existing package.json and husky hook, keeps everything
   }
 });
 
-test('the starter policy and evidence pass the gate; runner and workflow files are protected', async () => {
+test('the starter policy and evidence pass the gate; an empty project protects the conventional fixtures/ and nothing it does not have', async () => {
   const repo = new LocalRepo('init-starter');
   try {
     const r = await repo.cli(['init']);
@@ -75,15 +75,66 @@ test('the starter policy and evidence pass the gate; runner and workflow files a
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
     assert.equal(parsed.policy.owners, ['alice@example.com'], 'owner defaults to git config user.email');
-    for (const glob of ['.github/workflows/**', '.husky/**', '.gitattributes', '**/.gitattributes', '.gitmodules', 'conftest.py', '**/conftest.py', 'pytest.ini', 'jest.config.*', 'vitest.config.*', 'fixtures/**', 'freeze.json']) {
-      assert.ok(parsed.policy.protected.includes(glob), glob);
-    }
+    assert.equal(parsed.policy.protected, ['fixtures/**']);
+    assert.equal(parsed.policy.exceptions, []);
+    assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one, protected before it exists/);
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
     // No package.json: plain git hooks, and still no package.json.
     assert.ok(statSync(join(repo.dir, '.git/hooks/pre-commit')).mode & 0o100);
     assert.is(repo.read('.git/hooks/pre-push'), '#!/bin/sh\nreceipt-gate pre-push "$@"\n');
     assert.throws(() => repo.read('package.json'));
+  } finally {
+    repo.remove();
+  }
+});
+
+test('the starter policy comes from the project\'s layout: each glob matches something, is printed with its reason, and check warns of none', async () => {
+  const repo = new LocalRepo('init-layout');
+  try {
+    const files: Record<string, string> = {
+      'package.json': '{"name": "shop", "devDependencies": {"husky": "9.1.7", "lint-staged": "15.5.2"}}\n',
+      '.gitignore': 'node_modules\n',
+      'src/app.js': 'x\n',
+      'test/integration/__fixtures__/orders.json': '{}\n',
+      'test/integration/__fixtures__/README.md': 'notes\n',
+      'lib/__tests__/__fixtures__/a.txt': 'a\n',
+      'test/__snapshots__/app.test.js.snap': 'exports[1] = 1;\n',
+      'pkg/parse/testdata/bad.input': 'x\n',
+      'web/golden.svg.golden': '<svg/>\n',
+      '.github/workflows/ci.yml': 'on: push\n',
+      'jest.config.js': 'module.exports = {};\n',
+      'conftest.py': '\n',
+      'tests/unit/conftest.py': '\n',
+      '.gitattributes': '* text=auto\n',
+    };
+    for (const [p, t] of Object.entries(files)) repo.write(p, t);
+    repo.write('node_modules/x/fixtures/ignored.json', '{}\n');
+    const r = await repo.cli(['init', '--owner', 'alice@example.com', '--no-install']);
+    assert.is(r.code, 0, r.stderr);
+    const policy = repo.json('.receipt-gate.json') as { protected: string[]; exceptions: string[] };
+    assert.equal(policy.protected, [
+      '**/__fixtures__/**',
+      '**/testdata/**',
+      '**/__snapshots__/**',
+      '**/*.golden',
+      '.github/workflows/**',
+      '.husky/**',
+      'conftest.py',
+      '**/conftest.py',
+      'jest.config.js'.replace('.js', '.*'),
+      '.gitattributes',
+    ]);
+    assert.equal(policy.exceptions, ['**/__fixtures__/**/*.md']);
+    assert.match(r.stdout, /protected "\*\*\/__fixtures__\/\*\*": 3 files in 2 __fixtures__\/ folders \(lib\/__tests__\/__fixtures__\/, test\/integration\/__fixtures__\/\)/);
+    assert.match(r.stdout, /protected "\*\*\/testdata\/\*\*": 1 file in 1 testdata\/ folder \(pkg\/parse\/testdata\/\)/);
+    assert.match(r.stdout, /protected "jest\.config\.\*": the Jest configuration \(jest\.config\.js\)/);
+    assert.not.match(r.stdout, /node_modules/);
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'guard', '--no-verify');
+    const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
+    assert.is(check.code, 0, check.stderr + check.stdout);
+    assert.not.match(check.stderr, /warning/, 'every starter glob matches a path');
   } finally {
     repo.remove();
   }
