@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { packedTarball } from '../client/harness';
 import { commitAll, git, GIT_ENV, guardedRepo, tempDir, writeFiles } from '../helpers/repo';
 
 const ROOT = resolve(__dirname, '../..');
@@ -335,12 +336,66 @@ test('GitHub Action from a release tag: the prebuilt dist/cli.js runs, nothing i
   }
 });
 
+test('GitHub scheduled workflow (ci/github/receipt-gate-frozen.yml): frozen tests by id, which pass, what expires within 7 days, nothing edited', () => {
+  const workflow = parse(readFileSync(join(ROOT, 'ci', 'github', 'receipt-gate-frozen.yml'), 'utf8')) as {
+    on: { schedule: { cron: string }[] };
+    jobs: { frozen: { steps: Step[] } };
+  };
+  assert.ok(workflow.on.schedule[0]!.cron.split(' ').length === 5, 'a schedule: trigger');
+  const work = guardedRepo({
+    'package.json': `${JSON.stringify({ name: 'orders', private: true, devDependencies: { 'receipt-gate': `file:${packedTarball().tarball}` } }, null, 2)}\n`,
+    '.gitignore': 'node_modules/\nreceipt-gate-frozen.*\n',
+    'freeze.json': `${JSON.stringify({
+      version: 1,
+      frozen: [
+        { id: 'tests/test_net.py::test_retry', reason: 'network', expires: '2026-12-02', owner: 'alice', added: '2026-11-25' },
+        { id: 'tests/test_clock.py::test_tick', reason: 'timing', expires: '2026-11-28', owner: 'alice', added: '2026-11-20' },
+      ],
+    })}\n`,
+    'run-test.sh': 'case "$1" in *test_retry) exit 0 ;; *) exit 1 ;; esac\n',
+  });
+  try {
+    const summary = join(work, '..', `summary-${Date.now()}.md`);
+    const statuses: number[] = [];
+    let log = '';
+    for (const step of workflow.jobs.frozen.steps) {
+      if (step.uses) {
+        assert.ok(['actions/checkout@v4', 'actions/setup-node@v4', 'actions/upload-artifact@v4'].includes(step.uses), step.uses);
+        continue;
+      }
+      assert.not.match(step.run!, /\$\{\{/, `${step.name}: no expression inside a script`);
+      // As a project sets it when it copies the workflow: its runner, one test by id.
+      const env = { ...(step.env ?? {}), ...(step.env && 'RG_FROZEN_TESTS' in step.env ? { RG_FROZEN_TESTS: 'sh run-test.sh' } : {}) };
+      const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], {
+        cwd: work,
+        env: { ...process.env, ...GIT_ENV, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_STEP_SUMMARY: summary, RECEIPT_GATE_NOW: '2026-11-29', npm_config_update_notifier: 'false', ...env },
+        encoding: 'utf8',
+      });
+      statuses.push(r.status ?? -1);
+      log += r.stdout + r.stderr;
+    }
+    // A freeze expired yesterday: exit 1, the run fails and says what to do.
+    assert.equal(statuses, [0, 1], log);
+    assert.match(log, /receipt-gate freeze review on 2026-11-29: 2 freezes, 1 expired, 1 expiring within 7 days/);
+    assert.match(log, /tests\/test_net\.py::test_retry .*passes now/);
+    assert.match(log, /tests\/test_clock\.py::test_tick .*still fails \(exit 1\)/);
+    assert.match(log, /an owner runs 'receipt-gate freeze prune'/);
+    assert.match(readFileSync(summary, 'utf8'), /^```\nreceipt-gate freeze review/);
+    const report = JSON.parse(readFileSync(join(work, 'receipt-gate-frozen.json'), 'utf8'));
+    assert.equal([report.expired, report.expiring], [['tests/test_clock.py::test_tick'], ['tests/test_net.py::test_retry']]);
+    assert.is(git(work, ['status', '--porcelain', '--', 'freeze.json', 'freezes']), '', 'nothing edited');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 /** The GitLab job's script as the runner runs it: every line in one bash, -eo pipefail. */
 function runGitlab(workspace: string, env: Record<string, string>) {
-  const doc = parse(readFileSync(join(ROOT, 'ci', 'gitlab', 'receipt-gate.yml'), 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string>; script?: string[]; artifacts?: { reports?: { junit?: string } } }>;
+  const doc = parse(readFileSync(join(ROOT, 'ci', 'gitlab', 'receipt-gate.yml'), 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string>; before_script?: string[]; script?: string[]; artifacts?: { reports?: { junit?: string } } }>;
   const job = doc['receipt-gate']!;
   const base = doc[job.extends!]!;
-  const script = ['set -eo pipefail', ...base.script!].join('\n');
+  // GitLab runs before_script and script in one shell.
+  const script = ['set -eo pipefail', ...(base.before_script ?? []), ...base.script!].join('\n');
   const r = spawnSync('bash', ['--noprofile', '--norc', '-c', script], {
     cwd: workspace,
     env: { ...process.env, ...GIT_ENV, ...base.variables, ...env },

@@ -89,19 +89,24 @@ function pushBranch(p: Project, branch: string, files: Record<string, string>): 
 
 /** A runner's fresh clone of `branch` and gitlab-ci-local's branch pipeline in it. */
 function pipeline(p: Project, branch: string) {
+  return runJob(p, branch, 'receipt-gate', []);
+}
+
+function runJob(p: Project, branch: string, job: string, variables: string[], reports = job === 'receipt-gate') {
   const clone = join(p.dir, `runner-${branch.replace(/\W/g, '-')}-${Date.now()}`);
   must('git', ['clone', '-q', '--branch', branch, p.bare, clone], p.dir);
   assert.not.ok(existsSync(join(clone, 'node_modules')), 'the runner starts without node_modules');
   const r = run(
     'gitlab-ci-local',
-    ['--force-shell-executor', '--no-color', '--variable', `RECEIPT_GATE_NOW=${NOW}`, 'receipt-gate'],
+    ['--force-shell-executor', '--no-color', '--variable', `RECEIPT_GATE_NOW=${NOW}`, ...variables.flatMap((v) => ['--variable', v]), job],
     clone,
     { HOME: join(p.dir, 'home') },
   );
   const read = (f: string) => (existsSync(join(clone, f)) ? readFileSync(join(clone, f), 'utf8') : '');
+  if (!reports) return { ...r, clone, read, sarif: null as never, junit: null as never };
   const sarif = validSarif(read('receipt-gate.sarif'), `${branch}: receipt-gate.sarif`);
   const junit = pythonJunit(read('receipt-gate.junit.xml'));
-  return { ...r, clone, sarif, junit };
+  return { ...r, clone, read, sarif, junit };
 }
 
 function observation(id: string, witness: string): Record<string, string> {
@@ -180,6 +185,44 @@ test(`gitlab-ci-local ${gitlabCiLocal}: nothing checked is exit 2 with a setup m
     assert.match(r.junit.cases[0]!.failure!, /not installed/);
   } finally {
     rmSync(bare.dir, { recursive: true, force: true });
+  }
+});
+
+test(`gitlab-ci-local ${gitlabCiLocal}: the scheduled job runs the frozen tests by id, records which pass, reports what expires within 7 days, edits nothing`, () => {
+  const p = project({
+    ...validEvidence(),
+    ...observation('o3', 'witness bytes'),
+    'freezes/f3.json': JSON.stringify({ observation_id: 'o3', epoch_id: EPOCH_ID, expires_on: '2026-12-05', reason: 'socket timeout on CI' }),
+    'freeze.json': `${JSON.stringify({
+      version: 1,
+      frozen: [
+        { id: 'tests/test_net.py::test_retry', reason: 'network', expires: '2026-12-02', owner: 'alice', added: '2026-11-25' },
+        { id: 'tests/test_clock.py::test_tick', reason: 'timing', expires: '2026-12-10', owner: 'alice', added: '2026-11-27' },
+      ],
+    })}\n`,
+    // The project's test runner, one test by its id: test_retry passes again, test_tick still fails.
+    'run-test.sh': 'case "$1" in *test_retry) echo "$1 passed"; exit 0 ;; *) echo "$1 failed"; exit 1 ;; esac\n',
+  });
+  try {
+    const r = runJob(p, 'main', 'receipt-gate-frozen', ['CI_PIPELINE_SOURCE=schedule', 'RECEIPT_GATE_FROZEN_TESTS=sh run-test.sh']);
+    assert.is.not(r.status, 0, r.out);
+    assert.match(r.out, /receipt-gate freeze review on 2026-11-29: 3 freezes, 0 expired, 2 expiring within 7 days/, r.out);
+    assert.match(r.out, /2026-12-02 {2}3 days left .* tests\/test_net\.py::test_retry .*; passes now: an owner may lift the freeze/, r.out);
+    assert.match(r.out, /2026-12-10 {2}11 days left .* tests\/test_clock\.py::test_tick .*; still fails \(exit 1\)/, r.out);
+    const report = JSON.parse(r.read('receipt-gate-frozen.json'));
+    assert.equal(report.expiring, ['tests/test_net.py::test_retry', 'o3']);
+    assert.equal([report.still_failing, report.now_passing], [['tests/test_clock.py::test_tick'], ['tests/test_net.py::test_retry']]);
+    assert.equal(report.freezes.map((f: { kind: string; id: string; days_left: number }) => `${f.kind} ${f.id} ${f.days_left}`), [
+      'row tests/test_net.py::test_retry 3',
+      'keyed o3 6',
+      'row tests/test_clock.py::test_tick 11',
+    ]);
+    assert.is(run('git', ['status', '--porcelain', '--', 'freeze.json', 'freezes'], r.clone).out, '', 'no freeze was edited or removed');
+    // The patch pipeline's job does not run on a schedule.
+    const verify = runJob(p, 'main', 'receipt-gate', ['CI_PIPELINE_SOURCE=schedule'], false);
+    assert.not.match(verify.out, /receipt-gate: verdict/, verify.out);
+  } finally {
+    rmSync(p.dir, { recursive: true, force: true });
   }
 });
 
