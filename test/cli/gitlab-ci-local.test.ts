@@ -218,9 +218,14 @@ test(`gitlab-ci-local ${gitlabCiLocal}: the scheduled job runs the frozen tests 
       'row tests/test_clock.py::test_tick 11',
     ]);
     assert.is(run('git', ['status', '--porcelain', '--', 'freeze.json', 'freezes'], r.clone).out, '', 'no freeze was edited or removed');
-    // The patch pipeline's job does not run on a schedule.
-    const verify = runJob(p, 'main', 'receipt-gate', ['CI_PIPELINE_SOURCE=schedule'], false);
-    assert.not.match(verify.out, /receipt-gate: verdict/, verify.out);
+    // The rules: a schedule runs only the frozen job, a push only the patch pipeline's.
+    const jobs = (source: string) =>
+      run('gitlab-ci-local', ['--list', '--no-color', '--variable', `CI_PIPELINE_SOURCE=${source}`], r.clone, { HOME: join(p.dir, 'home') })
+        .out.split('\n')
+        .filter((l) => /^receipt-gate\S*\s+test\s/.test(l))
+        .map((l) => l.split(/\s+/)[0]);
+    assert.equal(jobs('schedule'), ['receipt-gate-frozen']);
+    assert.equal(jobs('push'), ['receipt-gate']);
   } finally {
     rmSync(p.dir, { recursive: true, force: true });
   }
