@@ -404,12 +404,12 @@ async function review(
   const doc = () =>
     `${JSON.stringify(
       {
-          date: opts.date,
-          window_days: opts.window,
-          freezes: found,
-          expired: expired.map((f) => f.id),
-          expiring: expiring.map((f) => f.id),
-          still_failing: found.filter((f) => f.run?.result === 'fail').map((f) => f.id),
+        date: opts.date,
+        window_days: opts.window,
+        freezes: found,
+        expired: expired.map((f) => f.id),
+        expiring: expiring.map((f) => f.id),
+        still_failing: found.filter((f) => f.run?.result === 'fail').map((f) => f.id),
         now_passing: found.filter((f) => f.run?.result === 'pass').map((f) => f.id),
       },
       null,
