@@ -8,6 +8,27 @@
 
 import { matcher } from '../paths';
 
+/** Files that switch the tests or the gate off when someone adds them, so they are protected
+ * before they exist (and never reported as a glob that matches nothing: see isGuardGlob). */
+export const GUARD_GLOBS: { glob: string; what: string }[] = [
+  { glob: '.github/workflows/**', what: 'a new workflow could skip the tests' },
+  { glob: '.gitlab-ci.yml', what: 'a new pipeline could skip the tests' },
+  { glob: '.husky/**', what: 'hooks decide what a commit runs' },
+  { glob: '.gitattributes', what: 'checkout attributes rewrite what the tests read' },
+  { glob: '**/.gitattributes', what: 'checkout attributes rewrite what the tests read' },
+  { glob: '.gitmodules', what: 'a submodule swaps code in' },
+  { glob: 'conftest.py', what: 'a new conftest.py could skip tests' },
+  { glob: '**/conftest.py', what: 'a new conftest.py could skip tests' },
+  { glob: 'pytest.ini', what: 'a new pytest.ini could skip tests' },
+  { glob: 'jest.config.*', what: 'a new Jest configuration could skip tests' },
+  { glob: 'vitest.config.*', what: 'a new Vitest configuration could skip tests' },
+];
+
+/** A starter guard glob: protected before anything matches it, so never a typo. */
+export function isGuardGlob(glob: string): boolean {
+  return GUARD_GLOBS.some((g) => g.glob === glob);
+}
+
 export interface ProposedGlob {
   glob: string;
   /** Why, as init prints it: what was found. */
@@ -125,5 +146,8 @@ export function proposeFromLayout(paths: readonly string[], written: readonly st
   byGlob(HOOK_GLOBS);
   byGlob(TEST_CONFIG);
   byGlob(CHECKOUT_GLOBS);
+  for (const { glob, what } of GUARD_GLOBS) {
+    if (!out.some((g) => g.glob === glob)) out.push({ glob, why: `nothing there yet, protected before it exists: ${what}` });
+  }
   return { protected: out, exceptions };
 }

@@ -14,6 +14,7 @@
 import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
 import { today } from '../clock';
@@ -147,6 +148,7 @@ function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: 
 function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
   const out: string[] = [];
   for (const { list, glob } of policyGlobs(policy)) {
+    if (isGuardGlob(glob)) continue; // protected before it exists, on purpose
     if (!paths.some((p) => globMatches(glob, p))) {
       out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
     }

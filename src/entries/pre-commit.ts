@@ -32,6 +32,7 @@ import { createRunContext } from '../run/context';
 import { EXIT } from '../verdict';
 import type { Policy } from '../evidence/types';
 import { matcher } from '../paths';
+import { isGuardGlob } from '../client/layout';
 import { printable, quotePath } from '../quote';
 
 const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
@@ -203,7 +204,7 @@ function stagedGlobWarnings(
     if (!parsed.ok) return out;
     for (const [list, globs] of [['protected', parsed.policy.protected], ['exceptions', parsed.policy.exceptions]] as const) {
       for (const glob of globs) {
-        if (!matchesAny(glob)) {
+        if (!isGuardGlob(glob) && !matchesAny(glob)) {
           out.push(`the ${list} glob ${printable(JSON.stringify(glob))} of the staged ${POLICY_PATH} matches no staged path: it protects nothing yet; check it for a typo (receipt-gate explain PATH shows what a glob covers)`);
         }
       }

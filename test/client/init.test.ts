@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeHook, mergePackageJson, runsLintStaged } from '../../src/client/init';
+import { GUARD_GLOBS } from '../../src/client/layout';
 import { HUSKY_PRE_COMMIT, HUSKY_PRE_PUSH, PRE_COMMIT_COMMAND, PRE_PUSH_COMMAND } from '../../src/client/templates';
 import { parsePolicy } from '../../src/evidence/policy';
 import { LocalRepo } from './local';
@@ -75,8 +76,9 @@ test('the starter policy and evidence pass the gate; an empty project protects t
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
     assert.equal(parsed.policy.owners, ['alice@example.com'], 'owner defaults to git config user.email');
-    assert.equal(parsed.policy.protected, ['fixtures/**']);
+    assert.equal(parsed.policy.protected, ['fixtures/**', ...GUARD_GLOBS.map((g) => g.glob)]);
     assert.equal(parsed.policy.exceptions, []);
+    assert.match(r.stdout, /protected "conftest\.py": nothing there yet, protected before it exists: a new conftest\.py could skip tests/);
     assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one, protected before it exists/);
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
@@ -124,6 +126,11 @@ test('the starter policy comes from the project\'s layout: each glob matches som
       '**/conftest.py',
       'jest.config.js'.replace('.js', '.*'),
       '.gitattributes',
+      '.gitlab-ci.yml',
+      '**/.gitattributes',
+      '.gitmodules',
+      'pytest.ini',
+      'vitest.config.*',
     ]);
     assert.equal(policy.exceptions, ['**/__fixtures__/**/*.md']);
     assert.match(r.stdout, /protected "\*\*\/__fixtures__\/\*\*": 3 files in 2 __fixtures__\/ folders \(lib\/__tests__\/__fixtures__\/, test\/integration\/__fixtures__\/\)/);
