@@ -3,6 +3,8 @@
 # for smart HTTP (lighttpd + apache2-utils for htpasswd), gitolite3 and openssh-server for the
 # self-hosted server test. Idempotent and quick when everything is present. It starts nothing:
 # each test file starts and stops its own git daemon, lighttpd and sshd on free loopback ports.
+# It also installs gitlab-ci-local (pinned: the last version named as running on Node 20) from
+# the npm registry, and rsync, for test/cli/gitlab-ci-local.test.ts.
 set -euo pipefail
 
 need=()
@@ -20,6 +22,8 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # test/receipt/securesystemslib*): Debian's pre-commit framework and python3-securesystemslib.
 command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
 /usr/bin/python3 -c 'import securesystemslib' >/dev/null 2>&1 || need+=(python3-securesystemslib)
+# gitlab-ci-local copies files with rsync.
+command -v rsync >/dev/null 2>&1 || need+=(rsync)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -38,4 +42,8 @@ if [ "${#need[@]}" -gt 0 ]; then
     service ssh stop >/dev/null 2>&1 || true
   fi
 fi
-echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl, pre-commit, securesystemslib present"
+GITLAB_CI_LOCAL=4.70.0
+if [ "$(gitlab-ci-local --version 2>/dev/null || true)" != "$GITLAB_CI_LOCAL" ]; then
+  npm install -g --no-audit --no-fund --loglevel=error "gitlab-ci-local@$GITLAB_CI_LOCAL" >/dev/null
+fi
+echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl, pre-commit, securesystemslib, rsync, gitlab-ci-local $GITLAB_CI_LOCAL present"

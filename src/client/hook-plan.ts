@@ -4,9 +4,9 @@
 // each plan against the real tool.
 
 import { ConfigShapeError, mergeLefthook, mergePreCommitConfig } from './hook-config';
-import { mergeCommandHooks, mergeHook, parsePackageJson, jsonIndent, runsLintStaged, type Merge, type PackageMergeOptions } from './init';
+import { mergeCommandHooks, mergeHook, parsePackageJson, jsonIndent, runsLintStaged, runsSame, type Merge, type PackageMergeOptions } from './init';
 import { gateBinary, lintStagedBinary, type HookManager } from './managers';
-import { HUSKY_LEGACY_HEADER, HUSKY_VERSION, LINT_STAGED_COMMAND, LINT_STAGED_VERSION } from './templates';
+import { HUSKY_LEGACY_HEADER, HUSKY_VERSION, LINT_STAGED_COMMAND, LINT_STAGED_VERSION, PRE_COMMIT_COMMAND } from './templates';
 
 export interface PlannedFile {
   /** Path from the top of the working tree, or absolute (a hooks directory inside .git). */
@@ -45,6 +45,53 @@ export interface PlanInput {
   lintStagedGlob: string;
   /** The exact version of receipt-gate to pin in devDependencies. */
   selfVersion: string;
+  /** false (--no-lint-staged): add no lint-staged line, dependency or entry. */
+  lintStaged?: boolean;
+}
+
+/**
+ * Whether init adds lint-staged to a pre-commit hook (husky's), and why not when it does not.
+ * lint-staged is added on the first setup only: once the hook runs the gate, a hook without
+ * lint-staged is how its owner wants it (never re-added), and a project that runs it in any
+ * spelling (a package script, `node bin/lint-staged.js`) gets no second run.
+ */
+export function lintStagedDecision(
+  preCommit: string | null,
+  input: Pick<PlanInput, 'packageJson' | 'lintStaged'>,
+  where: string,
+): { runs: boolean; add: boolean; entry: boolean; note: string | null } {
+  const pkg = (() => {
+    try {
+      return input.packageJson === null ? null : parsePackageJson(input.packageJson);
+    } catch {
+      return null;
+    }
+  })();
+  const scripts = pkg?.scripts !== null && typeof pkg?.scripts === 'object' ? (pkg.scripts as Record<string, unknown>) : {};
+  const text = preCommit ?? '';
+  const runs = runsLintStaged(text, scripts);
+  const gateThere = text.split('\n').some((line) => runsSame(line, PRE_COMMIT_COMMAND));
+  if (input.lintStaged === false) {
+    return {
+      runs,
+      add: false,
+      entry: false,
+      note: `--no-lint-staged: no lint-staged line, dependency or entry added${runs ? ` (the lint-staged ${where} already runs is kept)` : ''}; 'receipt-gate pre-commit' gates the commit alone`,
+    };
+  }
+  if (runs) return { runs, add: false, entry: !gateThere, note: null };
+  if (gateThere) {
+    return {
+      runs,
+      add: false,
+      entry: false,
+      note: `lint-staged not added: ${where} already runs the gate without it (init adds lint-staged on the first setup only and never re-adds it; pass --no-lint-staged to say so)`,
+    };
+  }
+  if (pkg?.name === LINT_STAGED_COMMAND) {
+    return { runs, add: false, entry: false, note: `lint-staged not added: this project is lint-staged itself` };
+  }
+  return { runs, add: true, entry: true, note: null };
 }
 
 const HOOK_MODE = 0o755;
@@ -69,7 +116,9 @@ export function planHooks(input: PlanInput): HookPlan {
       const header = major >= 9 ? '' : HUSKY_LEGACY_HEADER;
       const preCommit = input.read('.husky/pre-commit');
       const lines = [`${bin} pre-commit`];
-      const addsLintStaged = preCommit === null || !runsLintStaged(preCommit);
+      const lint = lintStagedDecision(preCommit, input, '.husky/pre-commit');
+      const addsLintStaged = lint.add;
+      if (lint.note !== null) notes.push(lint.note);
       if (addsLintStaged) lines.push(lintStagedBinary(manager));
       add('.husky/pre-commit', mergeHook(preCommit, lines, '.husky/pre-commit', header), HOOK_MODE);
       add('.husky/pre-push', mergeHook(input.read('.husky/pre-push'), [`${bin} pre-push "$@"`], '.husky/pre-push', header), HOOK_MODE);
@@ -81,7 +130,7 @@ export function planHooks(input: PlanInput): HookPlan {
       return {
         files,
         notes,
-        packageJson: hasPkg ? { glob: input.lintStagedGlob, prepare, devDependencies } : null,
+        packageJson: hasPkg ? { glob: lint.entry ? input.lintStagedGlob : null, prepare, devDependencies } : null,
         activation: {
           program: 'node_modules/.bin/husky',
           args: major >= 9 ? [] : ['install'],
@@ -232,7 +281,9 @@ function husky4(input: PlanInput, bin: string, self: [string, string]): HookPlan
       return '';
     }
   })();
-  const addsLintStaged = !runsLintStaged(existingPreCommit);
+  const lint = lintStagedDecision(existingPreCommit, input, `${where} husky pre-commit`);
+  const addsLintStaged = lint.add;
+  if (lint.note !== null) notes.push(lint.note);
   const commands = {
     'pre-commit': [`${bin} pre-commit`, ...(addsLintStaged ? ['node_modules/.bin/lint-staged'] : [])],
     'pre-push': [`${bin} pre-push $HUSKY_GIT_PARAMS`],
@@ -251,7 +302,7 @@ function husky4(input: PlanInput, bin: string, self: [string, string]): HookPlan
   return {
     files,
     notes,
-    packageJson: input.packageJson !== null ? { glob: input.lintStagedGlob, prepare: null, devDependencies } : null,
+    packageJson: input.packageJson !== null ? { glob: lint.entry ? input.lintStagedGlob : null, prepare: null, devDependencies } : null,
     activation: null,
   };
 }

@@ -51,6 +51,8 @@ function isPreamble(line: string): boolean {
 /** Ways a hook launches a project's program; what follows is the program's own command line. */
 const LAUNCHERS = [
   /^exec\s+/,
+  // `node [flags] path/to/program.js`: the program is the script (see programName).
+  /^node\s+((--?[\w-]+(=\S+)?)\s+)*(?=\S)/,
   /^(\.\/)?node_modules\/\.bin\//,
   /^npx\s+((--no(-install)?|--yes|-y|--quiet|-q|--offline)\s+)*/,
   /^npm\s+(exec|x)\s+((--no|--yes|-y|--)\s+)*/,
@@ -84,18 +86,35 @@ export function commandsOf(line: string): string[][] {
     .filter((words) => words.length > 0);
 }
 
+/** A command's program as a name: `bin/lint-staged.js`, `./node_modules/lint-staged/bin/lint-staged.mjs`
+ * and `lint-staged` are all `lint-staged` (a script run by path, or through `node`). */
+export function programName(word: string): string {
+  const base = word.includes('/') ? word.slice(word.lastIndexOf('/') + 1) : word;
+  return base.replace(/\.(c|m)?js$/, '');
+}
+
 /** True when some command of the line `have` runs `want`'s program and, for receipt-gate, the
  * same subcommand. */
 export function runsSame(have: string, want: string): boolean {
   const wanted = commandsOf(want)[0];
   if (!wanted) return false;
   const key = wanted.slice(0, wanted[0] === 'receipt-gate' ? 2 : 1);
-  return commandsOf(have).some((words) => key.every((w, i) => words[i] === w));
+  return commandsOf(have).some((words) => key.every((w, i) => (i === 0 ? programName(words[0]!) === w : words[i] === w)));
 }
 
-/** True when any line of a hook (or config value) already runs lint-staged. */
-export function runsLintStaged(text: string): boolean {
-  return text.split('\n').some((line) => runsSame(line, LINT_STAGED_COMMAND));
+/**
+ * True when any line of a hook (or config value) already runs lint-staged, however it is
+ * launched: `lint-staged`, `npx lint-staged`, `node bin/lint-staged.js`, or a package script
+ * (`npm run precommit`, `yarn lint-staged`, …) whose command runs it, through `scripts`.
+ */
+export function runsLintStaged(text: string, scripts: Record<string, unknown> = {}, depth = 0): boolean {
+  return text.split('\n').some((line) =>
+    commandsOf(line).some((words) => {
+      if (programName(words[0]!) === LINT_STAGED_COMMAND) return true;
+      const script = Object.prototype.hasOwnProperty.call(scripts, words[0]!) ? scripts[words[0]!] : undefined;
+      return typeof script === 'string' && depth < 8 && runsLintStaged(script, scripts, depth + 1);
+    }),
+  );
 }
 
 export interface PackageJson {

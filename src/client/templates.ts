@@ -43,15 +43,24 @@ export const DEFAULT_EXCEPTIONS = ['fixtures/**/*.md'];
 /** The policy init writes. Only the freeze section is switched on: its starter file (no rows)
  * is valid as written. The epoch, manifest and observations sections name files that must
  * exist once named; `epoch pin`, `manifest sample` and `observe` say how to add them. */
-export function starterPolicy(opts: { baseBranch: string; owners: string[]; hookConfig?: string[] }): Record<string, unknown> {
+export function starterPolicy(opts: {
+  baseBranch: string;
+  owners: string[];
+  hookConfig?: string[];
+  /** The protected globs and exceptions proposed from the project's layout
+   * (src/client/layout.ts); the fixed defaults when not given. */
+  protected?: string[];
+  exceptions?: string[];
+}): Record<string, unknown> {
+  const globs = opts.protected ?? DEFAULT_PROTECTED;
   return {
     version: 1,
     baseBranch: opts.baseBranch,
     protectedRefs: [`refs/heads/${opts.baseBranch}`, 'refs/heads/release/**'],
     // The hook manager's own configuration is protected like .husky/: it decides what the
     // client hooks run.
-    protected: [...DEFAULT_PROTECTED, ...(opts.hookConfig ?? []).filter((p) => !DEFAULT_PROTECTED.includes(p))],
-    exceptions: DEFAULT_EXCEPTIONS,
+    protected: [...globs, ...(opts.hookConfig ?? []).filter((p) => !globs.includes(p))],
+    exceptions: opts.exceptions ?? DEFAULT_EXCEPTIONS,
     owners: opts.owners,
     identityEnv: DEFAULT_IDENTITY_ENV,
     freeze: { path: DEFAULT_FREEZE.path, reasons: DEFAULT_FREEZE.reasons, maxDays: DEFAULT_FREEZE.maxDays },

@@ -11,9 +11,10 @@
 // policy's own validation); one that matches no path at the base is a warning (a typo
 // protects nothing).
 
-import { realpathSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
 import { today } from '../clock';
@@ -56,6 +57,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (policyEntry.kind === 'missing') {
     throw new UsageError(`no ${POLICY_PATH} at ${worktree.top}: nothing to check against (run 'receipt-gate init' first)`);
   }
+  const missing: string[] = [];
+  for (const file of files) if ((await tree.stat(file)).kind === 'missing') missing.push(file);
+  if (missing.length > 0) {
+    throw new UsageError(
+      missing
+        .map((f) => {
+          const near = nearestName(worktree.top, f);
+          return `${quotePath(f)}: no such file in the working tree${near === null ? '' : ` (did you mean ${quotePath(near)}?)`}`;
+        })
+        .join('\n') + `\ncheck validates files that exist: name them as they are spelled (lint-staged passes the staged ones)`,
+    );
+  }
+
   const findings: Finding[] = [];
   const warnings: string[] = [];
   const parsed =
@@ -134,6 +148,7 @@ function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: 
 function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
   const out: string[] = [];
   for (const { list, glob } of policyGlobs(policy)) {
+    if (isGuardGlob(glob)) continue; // protected before it exists, on purpose
     if (!paths.some((p) => globMatches(glob, p))) {
       out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
     }
@@ -162,4 +177,34 @@ function repoPath(top: string, cwd: string, file: string): string {
     throw new UsageError(`${quotePath(file)} is outside the working tree ${quotePath(top)}`);
   }
   return rel.split(sep).join('/');
+}
+
+/** The file beside `path` whose name is closest to its name (at most two edits), or null. */
+function nearestName(top: string, path: string): string | null {
+  const slash = path.lastIndexOf('/');
+  const dir = slash < 0 ? '' : path.slice(0, slash);
+  const name = path.slice(slash + 1);
+  let names: string[];
+  try {
+    names = readdirSync(join(top, dir));
+  } catch {
+    return null;
+  }
+  let best: { name: string; d: number } | null = null;
+  for (const n of names.sort()) {
+    const d = editDistance(name.toLowerCase(), n.toLowerCase());
+    if (d <= 2 && (best === null || d < best.d)) best = { name: n, d };
+  }
+  return best === null ? null : dir === '' ? best.name : `${dir}/${best.name}`;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }

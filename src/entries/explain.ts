@@ -3,8 +3,11 @@
 // folded key, when a checkout would see it as another name), whether an exception lifts it,
 // and who may change it. The policy is the one in force: the base's, as verify-ref reads it.
 
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
-import { evidencePaths } from '../evidence/policy';
+import { locateWorktree } from '../client/git-cli';
+import { evidencePaths, parsePolicy } from '../evidence/policy';
 import { POLICY_PATH, type Policy } from '../evidence/types';
 import { UsageError, type CliIO } from '../io';
 import { matcher } from '../matchers';
@@ -87,13 +90,23 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   try {
     const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
-    if (base.policyCommit === null) throw new SetupError(`no base holds a ${POLICY_PATH}: the repository is unguarded and nothing is protected (pass --base REF to name one)`, { unguarded: true });
-    if (!base.policy) {
-      throw new SetupError(`the policy at ${base.name ?? 'the base'} (${short(base.policyCommit)}) is invalid: ${base.findings.map((f) => f.message).join('; ')}`, {
-        base: base.policyCommit,
-      });
+    const where = base.policyCommit === null ? null : `${printable(base.name ?? 'the base')} (${short(base.policyCommit)})`;
+    let policy: Policy;
+    let source: string;
+    if (base.policy) {
+      policy = base.policy;
+      source = `the policy at ${where}`;
+    } else if (base.policyCommit !== null && base.findings.length > 0) {
+      throw new SetupError(
+        `the policy at ${where} is invalid: ${base.findings.map((f) => f.message || f.code).join('; ')}. An owner fixes it ('receipt-gate check ${POLICY_PATH}' names each problem)`,
+        { base: base.policyCommit },
+      );
+    } else {
+      // No policy committed at the base yet (before the first commit or push): the policy
+      // proposed in the working tree, as `check` reads it, said so on the first line.
+      policy = proposedPolicy(values.repo ?? io.cwd, io.env, where);
+      source = `the proposed policy in the working tree (${POLICY_PATH}; ${where === null ? 'no base holds one yet' : `${where} has none yet`}: it applies once an owner commits and pushes it)`;
     }
-    const policy = base.policy;
     const owner = isOwner(policy, identity);
     const answers = paths.map((p) => protectionOf(policy, p));
     if (format === 'json') {
@@ -102,6 +115,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
           {
             base: base.policyCommit,
             base_name: base.name,
+            policy_source: base.policy ? 'base' : 'working tree',
             owners: policy.owners,
             identity,
             identity_is_owner: owner,
@@ -123,7 +137,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       );
       return 0;
     }
-    const lines = [`receipt-gate explain: the policy at ${printable(base.name ?? 'the base')} (${short(base.policyCommit)})`];
+    const lines = [`receipt-gate explain: ${source}`];
     for (const a of answers) lines.push(...explainLines(policy, a, identity, owner));
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
@@ -136,7 +150,7 @@ function explainLines(policy: Policy, a: Protection, identity: string | null, ow
   const name = quotePath(a.path);
   const lines = [`${name}: ${a.protected ? 'protected' : 'not protected'}`];
   if (a.key !== a.path) lines.push(`  matched as ${quotePath(a.key)} (folded as checkouts on macOS and Windows fold names: they write both as one file)`);
-  if (a.alias !== null) lines.push(`  reaches a protected file through ${printable(a.alias)}`);
+  if (a.alias !== null) lines.push(`  reaches a protected file by another name: ${printable(originalCase(a.path, a.alias))}`);
   if (a.pinned !== null) lines.push(`  pinned evidence (${quotePath(a.pinned)}): always protected, no exception lifts it`);
   for (const g of a.globs) {
     lines.push(`  ${g.list === 'protected' ? 'protected glob' : 'evidence the policy names'} ${printable(JSON.stringify(g.glob))} matches`);
@@ -155,4 +169,41 @@ function explainLines(policy: Policy, a: Protection, identity: string | null, ow
     );
   }
   return lines;
+}
+
+/** The working tree's .receipt-gate.json, parsed; a setup error that says what to do when it
+ * is missing or invalid. `where` is the base that has none (null: no base at all). */
+function proposedPolicy(dir: string, env: NodeJS.ProcessEnv, where: string | null): Policy {
+  const none = where === null ? `no base holds a ${POLICY_PATH}` : `${where} has no ${POLICY_PATH}`;
+  let top: string | null = null;
+  try {
+    top = locateWorktree(dir, env).top;
+  } catch {
+    top = null;
+  }
+  const file = top === null ? null : join(top, POLICY_PATH);
+  if (file === null || !existsSync(file)) {
+    throw new SetupError(
+      `${none}, and the working tree has none either: nothing is protected yet. Propose one with 'receipt-gate init', or pass --base REF to read another base`,
+      { unguarded: true },
+    );
+  }
+  const parsed = parsePolicy(readFileSync(file));
+  if (!parsed.ok) {
+    throw new SetupError(
+      `${none}, and the proposed ${POLICY_PATH} in the working tree is invalid: ${parsed.findings.map((f) => f.message || f.code).join('; ')}. Fix it ('receipt-gate check ${POLICY_PATH}' names each problem)`,
+      { unguarded: true },
+    );
+  }
+  return parsed.policy;
+}
+
+/** An alias sentence about a folded segment (`fixtur~1 reads as …`) with the segment as the
+ * path spells it (`FIXTUR~1 reads as …`). */
+function originalCase(path: string, alias: string): string {
+  for (const segment of path.split('/')) {
+    const folded = segment.toLowerCase();
+    if (folded !== segment && alias.startsWith(`${folded} `)) return `${segment}${alias.slice(folded.length)}`;
+  }
+  return alias;
 }

@@ -6,13 +6,23 @@
 //                                                                         freezes/<NAME or ID>.json
 //   freeze list                                                           rows by expiry, expired first, with days left
 //   freeze prune                                                          drops expired rows
+//   freeze review [--expiring 7d] [--run CMD] [--format text|json]        the scheduled job's report:
+//                                                                         every freeze (rows and keyed)
+//                                                                         expiring within the window, and
+//                                                                         with --run each frozen test run
+//                                                                         by its id; never edits a file
 //
-// Dates are UTC calendar dates; today comes from --now, RECEIPT_GATE_NOW or the clock. add and
-// prune check the file they would write with the gate's freeze rule and refuse to write one
+// Dates are UTC calendar dates; today comes from --now, RECEIPT_GATE_NOW or the clock. A
+// refusal (what the gate would reject, a reason outside the policy's, a test already frozen,
+// an absent observation) is exit 1 with nothing written; a malformed command line is exit 2.
+// add and prune check the file they would write with the gate's freeze rule and refuse to write one
 // it would reject (a keyed freeze whose observation is absent, did not re-run green, lacks
 // its witness or names another epoch; an expired or too long window). A file written with CRLF
 // line ends is written back with CRLF.
 
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
 import { gitConfig } from '../client/git-cli';
@@ -31,6 +41,7 @@ const USAGE = [
   '       receipt-gate freeze add --observation ID --expires-on YYYY-MM-DD --reason TEXT [--name NAME] [--now YYYY-MM-DD]',
   '       receipt-gate freeze list [--now YYYY-MM-DD]',
   '       receipt-gate freeze prune [--now YYYY-MM-DD]',
+  '       receipt-gate freeze review [--expiring 7d] [--run CMD] [--format text|json] [--out FILE.json] [--now YYYY-MM-DD]',
 ].join('\n');
 
 /** A row as written back: the rule module's fields and any others the file had. */
@@ -55,6 +66,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       observation: { type: 'string' },
       'expires-on': { type: 'string' },
       name: { type: 'string' },
+      expiring: { type: 'string' },
+      run: { type: 'string' },
+      out: { type: 'string' },
+      format: { type: 'string' },
+      json: { type: 'boolean' },
       now: { type: 'string' },
     },
     USAGE,
@@ -63,8 +79,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const sub = positionals[0];
-  if (positionals.length !== 1 || (sub !== 'add' && sub !== 'list' && sub !== 'prune')) {
-    throw new UsageError(`name one subcommand: add, list or prune\nusage: ${USAGE}`);
+  if (positionals.length !== 1 || (sub !== 'add' && sub !== 'list' && sub !== 'prune' && sub !== 'review')) {
+    throw new UsageError(`name one subcommand: add, list, prune or review\nusage: ${USAGE}`);
+  }
+  if (sub !== 'review' && (values.expiring !== undefined || values.run !== undefined || values.out !== undefined || values.format !== undefined || values.json !== undefined)) {
+    throw new UsageError(`--expiring, --run, --out and --format belong to 'freeze review'\nusage: ${USAGE}`);
   }
   const date = today(io, values.now);
   const keyed = values.observation !== undefined || values['expires-on'] !== undefined || values.name !== undefined;
@@ -74,6 +93,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const a = await openAuthoring(io, `freeze ${sub}`);
   try {
+    if (sub === 'review') {
+      return await review(a, io, { window: windowDays(values.expiring ?? '7d'), run: values.run ?? null, json: values.json === true || values.format === 'json', format: values.format, out: values.out ?? null, date });
+    }
     if (keyed) {
       for (const [flag, value] of [['--observation', values.observation], ['--expires-on', values['expires-on']], ['--reason', values.reason]] as const) {
         if (value === undefined || value === '') throw new UsageError(`${flag} is required for a keyed freeze\nusage: ${USAGE}`);
@@ -105,6 +127,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     a.close();
   }
+}
+
+/** A request the gate's rules refuse (not a malformed command line): exit 1, nothing written,
+ * as every authoring refusal (docs/client.md). */
+function refuse(io: CliIO, command: string, why: string): number {
+  io.stderr(`receipt-gate ${command}: nothing written: ${why}\n`);
+  return EXIT.closed;
 }
 
 /** JSON text with the line ends of the file it replaces. */
@@ -172,11 +201,11 @@ async function add(
   const path = a.policy.freeze!.path;
   const reasons = a.policy.freeze!.reasons;
   if (!reasons.includes(row.reason)) {
-    throw new UsageError(`--reason must be one of the policy's freeze reasons (${reasons.join(', ')}); got '${printable(row.reason)}'`);
+    return refuse(io, 'freeze add', `--reason must be one of the policy's freeze reasons (${reasons.join(', ')}); got '${printable(row.reason)}'`);
   }
   if (!isCalendarDate(row.expires)) throw new UsageError(`--expires must be a UTC calendar date YYYY-MM-DD, got '${row.expires}'`);
   if (file.frozen.some((r) => r.id === row.id)) {
-    throw new UsageError(`${row.id} is already frozen in ${path}; a freeze is not extended in place (prune it once expired, then add it again with a fresh reason)`);
+    return refuse(io, 'freeze add', `${row.id} is already frozen in ${path}; a freeze is not extended in place (prune it once expired, then add it again with a fresh reason)`);
   }
   const added: FreezeRow = { id: row.id, reason: row.reason, expires: row.expires };
   if (row.owner !== undefined) added.owner = row.owner;
@@ -240,14 +269,16 @@ async function addKeyed(
   const observationPath = `${section.dir}/${opts.observation}.json`;
   const observation = await a.tree.stat(observationPath);
   if (observation.kind !== 'file') {
-    throw new UsageError(
+    return refuse(
+      io,
+      'freeze add',
       `there is no observation ${quotePath(observationPath)} to freeze; record it first with 'receipt-gate observe --id ${printable(opts.observation)} --status flake --witness FILE --rerun-passed'`,
     );
   }
   const epochId = await pinnedEpochId(a);
   const path = `${section.freezes}/${opts.name}.json`;
   if ((await a.tree.stat(path)).kind !== 'missing') {
-    throw new UsageError(`${quotePath(path)} exists; a keyed freeze is not extended in place (delete it once expired, then freeze again)`);
+    return refuse(io, 'freeze add', `${quotePath(path)} exists; a keyed freeze is not extended in place (delete it once expired, then freeze again)`);
   }
   const record = { observation_id: opts.observation, epoch_id: epochId, expires_on: opts.expiresOn, reason: opts.reason };
   const bytes = textBytes(record, usesCrlf(await observation.read()));
@@ -279,4 +310,125 @@ async function pinnedEpochId(a: Authoring): Promise<string> {
     if (!(err instanceof PyJsonError)) throw err;
   }
   throw new UsageError(`the epoch pin ${quotePath(pin)} has no valid epoch_id; fix it first ('receipt-gate check ${pin}')`);
+}
+
+/** `--expiring 7d` (or `7`): the window in days. */
+function windowDays(given: string): number {
+  const m = /^(\d{1,4})d?$/.exec(given.trim());
+  if (!m) throw new UsageError(`--expiring takes a number of days such as 7d, got '${printable(given)}'`);
+  return Number(m[1]);
+}
+
+interface ReviewedFreeze {
+  kind: 'row' | 'keyed';
+  /** The test id (freeze.json) or observation id (keyed freeze). */
+  id: string;
+  file: string;
+  expires: string;
+  days_left: number;
+  status: 'expired' | 'expiring' | 'active';
+  reason: string;
+  owner: string | null;
+  /** With --run: the frozen test's run by its id. */
+  run: { command: string; exit_code: number; result: 'pass' | 'fail' } | null;
+}
+
+/**
+ * The scheduled job's report (SPEC: frozen tests still run on a schedule; the freeze applies
+ * only to the patch pipeline): every freeze, with the ones expiring within the window (or
+ * expired) called out so someone owns expiry review before FREEZE_EXPIRED closes every push,
+ * and with --run each frozen test run by its id (`sh -c 'CMD "$1"' sh ID`), recording which
+ * still fail and which pass. It never edits or removes a freeze.
+ *
+ * Exit: 0 nothing expires within the window; 3 (hold) something does, review it; 1 a freeze
+ * has expired (the gate closes every push until an owner prunes or renews it).
+ */
+async function review(
+  a: Authoring,
+  io: CliIO,
+  opts: { window: number; run: string | null; json: boolean; format: string | undefined; out: string | null; date: string },
+): Promise<number> {
+  if (opts.format !== undefined && opts.format !== 'text' && opts.format !== 'json') {
+    throw new UsageError(`freeze review prints text or json, not ${printable(opts.format)}\nusage: ${USAGE}`);
+  }
+  const found: ReviewedFreeze[] = [];
+  const status = (left: number): ReviewedFreeze['status'] => (left < 0 ? 'expired' : left <= opts.window ? 'expiring' : 'active');
+  if (a.policy.freeze) {
+    const { file } = await readFreezeFile(a, a.policy.freeze.path);
+    for (const r of file.frozen) {
+      const left = daysLeft(r.expires, opts.date);
+      found.push({ kind: 'row', id: r.id, file: a.policy.freeze.path, expires: r.expires, days_left: left, status: status(left), reason: r.reason, owner: typeof r.owner === 'string' ? r.owner : null, run: null });
+    }
+  }
+  const section = a.policy.observations;
+  if (section) {
+    const listed = await a.tree.list(section.freezes);
+    for (const path of listed.filter((n) => n.endsWith('.json')).sort()) {
+      const name = path.slice(path.lastIndexOf('/') + 1);
+      const entry = await a.tree.stat(path);
+      if (entry.kind !== 'file') continue;
+      let plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
+      try {
+        plain = toPlain(parsePyJson(await entry.read())) as typeof plain;
+      } catch {
+        continue; // the gate itself reports a malformed keyed freeze (check, pre-commit)
+      }
+      if (typeof plain.expires_on !== 'string' || !isCalendarDate(plain.expires_on)) continue;
+      const left = daysLeft(plain.expires_on, opts.date);
+      found.push({
+        kind: 'keyed',
+        id: typeof plain.observation_id === 'string' ? plain.observation_id : name.slice(0, -'.json'.length),
+        file: path,
+        expires: plain.expires_on,
+        days_left: left,
+        status: status(left),
+        reason: typeof plain.reason === 'string' ? plain.reason : '',
+        owner: null,
+        run: null,
+      });
+    }
+  }
+  found.sort((x, y) => x.days_left - y.days_left || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+
+  if (opts.run !== null) {
+    for (const f of found.filter((x) => x.kind === 'row')) {
+      const ran = spawnSync('sh', ['-c', `${opts.run} "$1"`, 'sh', f.id], { cwd: a.worktree.top, env: io.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const code = ran.status ?? 1;
+      f.run = { command: `${opts.run} ${f.id}`, exit_code: code, result: code === 0 ? 'pass' : 'fail' };
+    }
+  }
+
+  const expired = found.filter((f) => f.status === 'expired');
+  const expiring = found.filter((f) => f.status === 'expiring');
+  const exit = expired.length > 0 ? EXIT.closed : expiring.length > 0 ? EXIT.hold : EXIT.eligible;
+  const doc = () =>
+    `${JSON.stringify(
+      {
+        date: opts.date,
+        window_days: opts.window,
+        freezes: found,
+        expired: expired.map((f) => f.id),
+        expiring: expiring.map((f) => f.id),
+        still_failing: found.filter((f) => f.run?.result === 'fail').map((f) => f.id),
+        now_passing: found.filter((f) => f.run?.result === 'pass').map((f) => f.id),
+      },
+      null,
+      2,
+    )}\n`;
+  // --out: the JSON report to a file (the job's artifact) and the text to the log.
+  if (opts.out !== null) writeFileSync(resolve(io.cwd, opts.out), doc());
+  if (opts.json) {
+    io.stdout(doc());
+    return exit;
+  }
+  const lines = [`receipt-gate freeze review on ${opts.date}: ${plural(found.length, 'freeze')}, ${expired.length} expired, ${expiring.length} expiring within ${plural(opts.window, 'day')}`];
+  for (const f of found) {
+    const when = f.days_left < 0 ? `EXPIRED ${plural(-f.days_left, 'day')} ago` : f.days_left === 0 ? 'last day today' : `${plural(f.days_left, 'day')} left`;
+    const ran = f.run === null ? '' : f.run.result === 'pass' ? '; passes now: an owner may lift the freeze' : `; still fails (exit ${f.run.exit_code})`;
+    lines.push(`  ${f.expires}  ${when.padEnd(20)} ${printable(f.id)}  (${f.kind === 'row' ? f.file : quotePath(f.file)}, ${printable(f.reason)}${f.owner ? `, ${printable(f.owner)}` : ''})${ran}`);
+  }
+  if (expired.length > 0) lines.push(`expired freezes close the gate for every push: an owner runs 'receipt-gate freeze prune' (or removes the keyed freeze) and fixes or re-freezes the test`);
+  else if (expiring.length > 0) lines.push(`review these before they expire: fix the test, or an owner freezes it again with a fresh reason once it has expired`);
+  io.stdout(`${lines.join('\n')}\n`);
+  return exit;
 }

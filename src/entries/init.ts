@@ -1,4 +1,4 @@
-// `receipt-gate init [--owner NAME]... [--base-branch NAME]` — sets a project up: the policy,
+// `receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-lint-staged] [--no-install]` — sets a project up: the policy,
 // starter evidence, and the hooks, added to the hook manager the project already uses
 // (src/client/managers.ts; husky 9 and lint-staged when it has none). Merges into what is
 // there and never overwrites it; running it again changes nothing; CRLF files stay CRLF.
@@ -10,9 +10,10 @@ import { parseCommandArgs } from '../args';
 import { clientIdentity, gitConfig, locateWorktree, runGit } from '../client/git-cli';
 import { planHooks } from '../client/hook-plan';
 import { addOwnersToPolicyText, mergePackageJson, parsePackageJson, toLf, withEol } from '../client/init';
+import { proposeFromLayout } from '../client/layout';
 import { describeManager, detectHookManager, type HookManager, type ProjectView } from '../client/managers';
 import { OverlaySource } from '../client/overlay-source';
-import { jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
+import { CHECK_COMMAND, jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
 import { today } from '../clock';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
@@ -20,6 +21,7 @@ import { DirectorySource } from '../evidence/sources';
 import { POLICY_PATH, type Policy } from '../evidence/types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
+import { printable } from '../quote';
 import { sortFindings } from '../report/order';
 import { findingLine } from '../report/text';
 import { EXIT } from '../verdict';
@@ -28,7 +30,7 @@ declare const RECEIPT_GATE_VERSION: string;
 /** receipt-gate pins itself exactly, as it pins husky and lint-staged. */
 const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
-const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
 
 const OTHER_LINT_STAGED_CONFIGS = [
   '.lintstagedrc',
@@ -56,6 +58,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     {
       owner: { type: 'string', multiple: true },
       'base-branch': { type: 'string' },
+      'no-lint-staged': { type: 'boolean' },
+      'no-install': { type: 'boolean' },
       now: { type: 'string' },
     },
     USAGE,
@@ -154,7 +158,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } else {
     const starterOwners = owners.length > 0 ? owners : defaultOwners(top, io.env);
     const baseBranch = (values['base-branch'] as string | undefined) ?? defaultBranch(top, io.env);
-    const text = jsonText(starterPolicy({ baseBranch, owners: starterOwners, hookConfig: hookConfigFiles(manager) }));
+    // The protected globs from what the project holds (git's tracked and untracked, not
+    // ignored, files, and the hook files init is about to write), each with its reason.
+    const written = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
+    const layout = proposeFromLayout(projectFiles(top, io.env), written);
+    const text = jsonText(
+      starterPolicy({
+        baseBranch,
+        owners: starterOwners,
+        hookConfig: hookConfigFiles(manager),
+        protected: layout.protected.map((g) => g.glob),
+        exceptions: layout.exceptions.map((g) => g.glob),
+      }),
+    );
     const parsedPolicy = parsePolicy(Buffer.from(text));
     if (!parsedPolicy.ok) {
       // e.g. an owner or branch name the schema refuses
@@ -163,7 +179,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
     policy = parsedPolicy.policy;
     pending.push({ path: POLICY_PATH, text });
-    notes.push(`wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')})`);
+    const hookConfig = hookConfigFiles(manager).filter((p) => !layout.protected.some((g) => g.glob === p));
+    const found = [
+      ...layout.protected.map((g) => `protected ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
+      ...hookConfig.map((p) => `protected ${JSON.stringify(p)}: the hook manager's configuration`),
+      ...layout.exceptions.map((g) => `exception ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
+    ];
+    notes.push(
+      `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.map((f) => `\n      ${f}`).join('')}`,
+    );
   }
 
   // 2. Starter evidence: only files that are valid as written.
@@ -175,7 +199,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // 3. The hooks, in that manager.
   let plan;
   try {
-    plan = planHooks({ manager, read, packageJson, lintStagedGlob: lintStagedGlob(policy), selfVersion: SELF_VERSION });
+    plan = planHooks({
+      manager,
+      read,
+      packageJson,
+      lintStagedGlob: lintStagedGlob(policy),
+      selfVersion: SELF_VERSION,
+      lintStaged: values['no-lint-staged'] !== true,
+    });
   } catch (err) {
     throw new UsageError(`cannot add the hooks: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
   }
@@ -196,8 +227,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const text = pkgMerge.text ?? plannedPkg;
     if (text !== null) pending.push({ path: 'package.json', text });
     notes.push(...pkgMerge.notes);
-    if (otherConfig !== null && plan.packageJson.glob !== null) {
-      notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "receipt-gate check" there yourself`);
+    if (otherConfig !== null && plan.packageJson.glob !== null && !(read(otherConfig) ?? '').includes(CHECK_COMMAND)) {
+      notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "${CHECK_COMMAND}" there yourself`);
     }
   } else if (plannedPkg !== null) {
     pending.push({ path: 'package.json', text: plannedPkg });
@@ -221,7 +252,26 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     writeFileSync(target, withEol(file.text, crlf.get(target) ?? false), file.mode !== undefined ? { mode: file.mode } : {});
   }
 
-  // 6. Let the manager install the hooks it now has (never core.hooksPath for another one).
+  // 6. What package.json now names must be installed before the next commit runs the hooks:
+  //    install it (the project's package manager), or stop with the one command to run.
+  const install = missingInstall(top, packageJson, pending.find((f) => f.path === 'package.json')?.text ?? null);
+  let stopped: string | null = null;
+  if (install !== null) {
+    const names = install.missing.join(', ');
+    if (values['no-install'] === true || !existsSync(join(top, 'node_modules'))) {
+      stopped = `run '${install.command.join(' ')}' before the next commit: package.json names ${names}, which ${install.missing.length === 1 ? 'is' : 'are'} not installed yet and the hooks run ${install.missing.length === 1 ? 'it' : 'them'}`;
+    } else {
+      const ran = spawnSync(install.command[0]!, install.command.slice(1), { cwd: top, env: io.env, encoding: 'utf8' });
+      if (ran.status === 0) {
+        notes.push(`ran '${install.command.join(' ')}': ${names} installed`);
+      } else {
+        const why = (ran.stderr || ran.stdout || String(ran.error)).trim().split('\n').slice(-1)[0];
+        stopped = `'${install.command.join(' ')}' failed (${why}): run it again before the next commit; package.json names ${names}, which the hooks run`;
+      }
+    }
+  }
+
+  // 7. Let the manager install the hooks it now has (never core.hooksPath for another one).
   const activation = plan.activation;
   if (activation !== null && (activation.unlessHooksPath === null || view.hooksPath !== activation.unlessHooksPath)) {
     const program = activation.program.includes('/') ? join(top, activation.program) : activation.program;
@@ -249,9 +299,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     .filter((p) => !isAbsolute(p) || !relative(top, p).startsWith('..'))
     .map((p) => (isAbsolute(p) ? relative(top, p) : p))
     .filter((p) => !p.startsWith('.git/'));
+  if (stopped !== null) io.stdout(`  - ${stopped}\n`);
   io.stdout(
     [
       'next steps:',
+      ...(stopped !== null ? [`  0. before anything else, install what package.json now names: ${install!.command.join(' ')}`] : []),
       `  1. review ${POLICY_PATH} (owners, protected paths), then commit it with the hooks as an owner:`,
       `       git add ${toCommit.join(' ')} && git commit -m "Guard evidence with receipt-gate"`,
       '  2. install the server hook, the control (client hooks are early feedback anyone can skip):',
@@ -260,7 +312,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       '',
     ].join('\n'),
   );
-  return EXIT.eligible;
+  // The install init ran failed: the next commit would fail too.
+  return stopped !== null && install !== null && values['no-install'] !== true && existsSync(join(top, 'node_modules')) ? EXIT.closed : EXIT.eligible;
 }
 
 /** The files that configure the manager's hooks, for the starter policy's protected paths
@@ -308,4 +361,34 @@ function defaultBranch(top: string, env: NodeJS.ProcessEnv): string {
   const head = runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], top, env);
   if (head.status === 0 && head.stdout.trim() !== '') return head.stdout.trim();
   return 'main';
+}
+
+/**
+ * The dev dependencies init added to package.json that node_modules lacks, and the project's
+ * install command (by its lock file), or null when there is nothing to install.
+ */
+function missingInstall(top: string, before: string | null, after: string | null): { missing: string[]; command: string[] } | null {
+  if (before === null || after === null) return null;
+  const deps = (text: string): Record<string, string> => {
+    const pkg = parsePackageJson(text);
+    return { ...(pkg.dependencies ?? {}), ...(pkg.devDependencies ?? {}) };
+  };
+  const had = deps(before);
+  const added = Object.entries(deps(after)).filter(([name]) => had[name] === undefined);
+  const missing = added.filter(([name]) => !existsSync(join(top, 'node_modules', name, 'package.json'))).map(([n, v]) => `${n}@${v}`);
+  if (missing.length === 0) return null;
+  const command = existsSync(join(top, 'pnpm-lock.yaml'))
+    ? ['pnpm', 'install']
+    : existsSync(join(top, 'yarn.lock'))
+      ? ['yarn', 'install']
+      : ['npm', 'install'];
+  return { missing, command };
+}
+
+/** The files git knows in the working tree: tracked, and untracked but not ignored (a project
+ * runs init before its first commit). */
+function projectFiles(top: string, env: NodeJS.ProcessEnv): string[] {
+  const run = runGit(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '.', ':(exclude)node_modules'], top, env);
+  if (run.status !== 0) throw new UsageError(`git ls-files failed: ${run.stderr.trim()}`);
+  return [...new Set(run.stdout.split('\0').filter((p) => p !== ''))];
 }

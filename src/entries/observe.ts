@@ -59,7 +59,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   try {
     size = statSync(witnessPath).size;
   } catch (err) {
-    throw new UsageError(`cannot read the witness ${witness}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`cannot read the witness ${witness}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err)}; pass the file the re-run wrote (--witness FILE)`);
   }
   if (size > MAX_BLOB_BYTES) throw new UsageError(`the witness ${witness} is ${size} bytes, over the ${MAX_BLOB_BYTES}-byte limit`);
   const bytes = new Uint8Array(readFileSync(witnessPath));

@@ -26,6 +26,11 @@ import type { CliIO } from '../io';
 import { shortRef } from '../report/text';
 import { resolveBase } from '../run/base';
 import { EXIT } from '../verdict';
+import type { Policy } from '../evidence/types';
+import { parsePolicy } from '../evidence/policy';
+import { matcher } from '../matchers';
+import { isGuardGlob } from '../client/layout';
+import { printable, quotePath } from '../quote';
 
 const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (bypass: RECEIPT_GATE_SKIP=1 or HUSKY=0)';
 
@@ -62,22 +67,28 @@ export async function run(args: string[], io: CliIO): Promise<number> {
         fix: 'resolve the conflict and `git add` the result, then commit again',
       }),
     );
+    const changes = await stagedChanges(store, head, await mergeParents(worktree.gitdir), index);
+    const staged = new IndexSource(store, index.entries);
+    const stagedPolicyOid = index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null;
     const result = await evaluateIndex(
       { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
-      {
-        ref: branch,
-        head,
-        changes: await stagedChanges(store, head, await mergeParents(worktree.gitdir), index),
-        staged: new IndexSource(store, index.entries),
-        stagedPolicyOid: index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null,
-        findings: conflicts,
-      },
+      { ref: branch, head, changes, staged, stagedPolicyOid, findings: conflicts },
     );
     for (const ref of result.refs) ref.findings = forStagedCommit(ref.findings);
     result.findings = forStagedCommit(result.findings);
 
+    // Globs that protect nothing once this commit lands: a typo in a staged policy, or a
+    // rename that leaves a glob behind. Said here, where the committer sees it (lint-staged
+    // shows no output of a task that passes).
+    const stagedPolicy = await staged.stat(POLICY_PATH);
+    const policyChanged = stagedPolicy.kind === 'file' && stagedPolicyOid !== base.policyOid;
+    if (base.policy !== null) {
+      printGlobWarnings(io, stagedGlobWarnings(index, policyChanged ? await stagedPolicy.read() : null, changes, base.policy));
+    }
+
     if (result.unguarded && result.verdict === 'eligible') {
       // Nothing to judge yet (the server accepts such pushes with a notice).
+      printGlobWarnings(io, stagedGlobWarnings(index, stagedPolicy.kind === 'file' ? await stagedPolicy.read() : null, [], null));
       io.stderr(
         `receipt-gate pre-commit: no ${POLICY_PATH} at ${remote}'s base branch or HEAD: the repository is unguarded and nothing was checked\n`,
       );
@@ -127,4 +138,53 @@ async function stagedChanges(store: ObjectStore, head: string | null, others: st
     changes = changes.filter((c) => differs.has(c.path));
   }
   return changes;
+}
+
+function printGlobWarnings(io: CliIO, warnings: string[]): void {
+  for (const w of warnings) io.stderr(`receipt-gate pre-commit: warning: ${w}\n`);
+}
+
+/**
+ * The policy's globs that match no staged path. With a staged policy (`stagedPolicy`, added or
+ * changed): each of its globs that matches nothing (a typo protects nothing). Otherwise, for
+ * the policy in force: each glob that matched a path this commit deletes or renames away and
+ * matches nothing after it.
+ */
+function stagedGlobWarnings(
+  index: StagedIndex,
+  stagedPolicy: Uint8Array | null,
+  changes: readonly PathChange[],
+  policy: Policy | null,
+): string[] {
+  const paths = index.entries.map((e) => e.path);
+  const matchesAny = (glob: string) => {
+    const m = matcher([glob]);
+    return paths.some((p) => m(p));
+  };
+  const out: string[] = [];
+  if (stagedPolicy !== null) {
+    const parsed = parsePolicy(stagedPolicy);
+    if (!parsed.ok) return out;
+    for (const [list, globs] of [['protected', parsed.policy.protected], ['exceptions', parsed.policy.exceptions]] as const) {
+      for (const glob of globs) {
+        if (!isGuardGlob(glob) && !matchesAny(glob)) {
+          out.push(`the ${list} glob ${printable(JSON.stringify(glob))} of the staged ${POLICY_PATH} matches no staged path: it protects nothing yet; check it for a typo (receipt-gate explain PATH shows what a glob covers)`);
+        }
+      }
+    }
+    return out;
+  }
+  if (policy === null) return out;
+  const removed = changes.filter((c) => c.after === undefined).map((c) => c.path);
+  if (removed.length === 0) return out;
+  for (const glob of policy.protected) {
+    const m = matcher([glob]);
+    const lost = removed.filter((p) => m(p));
+    if (lost.length > 0 && !matchesAny(glob)) {
+      out.push(
+        `after this commit the protected glob ${printable(JSON.stringify(glob))} matches no path (it matched ${lost.slice(0, 2).map((p) => quotePath(p)).join(', ')}${lost.length > 2 ? ', …' : ''}, which this commit removes or renames): an owner updates ${POLICY_PATH} to the new names`,
+      );
+    }
+  }
+  return out;
 }

@@ -174,7 +174,7 @@ function readReceiptFile(path: string, file: string): string {
     return readFileSync(path, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read the receipt ${file}: ${readFailure(err)}; pass the file 'receipt-gate receipt --out FILE' wrote`);
   }
 }
 
@@ -189,7 +189,7 @@ function readPublicKey(given: string, io: CliIO): KeyObject {
   try {
     pem = readFileSync(resolve(io.cwd, given), 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read --pub ${given}: ${(err as Error).message}`);
+    throw new UsageError(`cannot read --pub ${given}: ${readFailure(err)}; pass the public key 'receipt-gate keygen' wrote (PREFIX.pub)`);
   }
   // The private key must never reach the merge bot: refuse it rather than use its public half.
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
@@ -202,4 +202,13 @@ function readPublicKey(given: string, io: CliIO): KeyObject {
   } catch (err) {
     throw new UsageError(err instanceof KeyError ? err.message : `cannot read --pub ${given}: ${(err as Error).message}`);
   }
+}
+
+/** Why a file could not be read, as a phrase (no errno dump). */
+function readFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'a directory, not a file';
+  return err instanceof Error ? err.message : String(err);
 }

@@ -231,9 +231,22 @@ export async function resolveCommitSpec(store: ObjectStore, spec: string, what: 
   } catch (err) {
     // Too large to read: the engine judges it (LIMIT_EXCEEDED, closed), as the server would.
     if (err instanceof ObjectTooLargeError && named !== null) return named;
-    if (err instanceof GitReadError) throw new UsageError(`${what} '${spec}': ${err.message}`);
+    if (err instanceof GitReadError) throw new UsageError(`${what} '${spec}': ${err.message}${await missingRefHint(store, spec)}`);
     throw err;
   }
+}
+
+/** For a name that resolves to nothing: the remote-tracking branch it likely means, or the
+ * fetch that brings it (a CI checkout has origin/main and no local main; a depth-1 clone has
+ * only the branch it checked out). Empty for what cannot be a branch name. */
+async function missingRefHint(store: ObjectStore, spec: string): Promise<string> {
+  if (!/^[A-Za-z0-9][\w./-]*$/.test(spec) || spec.includes('..') || /^[0-9a-f]{4,64}$/.test(spec)) return '';
+  const branch = spec.replace(/^refs\/heads\//, '').replace(/^refs\/remotes\/origin\//, '').replace(/^origin\//, '');
+  const tracking = `refs/remotes/origin/${branch}`;
+  if (!spec.startsWith('origin/') && !spec.startsWith('refs/remotes/') && (await commitOf(store, tracking)) !== null) {
+    return ` This clone has origin/${branch} (no local ${branch}, as in a CI checkout): pass origin/${branch}.`;
+  }
+  return ` If ${branch} is a branch of the remote, fetch it first: git fetch origin ${branch}:refs/remotes/origin/${branch}, then pass origin/${branch}.`;
 }
 
 /** The full ref name a revision names (`HEAD` is the branch it names, `main` is

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { packedTarball } from '../client/harness';
 import { commitAll, git, GIT_ENV, guardedRepo, tempDir, writeFiles } from '../helpers/repo';
 
 const ROOT = resolve(__dirname, '../..');
@@ -51,11 +52,12 @@ function shallowClone(bare: string, branch: string, into: string): string {
 }
 
 /** `${{ expr }}` as the runner evaluates the few expressions action.yml uses. */
-function expand(text: string, ctx: { inputs: Record<string, string>; outputs: Record<string, string> }): string {
+function expand(text: string, ctx: { inputs: Record<string, string>; outputs: Record<string, string>; actionPath: string }): string {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
     if (expr.startsWith('inputs.')) return ctx.inputs[expr.slice('inputs.'.length)] ?? '';
-    if (expr === 'github.action_path') return ROOT;
-    const out = /^steps\.verify\.outputs\.([\w-]+)$/.exec(expr);
+    if (expr === 'github.action_path') return ctx.actionPath;
+    // The steps' outputs share one file here; their names do not collide.
+    const out = /^steps\.(?:base|verify)\.outputs\.([\w-]+)$/.exec(expr);
     if (out) return ctx.outputs[out[1]!] ?? '';
     throw new Error(`expression the test does not know: ${expr}`);
   });
@@ -74,8 +76,8 @@ function readOutputs(file: string): Record<string, string> {
 /** Runs the action's `run:` steps as a composite action runs them (bash -eo pipefail, each
  * step's env), skipping the `uses:` steps (checkout is the shallow clone made above; the SARIF
  * upload needs GitHub). Returns each step's exit status and the step outputs. */
-function runAction(workspace: string, env: Record<string, string>, given: Record<string, string>) {
-  const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as Action;
+function runAction(workspace: string, env: Record<string, string>, given: Record<string, string>, actionPath = ROOT) {
+  const action = parse(readFileSync(join(actionPath, 'action.yml'), 'utf8')) as Action;
   assert.is(action.runs.using, 'composite');
   const inputs = Object.fromEntries(Object.entries(action.inputs).map(([k, v]) => [k, given[k] ?? v.default ?? '']));
   const outputFile = join(workspace, '..', `github-output-${Date.now()}`);
@@ -87,10 +89,10 @@ function runAction(workspace: string, env: Record<string, string>, given: Record
     }
     assert.is(step.shell, 'bash');
     assert.not.match(step.run!, /\$\{\{/, `${step.name}: no expression inside a script`);
-    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, { inputs, outputs: readOutputs(outputFile) })]));
+    const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, { inputs, outputs: readOutputs(outputFile), actionPath })]));
     const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], {
       cwd: workspace,
-      env: { ...process.env, ...GIT_ENV, ...env, GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, GITHUB_ACTION_PATH: ROOT, ...stepEnv },
+      env: { ...process.env, ...GIT_ENV, ...env, GITHUB_OUTPUT: outputFile, GITHUB_WORKSPACE: workspace, GITHUB_ACTION_PATH: actionPath, ...stepEnv },
       encoding: 'utf8',
     });
     steps.push({ name: step.name ?? '', status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr });
@@ -168,12 +170,232 @@ test('without deepening, a depth-1 clone is exit 2 naming the fix, and the SARIF
   }
 });
 
+/** What actions/checkout with fetch-depth: 0 leaves: every branch as origin/*, only the
+ * checked-out one local (no local main). */
+function fullClone(bare: string, branch: string, into: string): string {
+  git(resolve(into, '..'), ['clone', '-q', '--branch', branch, `file://${bare}`, into]);
+  assert.is(git(into, ['rev-parse', '--is-shallow-repository']).trim(), 'false');
+  assert.is(git(into, ['branch', '--list', 'main']).trim(), '', 'no local main');
+  return into;
+}
+
+/** The README's Action snippet: the `with:` of its `uses: <owner>/receipt-gate@...` line. */
+function readmeSnippet(): Record<string, string> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const m = /- uses: <owner>\/receipt-gate@\S+[^\n]*\n\s+with: (\{[^}\n]*\})/.exec(readme);
+  assert.ok(m, 'README.md has the Action snippet');
+  const withInputs = parse(m[1]!) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(withInputs).map(([k, v]) => [k, String(v)]));
+}
+
+function pushEnv(branch: string, sha: string): Record<string, string> {
+  const env = githubEnv(branch, sha);
+  delete env.GITHUB_BASE_REF;
+  delete env.GITHUB_HEAD_REF;
+  return { ...env, GITHUB_EVENT_NAME: 'push', GITHUB_REF: `refs/heads/${branch}` };
+}
+
+interface ActionCase {
+  name: string;
+  clone: 'full' | 'shallow';
+  branch: 'fixture-edit' | 'docs-edit';
+  event: 'pull_request' | 'push';
+  with: Record<string, string>;
+  verdict: string;
+  exit: string;
+  /** Extra checks of the run (stdout of the verify step, the workspace). */
+  check?(out: string, work: string): void;
+}
+
+/** Every documented input, alone or in the combinations the docs show (the README's among them). */
+function actionCases(): ActionCase[] {
+  const shim = (work: string) => join(work, '..', 'shim-ran');
+  return [
+    { name: 'the README snippet in a full clone', clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: readmeSnippet(), verdict: 'closed', exit: '1' },
+    { name: 'base: main in a full clone (origin/main, no local main)', clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: { base: 'main' }, verdict: 'closed', exit: '1' },
+    { name: 'base: main in a depth-1 clone', clone: 'shallow', branch: 'fixture-edit', event: 'pull_request', with: { base: 'main', checkout: 'false' }, verdict: 'closed', exit: '1' },
+    { name: 'base: main on a push (no GITHUB_BASE_REF), depth-1', clone: 'shallow', branch: 'docs-edit', event: 'push', with: { base: 'main', checkout: 'false' }, verdict: 'eligible', exit: '0' },
+    { name: 'base: origin/main in a depth-1 clone', clone: 'shallow', branch: 'docs-edit', event: 'pull_request', with: { base: 'origin/main', checkout: 'false' }, verdict: 'eligible', exit: '0' },
+    { name: 'base: refs/heads/main in a full clone', clone: 'full', branch: 'fixture-edit', event: 'push', with: { base: 'refs/heads/main' }, verdict: 'closed', exit: '1' },
+    { name: 'no base on a push: the policy\'s baseBranch (origin/main)', clone: 'full', branch: 'fixture-edit', event: 'push', with: {}, verdict: 'closed', exit: '1' },
+    {
+      name: 'base that names nothing: error (exit 2), the reason in the SARIF',
+      clone: 'full', branch: 'docs-edit', event: 'pull_request', with: { base: 'no-such-branch' }, verdict: 'error', exit: '2',
+      check(out, work) {
+        assert.match(out, /nothing was checked \(exit 2\)/);
+        const inv = JSON.parse(readFileSync(join(work, 'receipt-gate.sarif'), 'utf8')).runs[0].invocations[0];
+        assert.is(inv.executionSuccessful, false);
+        assert.match(inv.toolExecutionNotifications[0].message.text, /no-such-branch/);
+      },
+    },
+    { name: 'identity: an owner may edit the fixture', clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: { identity: 'alice' }, verdict: 'eligible', exit: '0' },
+    { name: 'ref: the commit by its id', clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: { ref: 'origin/fixture-edit' }, verdict: 'closed', exit: '1' },
+    {
+      name: 'annotations: false prints no workflow commands',
+      clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: { annotations: 'false' }, verdict: 'closed', exit: '1',
+      check(out) {
+        assert.not.match(out, /^::/m);
+      },
+    },
+    {
+      name: 'sarif-file in a folder that does not exist yet',
+      clone: 'full', branch: 'docs-edit', event: 'pull_request', with: { 'sarif-file': 'reports/rg/out.sarif' }, verdict: 'eligible', exit: '0',
+      check(_out, work) {
+        assert.equal(JSON.parse(readFileSync(join(work, 'reports/rg/out.sarif'), 'utf8')).runs[0].results, []);
+      },
+    },
+    {
+      name: 'command: the given command line',
+      clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: { command: `${process.execPath} ${join(ROOT, 'dist', 'cli.js')}` }, verdict: 'closed', exit: '1',
+    },
+    {
+      name: 'command that prints no report (exit 127): error (exit 2), never closed, and a SARIF that says so',
+      clone: 'full', branch: 'docs-edit', event: 'pull_request', with: { command: 'receipt-gate-is-not-installed' }, verdict: 'error', exit: '2',
+      check(out, work) {
+        assert.match(out, /::error title=receipt-gate::nothing was checked/);
+        const inv = JSON.parse(readFileSync(join(work, 'receipt-gate.sarif'), 'utf8')).runs[0].invocations[0];
+        assert.is(inv.executionSuccessful, false);
+      },
+    },
+    {
+      name: 'the project\'s own node_modules/.bin/receipt-gate comes first',
+      clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: {}, verdict: 'closed', exit: '1',
+      check(_out, work) {
+        assert.ok(existsSync(shim(work)), 'the project\'s receipt-gate ran');
+      },
+    },
+  ];
+}
+
+test('GitHub Action: every documented input combination, including the README snippet and base: main in full and depth-1 clones', () => {
+  const o = origin();
+  try {
+    const failures: string[] = [];
+    actionCases().forEach((c, i) => {
+      const work = join(o.dir, `case-${i}`);
+      if (c.clone === 'full') fullClone(o.bare, c.branch, work);
+      else shallowClone(o.bare, c.branch, work);
+      if (c.name.startsWith('the project')) {
+        writeFiles(work, { 'node_modules/.bin/receipt-gate': `#!/bin/sh\ntouch "${join(work, '..', 'shim-ran')}"\nexec "${process.execPath}" "${join(ROOT, 'dist', 'cli.js')}" "$@"\n` });
+        spawnSync('chmod', ['+x', join(work, 'node_modules/.bin/receipt-gate')]);
+      }
+      const sha = git(work, ['rev-parse', 'HEAD']).trim();
+      const env = c.event === 'push' ? pushEnv(c.branch, sha) : githubEnv(c.branch, sha);
+      const { steps, outputs } = runAction(work, env, c.with);
+      const verify = steps.find((s) => s.name === 'receipt-gate verify-ref');
+      const got = `${outputs.verdict}/${outputs['exit-code']}`;
+      if (got !== `${c.verdict}/${c.exit}` || verify === undefined || verify.status !== 0) {
+        failures.push(`${c.name}: got ${got}, want ${c.verdict}/${c.exit}\n${JSON.stringify(steps, null, 2)}`);
+        return;
+      }
+      const last = steps[steps.length - 1]!;
+      assert.is(last.name, 'Fail unless eligible', c.name);
+      assert.is(String(last.status), c.exit, c.name);
+      const sarif = JSON.parse(readFileSync(join(work, c.with['sarif-file'] ?? 'receipt-gate.sarif'), 'utf8'));
+      assert.is(sarif.version, '2.1.0', c.name);
+      if (c.verdict === 'closed') assert.ok(sarif.runs[0].results.some((r: { ruleId: string }) => r.ruleId === 'PATH_PROTECTED'), c.name);
+      if (c.verdict !== 'error') assert.not.match(verify.stdout + verify.stderr, /does not name an object/, c.name);
+      c.check?.(verify.stdout, work);
+    });
+    assert.equal(failures, [], failures.join('\n\n'));
+  } finally {
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
+test('GitHub Action from a release tag: the prebuilt dist/cli.js runs, nothing is installed or built (no npm), timed', () => {
+  const o = origin();
+  try {
+    // The release as scripts/release-action.sh makes it, in a clone of this repository's HEAD.
+    const repo = join(o.dir, 'receipt-gate');
+    git(o.dir, ['clone', '-q', '--no-hardlinks', ROOT, repo]);
+    spawnSync('ln', ['-s', join(ROOT, 'node_modules'), join(repo, 'node_modules')]);
+    const release = spawnSync('bash', [join(repo, 'scripts', 'release-action.sh'), 'v9.9.9'], { cwd: repo, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
+    assert.is(release.status, 0, release.stderr + release.stdout);
+    assert.ok(git(repo, ['ls-tree', '-r', '--name-only', 'v9.9.9']).split('\n').includes('dist/cli.js'), 'the tag carries dist/cli.js');
+    assert.is(git(repo, ['ls-files', 'dist/cli.js']).trim(), '', 'the branch does not track it');
+    assert.is(git(repo, ['rev-parse', 'v9.9.9~1']).trim(), git(repo, ['rev-parse', 'HEAD']).trim());
+    // What the runner downloads for `uses: OWNER/receipt-gate@v9.9.9`: that tree, no node_modules.
+    const action = join(o.dir, 'action');
+    git(o.dir, ['clone', '-q', '--depth', '1', '--branch', 'v9.9.9', `file://${repo}`, action]);
+    assert.not.ok(existsSync(join(action, 'node_modules')));
+    // npm on PATH records any call and fails: the action must not need it.
+    const bin = join(o.dir, 'bin');
+    writeFiles(bin, { npm: `#!/bin/sh\necho "npm $*" >> "${join(o.dir, 'npm-called')}"\nexit 1\n` });
+    spawnSync('chmod', ['+x', join(bin, 'npm')]);
+    const work = fullClone(o.bare, 'fixture-edit', join(o.dir, 'work'));
+    const started = process.hrtime.bigint();
+    const { steps, outputs } = runAction(work, { ...githubEnv('fixture-edit', o.fixtureEdit), PATH: `${bin}:${process.env.PATH}` }, { base: 'main' }, action);
+    const ms = Number((process.hrtime.bigint() - started) / 1_000_000n);
+    console.log(`action from a release tag: ${steps.length} steps in ${ms} ms after the checkout`);
+    assert.equal([outputs.verdict, outputs['exit-code']], ['closed', '1'], JSON.stringify(steps, null, 2));
+    assert.not.ok(existsSync(join(o.dir, 'npm-called')), 'npm was not run');
+    assert.not.ok(existsSync(join(action, 'node_modules')), 'nothing was installed into the action');
+  } finally {
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
+test('GitHub scheduled workflow (ci/github/receipt-gate-frozen.yml): frozen tests by id, which pass, what expires within 7 days, nothing edited', () => {
+  const workflow = parse(readFileSync(join(ROOT, 'ci', 'github', 'receipt-gate-frozen.yml'), 'utf8')) as {
+    on: { schedule: { cron: string }[] };
+    jobs: { frozen: { steps: Step[] } };
+  };
+  assert.ok(workflow.on.schedule[0]!.cron.split(' ').length === 5, 'a schedule: trigger');
+  const work = guardedRepo({
+    'package.json': `${JSON.stringify({ name: 'orders', private: true, devDependencies: { 'receipt-gate': `file:${packedTarball().tarball}` } }, null, 2)}\n`,
+    '.gitignore': 'node_modules/\nreceipt-gate-frozen.*\n',
+    'freeze.json': `${JSON.stringify({
+      version: 1,
+      frozen: [
+        { id: 'tests/test_net.py::test_retry', reason: 'network', expires: '2026-12-02', owner: 'alice', added: '2026-11-25' },
+        { id: 'tests/test_clock.py::test_tick', reason: 'timing', expires: '2026-11-28', owner: 'alice', added: '2026-11-20' },
+      ],
+    })}\n`,
+    'run-test.sh': 'case "$1" in *test_retry) exit 0 ;; *) exit 1 ;; esac\n',
+  });
+  try {
+    const summary = join(work, '..', `summary-${Date.now()}.md`);
+    const statuses: number[] = [];
+    let log = '';
+    for (const step of workflow.jobs.frozen.steps) {
+      if (step.uses) {
+        assert.ok(['actions/checkout@v4', 'actions/setup-node@v4', 'actions/upload-artifact@v4'].includes(step.uses), step.uses);
+        continue;
+      }
+      assert.not.match(step.run!, /\$\{\{/, `${step.name}: no expression inside a script`);
+      // As a project sets it when it copies the workflow: its runner, one test by id.
+      const env = { ...(step.env ?? {}), ...(step.env && 'RG_FROZEN_TESTS' in step.env ? { RG_FROZEN_TESTS: 'sh run-test.sh' } : {}) };
+      const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], {
+        cwd: work,
+        env: { ...process.env, ...GIT_ENV, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_STEP_SUMMARY: summary, RECEIPT_GATE_NOW: '2026-11-29', npm_config_update_notifier: 'false', ...env },
+        encoding: 'utf8',
+      });
+      statuses.push(r.status ?? -1);
+      log += r.stdout + r.stderr;
+    }
+    // A freeze expired yesterday: exit 1, the run fails and says what to do.
+    assert.equal(statuses, [0, 1], log);
+    assert.match(log, /receipt-gate freeze review on 2026-11-29: 2 freezes, 1 expired, 1 expiring within 7 days/);
+    assert.match(log, /tests\/test_net\.py::test_retry .*passes now/);
+    assert.match(log, /tests\/test_clock\.py::test_tick .*still fails \(exit 1\)/);
+    assert.match(log, /an owner runs 'receipt-gate freeze prune'/);
+    assert.match(readFileSync(summary, 'utf8'), /^```\nreceipt-gate freeze review/);
+    const report = JSON.parse(readFileSync(join(work, 'receipt-gate-frozen.json'), 'utf8'));
+    assert.equal([report.expired, report.expiring], [['tests/test_clock.py::test_tick'], ['tests/test_net.py::test_retry']]);
+    assert.is(git(work, ['status', '--porcelain', '--', 'freeze.json', 'freezes']), '', 'nothing edited');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 /** The GitLab job's script as the runner runs it: every line in one bash, -eo pipefail. */
 function runGitlab(workspace: string, env: Record<string, string>) {
-  const doc = parse(readFileSync(join(ROOT, 'ci', 'gitlab', 'receipt-gate.yml'), 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string>; script?: string[]; artifacts?: { reports?: { junit?: string } } }>;
+  const doc = parse(readFileSync(join(ROOT, 'ci', 'gitlab', 'receipt-gate.yml'), 'utf8')) as Record<string, { extends?: string; variables?: Record<string, string>; before_script?: string[]; script?: string[]; artifacts?: { reports?: { junit?: string } } }>;
   const job = doc['receipt-gate']!;
   const base = doc[job.extends!]!;
-  const script = ['set -eo pipefail', ...base.script!].join('\n');
+  // GitLab runs before_script and script in one shell.
+  const script = ['set -eo pipefail', ...(base.before_script ?? []), ...base.script!].join('\n');
   const r = spawnSync('bash', ['--noprofile', '--norc', '-c', script], {
     cwd: workspace,
     env: { ...process.env, ...GIT_ENV, ...base.variables, ...env },

@@ -53,7 +53,7 @@ test('freeze add --observation writes freezes/<id>.json; the gate then holds ins
     assert.match(after.stdout, /FREEZE_HELD/);
 
     const again = await repo.cli(ADD);
-    assert.is(again.code, 2, 'an existing keyed freeze is not overwritten');
+    assert.is(again.code, 1, 'an existing keyed freeze is not overwritten (a refusal: exit 1)');
     assert.match(again.stderr, /exists/);
   } finally {
     repo.remove();
@@ -68,7 +68,7 @@ test('freeze add --observation refuses what the gate would reject, and writes no
     { name: 'epoch', opts: { epoch: 'ep0' }, code: 1, says: /OBSERVATION_EPOCH/ },
     { name: 'expired', opts: {}, args: ['--expires-on', '2026-11-28'], code: 1, says: /FREEZE_EXPIRED/ },
     { name: 'too-long', opts: {}, args: ['--expires-on', '2026-12-20'], code: 1, says: /FREEZE_WINDOW/ },
-    { name: 'absent', opts: {}, args: ['--observation', 'prop_none'], code: 2, says: /there is no observation "?observations\/prop_none\.json"? to freeze/ },
+    { name: 'absent', opts: {}, args: ['--observation', 'prop_none'], code: 1, says: /there is no observation "?observations\/prop_none\.json"? to freeze/ },
     { name: 'bad-date', opts: {}, args: ['--expires-on', 'soon'], code: 2, says: /--expires-on must be a UTC calendar date/ },
     { name: 'empty-reason', opts: {}, args: ['--reason', ' '], code: 2, says: /--reason must say why/ },
   ];
@@ -105,11 +105,11 @@ test('freeze add keeps CRLF files CRLF (freeze.json rows and keyed freezes)', as
   }
 });
 
-test('freeze add with a reason outside the policy is a usage error naming the reasons', async () => {
+test('freeze add with a reason outside the policy is refused (exit 1) naming the reasons', async () => {
   const repo = repoWithFlake('reason');
   try {
     const r = await repo.cli(['freeze', 'add', '--id', 't', '--reason', 'lazy', '--expires', '2026-12-01', '--now', TODAY]);
-    assert.is(r.code, 2);
+    assert.is(r.code, 1);
     assert.match(r.stderr, /--reason must be one of the policy's freeze reasons \(timing, network, order, infra\); got 'lazy'/);
   } finally {
     repo.remove();

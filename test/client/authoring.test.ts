@@ -168,7 +168,7 @@ test('freeze add, list and prune on an injected clock; what the gate would rejec
     const written = repo.read('freeze.json');
 
     const badReason = await add('tests/c.py::t', 'because', '2026-12-01', '2026-11-29');
-    assert.is(badReason.code, 2, 'a reason outside the policy is a usage error');
+    assert.is(badReason.code, 1, 'a reason outside the policy is refused, as every authoring refusal (exit 1)');
     assert.match(badReason.stderr, /--reason must be one of the policy's freeze reasons/);
     const tooLong = await add('tests/c.py::t', 'timing', '2026-12-14', '2026-11-29');
     assert.is(tooLong.code, 1);
@@ -176,7 +176,7 @@ test('freeze add, list and prune on an injected clock; what the gate would rejec
     const past = await add('tests/c.py::t', 'timing', '2026-11-28', '2026-11-29');
     assert.is(past.code, 1);
     const duplicate = await add('tests/a.py::test_1', 'timing', '2026-12-02', '2026-11-29');
-    assert.is(duplicate.code, 2);
+    assert.is(duplicate.code, 1);
     const notADate = await add('tests/c.py::t', 'timing', '2026-02-30', '2026-11-29');
     assert.is(notADate.code, 2);
     assert.is(repo.read('freeze.json'), written, 'no refused add wrote anything');

@@ -25,7 +25,7 @@ let packed: { root: string; tarball: string } | null = null;
 const installations = new Map<string, { root: string; project: string }>();
 
 /** Builds and packs receipt-gate once per process (the package under test is this worktree's). */
-function packedTarball(): { root: string; tarball: string } {
+export function packedTarball(): { root: string; tarball: string } {
   if (packed) return packed;
   const root = mkdtempSync(join(tmpdir(), 'rg-client-'));
   process.on('exit', () => rmSync(root, { recursive: true, force: true }));

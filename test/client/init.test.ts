@@ -6,7 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { mergeHook, mergePackageJson } from '../../src/client/init';
+import { mergeHook, mergePackageJson, runsLintStaged } from '../../src/client/init';
+import { GUARD_GLOBS } from '../../src/client/layout';
 import { HUSKY_PRE_COMMIT, HUSKY_PRE_PUSH, PRE_COMMIT_COMMAND, PRE_PUSH_COMMAND } from '../../src/client/templates';
 import { parsePolicy } from '../../src/evidence/policy';
 import { LocalRepo } from './local';
@@ -66,7 +67,7 @@ test('init merges into an existing package.json and husky hook, keeps everything
   }
 });
 
-test('the starter policy and evidence pass the gate; runner and workflow files are protected', async () => {
+test('the starter policy and evidence pass the gate; an empty project protects the conventional fixtures/ and nothing it does not have', async () => {
   const repo = new LocalRepo('init-starter');
   try {
     const r = await repo.cli(['init']);
@@ -75,15 +76,72 @@ test('the starter policy and evidence pass the gate; runner and workflow files a
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
     assert.equal(parsed.policy.owners, ['alice@example.com'], 'owner defaults to git config user.email');
-    for (const glob of ['.github/workflows/**', '.husky/**', '.gitattributes', '**/.gitattributes', '.gitmodules', 'conftest.py', '**/conftest.py', 'pytest.ini', 'jest.config.*', 'vitest.config.*', 'fixtures/**', 'freeze.json']) {
-      assert.ok(parsed.policy.protected.includes(glob), glob);
-    }
+    assert.equal(parsed.policy.protected, ['fixtures/**', ...GUARD_GLOBS.map((g) => g.glob)]);
+    assert.equal(parsed.policy.exceptions, []);
+    assert.match(r.stdout, /protected "conftest\.py": nothing there yet, protected before it exists: a new conftest\.py could skip tests/);
+    assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one, protected before it exists/);
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
     // No package.json: plain git hooks, and still no package.json.
     assert.ok(statSync(join(repo.dir, '.git/hooks/pre-commit')).mode & 0o100);
     assert.is(repo.read('.git/hooks/pre-push'), '#!/bin/sh\nreceipt-gate pre-push "$@"\n');
     assert.throws(() => repo.read('package.json'));
+  } finally {
+    repo.remove();
+  }
+});
+
+test('the starter policy comes from the project\'s layout: each glob matches something, is printed with its reason, and check warns of none', async () => {
+  const repo = new LocalRepo('init-layout');
+  try {
+    const files: Record<string, string> = {
+      'package.json': '{"name": "shop", "devDependencies": {"husky": "9.1.7", "lint-staged": "15.5.2"}}\n',
+      '.gitignore': 'node_modules\n',
+      'src/app.js': 'x\n',
+      'test/integration/__fixtures__/orders.json': '{}\n',
+      'test/integration/__fixtures__/README.md': 'notes\n',
+      'lib/__tests__/__fixtures__/a.txt': 'a\n',
+      'test/__snapshots__/app.test.js.snap': 'exports[1] = 1;\n',
+      'pkg/parse/testdata/bad.input': 'x\n',
+      'web/golden.svg.golden': '<svg/>\n',
+      '.github/workflows/ci.yml': 'on: push\n',
+      'jest.config.js': 'module.exports = {};\n',
+      'conftest.py': '\n',
+      'tests/unit/conftest.py': '\n',
+      '.gitattributes': '* text=auto\n',
+    };
+    for (const [p, t] of Object.entries(files)) repo.write(p, t);
+    repo.write('node_modules/x/fixtures/ignored.json', '{}\n');
+    const r = await repo.cli(['init', '--owner', 'alice@example.com', '--no-install']);
+    assert.is(r.code, 0, r.stderr);
+    const policy = repo.json('.receipt-gate.json') as { protected: string[]; exceptions: string[] };
+    assert.equal(policy.protected, [
+      '**/__fixtures__/**',
+      '**/testdata/**',
+      '**/__snapshots__/**',
+      '**/*.golden',
+      '.github/workflows/**',
+      '.husky/**',
+      'conftest.py',
+      '**/conftest.py',
+      'jest.config.js'.replace('.js', '.*'),
+      '.gitattributes',
+      '.gitlab-ci.yml',
+      '**/.gitattributes',
+      '.gitmodules',
+      'pytest.ini',
+      'vitest.config.*',
+    ]);
+    assert.equal(policy.exceptions, ['**/__fixtures__/**/*.md']);
+    assert.match(r.stdout, /protected "\*\*\/__fixtures__\/\*\*": 3 files in 2 __fixtures__\/ folders \(lib\/__tests__\/__fixtures__\/, test\/integration\/__fixtures__\/\)/);
+    assert.match(r.stdout, /protected "\*\*\/testdata\/\*\*": 1 file in 1 testdata\/ folder \(pkg\/parse\/testdata\/\)/);
+    assert.match(r.stdout, /protected "jest\.config\.\*": the Jest configuration \(jest\.config\.js\)/);
+    assert.not.match(r.stdout, /node_modules/);
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'guard', '--no-verify');
+    const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
+    assert.is(check.code, 0, check.stderr + check.stdout);
+    assert.not.match(check.stderr, /warning/, 'every starter glob matches a path');
   } finally {
     repo.remove();
   }
@@ -146,6 +204,86 @@ test('hook merging recognises the commands however they are written, and goes be
   const legacy = mergePackageJson('{"scripts": {"prepare": "husky"}}', { ...opts, prepare: 'husky install' });
   assert.is(JSON.parse(legacy.text!).scripts.prepare, 'husky install');
   assert.is(mergePackageJson(legacy.text!, { ...opts, prepare: 'husky install' }).notes.filter((n) => /prepare/.test(n)).length, 0);
+});
+
+test('lint-staged is recognised however it is invoked: npx, node bin/lint-staged.js, a path, a package script', () => {
+  for (const line of ['lint-staged', 'npx lint-staged', 'node bin/lint-staged.js', 'node ./bin/lint-staged.js --debug', 'node --no-warnings node_modules/lint-staged/bin/lint-staged.js', './node_modules/.bin/lint-staged', 'exec node bin/lint-staged.mjs']) {
+    assert.ok(runsLintStaged(line), line);
+  }
+  const scripts = { precommit: 'lint-staged --concurrent false', 'pre-commit': 'npm run precommit', lint: 'eslint .' };
+  for (const line of ['npm run precommit', 'npm run pre-commit', 'yarn precommit', 'pnpm run precommit', 'npm run lint && npm run precommit']) {
+    assert.ok(runsLintStaged(line, scripts), line);
+  }
+  for (const line of ['npm run lint', 'npx lint-staged-extra', 'node bin/lint.js', '# lint-staged', 'npm test']) {
+    assert.not.ok(runsLintStaged(line, scripts), line);
+  }
+  // A script that runs itself is not followed forever.
+  assert.not.ok(runsLintStaged('npm run a', { a: 'npm run b', b: 'npm run a' }));
+});
+
+test("lint-staged's own repository: `node bin/lint-staged.js` is its lint-staged run; no second run, no dependency on itself; the config file's entry is seen", async () => {
+  const repo = new LocalRepo('init-lint-staged-repo');
+  try {
+    repo.write('package.json', `${JSON.stringify({ name: 'lint-staged', version: '16.0.0', bin: 'bin/lint-staged.js', scripts: { prepare: 'husky' }, devDependencies: { husky: '9.1.7' } }, null, 2)}\n`);
+    repo.write('.husky/pre-commit', 'node bin/lint-staged.js\n');
+    repo.write('lint-staged.config.js', "export default { '*.js': 'eslint --fix', '{.receipt-gate.json,freeze.json,fixtures/**,checks/**,observations/**,freezes/**}': 'receipt-gate check' }\n");
+    const first = await repo.cli(['init', '--owner', 'alice@example.com']);
+    assert.is(first.code, 0, first.stderr);
+    assert.is(repo.read('.husky/pre-commit'), 'receipt-gate pre-commit\nnode bin/lint-staged.js\n');
+    const pkg = JSON.parse(repo.read('package.json'));
+    assert.is(pkg.devDependencies['lint-staged'], undefined, 'no dependency on lint-staged');
+    assert.is(pkg['lint-staged'], undefined);
+    assert.not.match(first.stdout, /add ".*": "receipt-gate check" there yourself/, 'the entry is in lint-staged.config.js already');
+    const again = await repo.cli(['init', '--owner', 'alice@example.com']);
+    assert.match(again.stdout, /nothing to change/);
+    assert.not.match(again.stdout, /there yourself/);
+  } finally {
+    repo.remove();
+  }
+});
+
+test('a lint-staged run through a package script counts; what the owner removed is never re-added; --no-lint-staged says so', async () => {
+  const repo = new LocalRepo('init-lint-staged-removed');
+  try {
+    repo.write('package.json', `${JSON.stringify({ name: 'shop', scripts: { precommit: 'lint-staged' }, devDependencies: { husky: '9.1.7', 'lint-staged': '15.5.2' } }, null, 2)}\n`);
+    repo.write('.husky/pre-commit', 'npm run precommit\n');
+    const first = await repo.cli(['init', '--owner', 'alice@example.com']);
+    assert.is(first.code, 0, first.stderr);
+    assert.is(repo.read('.husky/pre-commit'), 'receipt-gate pre-commit\nnpm run precommit\n', 'no second lint-staged');
+
+    // The owner takes lint-staged out of the hook and the project; a later init adds an owner.
+    repo.write('.husky/pre-commit', 'receipt-gate pre-commit\n');
+    const pkg = JSON.parse(repo.read('package.json'));
+    delete pkg.devDependencies['lint-staged'];
+    delete pkg['lint-staged'];
+    delete pkg.scripts.precommit;
+    repo.write('package.json', `${JSON.stringify(pkg, null, 2)}\n`);
+    const before = repo.read('package.json');
+    const carol = await repo.cli(['init', '--owner', 'carol']);
+    assert.is(carol.code, 0, carol.stderr);
+    assert.match(carol.stdout, /added carol to the owners/);
+    assert.is(repo.read('.husky/pre-commit'), 'receipt-gate pre-commit\n', 'lint-staged is not re-added');
+    assert.is(repo.read('package.json'), before, 'nor its dependency or entry');
+    assert.match(carol.stdout, /lint-staged not added: \.husky\/pre-commit already runs the gate without it/);
+  } finally {
+    repo.remove();
+  }
+
+  const fresh = new LocalRepo('init-no-lint-staged');
+  try {
+    fresh.write('package.json', '{"name": "x"}\n');
+    const r = await fresh.cli(['init', '--owner', 'alice@example.com', '--no-lint-staged']);
+    assert.is(r.code, 0, r.stderr);
+    assert.is(fresh.read('.husky/pre-commit'), 'receipt-gate pre-commit\n');
+    const pkg = JSON.parse(fresh.read('package.json'));
+    assert.equal([pkg.devDependencies['lint-staged'], pkg['lint-staged']], [undefined, undefined]);
+    assert.match(r.stdout, /--no-lint-staged: no lint-staged line, dependency or entry added; 'receipt-gate pre-commit' gates the commit alone/);
+    // Not installed yet (no node_modules): the one command to run comes first.
+    assert.match(r.stdout, /run 'npm install' before the next commit: package.json names husky@9\.1\.7, receipt-gate@/);
+    assert.match(r.stdout, /0\. before anything else, install what package\.json now names: npm install/);
+  } finally {
+    fresh.remove();
+  }
 });
 
 test('the shipped shims (hooks/) run the commands init writes into .husky/', () => {
