@@ -7,6 +7,7 @@ import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../server/messages';
+import { recordDecision } from '../pushlog/record';
 
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
@@ -24,7 +25,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const now = nowAt >= 0 ? args[nowAt + 1] : undefined;
   if (nowAt >= 0 && now === undefined) throw new UsageError('--now needs a date, YYYY-MM-DD');
   const stdin = await io.readStdin();
-  const outcome = await receivePush({ gitdir: gitdirOf(io.cwd, io.env), env: io.env, today: () => today(io, now) }, stdin);
+  const gitdir = gitdirOf(io.cwd, io.env);
+  const judged = await receivePush({ gitdir, env: io.env, today: () => today(io, now) }, stdin);
+  // The push log (docs/push-log.md): accepted decisions wait for reference-transaction.
+  const outcome = await recordDecision(gitdir, io.env, judged);
   io.stderr(remoteText(outcome, io.env));
   if (!outcome.accepted && io.env.RECEIPT_GATE_SHIM === '1') {
     // Run from the hook shim: a timed-out check may leave work running; answer git now.

@@ -13,6 +13,7 @@ import { emptyIdentities, finding, type Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { gateResult, refResult, type GateResult } from '../results';
 import { internalError } from '../rules/errors';
+import { withReservedRefs } from '../rules/push-log';
 import { resolveBase } from '../run/base';
 import { identityFromEnv } from '../run/identity';
 import type { RefUpdate } from '../types';
@@ -36,6 +37,8 @@ export interface PushContext {
 
 export interface PushOutcome extends PushDecision {
   result: GateResult;
+  /** The policy blob that judged the push (recorded by the push log); null when none. */
+  policyOid?: string | null;
 }
 
 /** The hook's GIT_DIR: git runs pre-receive inside the repository with GIT_DIR set (often '.'). */
@@ -74,7 +77,7 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
       return { store, base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const result = await withTimeout(started + budget + 250, now, () =>
+    const judged = await withTimeout(started + budget + 250, now, () =>
       evaluate(
         {
           store: setup.store,
@@ -88,7 +91,9 @@ export async function receivePush(ctx: PushContext, stdin: string): Promise<Push
         updates,
       ),
     );
-    return { ...decidePush(result, ctx.messages), result };
+    // refs/receipt-gate/** (the push log) is never written by a push: src/rules/push-log.ts.
+    const result = withReservedRefs(judged);
+    return { ...decidePush(result, ctx.messages), result, policyOid: setup.base.policyOid };
   } catch (err) {
     if (err instanceof PushTimeout) {
       return failed(

@@ -1,0 +1,68 @@
+// Which refs a log verification checks, and the run shared by `verify-log` and
+// `verify-ref --log`: the policy's baseBranch and protectedRefs (read at the default base),
+// every ref the log names that they match, and every ref the repository holds that they match
+// (a protected ref that appeared with no entry is a gap too); with no policy, every branch and
+// tag the log names. `only` narrows the run to the refs given.
+
+import { readFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import type { ObjectStore } from '../git/store';
+import { refMatcher } from '../paths';
+import { resolveBase } from '../run/base';
+import { LOG_REF, RESERVED_PREFIX } from './entry';
+import { verifyLog, type LogCheckpoint, type VerifyLogResult } from './verify';
+
+export interface LogRunOptions {
+  publicKey: KeyObject;
+  logRef?: string;
+  /** A clone: server branches are read as refs/remotes/<remote>/<name>. */
+  remote?: string | null;
+  /** Check exactly these server ref names. */
+  only?: string[];
+  checkpoint?: LogCheckpoint | null;
+}
+
+export async function runLogCheck(store: ObjectStore, opts: LogRunOptions): Promise<VerifyLogResult> {
+  const remote = opts.remote ?? null;
+  const toLocal = (ref: string) => (remote && ref.startsWith('refs/heads/') ? `refs/remotes/${remote}/${ref.slice('refs/heads/'.length)}` : ref);
+  const toServer = (ref: string) => (remote && ref.startsWith(`refs/remotes/${remote}/`) ? `refs/heads/${ref.slice(`refs/remotes/${remote}/`.length)}` : ref);
+  let isProtected: ((ref: string) => boolean) | null = null;
+  try {
+    const base = await resolveBase(store, { kind: 'default' });
+    if (base.policy) {
+      const baseRef = `refs/heads/${base.policy.baseBranch}`;
+      const globs = refMatcher(base.policy.protectedRefs);
+      isProtected = (ref) => ref === baseRef || globs(ref);
+    }
+  } catch {
+    isProtected = null;
+  }
+  const refs = async (named: Iterable<string>): Promise<string[]> => {
+    if (opts.only && opts.only.length) return [...new Set(opts.only)];
+    const out = new Set<string>();
+    if (isProtected) {
+      for (const r of named) if (isProtected(r)) out.add(r);
+      for (const local of (await store.listRefs()).keys()) {
+        const server = toServer(local);
+        if (!server.startsWith(RESERVED_PREFIX) && !(remote && server === local && local.startsWith('refs/remotes/')) && isProtected(server)) out.add(server);
+      }
+    } else {
+      for (const r of named) if (r.startsWith('refs/heads/') || r.startsWith('refs/tags/')) out.add(r);
+    }
+    return [...out];
+  };
+  return verifyLog({ store, publicKey: opts.publicKey, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null });
+}
+
+/** A checkpoint file: {"commit", "seq"} of the last log tip verified; null when absent. */
+export function readCheckpoint(file: string): LogCheckpoint | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const v = JSON.parse(text) as LogCheckpoint;
+  if (typeof v?.commit !== 'string' || !Number.isSafeInteger(v.seq)) throw new Error(`${file} is not a push-log checkpoint ({"commit", "seq"})`);
+  return v;
+}
