@@ -15,13 +15,13 @@ import { openRepository } from '../run/repository';
 import { exitCodeOf } from '../verdict';
 import { VERSION } from '../version';
 
-const USAGE = 'receipt-gate verify-log --pub KEY [--repo DIR] [--log REF] [--remote NAME] [--ref REF]... [--checkpoint FILE] [--format text|json|sarif|github|junit] [--json]';
+const USAGE = 'receipt-gate verify-log --pub KEY [--pub OLDKEY]... [--repo DIR] [--log REF] [--remote NAME] [--ref REF]... [--checkpoint FILE] [--format text|json|sarif|github|junit] [--json]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     {
-      pub: { type: 'string' },
+      pub: { type: 'string', multiple: true },
       repo: { type: 'string' },
       log: { type: 'string' },
       remote: { type: 'string' },
@@ -37,8 +37,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
   const format = formatOption(values);
-  if (!values.pub) throw new UsageError(`--pub KEY is required: the server's push-log public key (the .pub of 'receipt-gate keygen')\nusage: ${USAGE}`);
-  const publicKey = readPublicKey(resolve(io.cwd, values.pub), values.pub);
+  const pubs = values.pub as unknown as string[] | undefined;
+  if (!pubs || pubs.length === 0) throw new UsageError(`--pub KEY is required: the server's push-log public key (the .pub of 'receipt-gate keygen'; repeat it for keys rotated out)\nusage: ${USAGE}`);
+  const publicKeys = pubs.map((p) => readPublicKey(resolve(io.cwd, p), p));
   const checkpointFile = values.checkpoint ? resolve(io.cwd, values.checkpoint) : null;
   let checkpoint = null;
   try {
@@ -49,7 +50,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   try {
     const only = (values.ref as unknown as string[] | undefined)?.map((r) => (r.startsWith('refs/') ? r : `refs/heads/${r}`));
-    const result = await runLogCheck(store, { publicKey, logRef: values.log, remote: values.remote ?? null, only, checkpoint });
+    const result = await runLogCheck(store, { publicKeys, logRef: values.log, remote: values.remote ?? null, only, checkpoint });
     const trusted = !result.findings.some((f) => f.code === 'LOG_SIGNATURE' || f.code === 'LOG_FORKED');
     if (checkpointFile && trusted && result.tip) {
       const tmp = `${checkpointFile}.tmp`;

@@ -98,14 +98,19 @@ export type EntryCheck =
 
 /** Parses and checks one stored entry: the envelope verifies with `key`, the statement is the
  * push log's, and the predicate has the shape above. Never trusted otherwise. */
-export function checkEntry(text: string, key: KeyObject): EntryCheck {
+export function checkEntry(text: string, keys: KeyObject | readonly KeyObject[]): EntryCheck {
   let envelope: unknown;
   try {
     envelope = JSON.parse(text);
   } catch {
     return { ok: false, reason: 'the entry is not JSON' };
   }
-  const checked = verifyEnvelope(envelope, key);
+  // Any of the keys (the current one and those it replaced, docs/push-log.md).
+  let checked: ReturnType<typeof verifyEnvelope> = { ok: false, reason: 'no public key given' };
+  for (const key of Array.isArray(keys) ? keys : [keys as KeyObject]) {
+    checked = verifyEnvelope(envelope, key);
+    if (checked.ok) break;
+  }
   if (!checked.ok) return { ok: false, reason: checked.reason.replace('the receipt was', 'the entry was') };
   let statement: Statement<unknown>;
   try {

@@ -13,7 +13,7 @@ import { LOG_REF, RESERVED_PREFIX } from './entry';
 import { verifyLog, type LogCheckpoint, type VerifyLogResult } from './verify';
 
 export interface LogRunOptions {
-  publicKey: KeyObject;
+  publicKeys: readonly KeyObject[];
   logRef?: string;
   /** A clone: server branches are read as refs/remotes/<remote>/<name>. */
   remote?: string | null;
@@ -51,7 +51,7 @@ export async function runLogCheck(store: ObjectStore, opts: LogRunOptions): Prom
     }
     return [...out];
   };
-  return verifyLog({ store, publicKey: opts.publicKey, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null });
+  return verifyLog({ store, publicKeys: opts.publicKeys, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null });
 }
 
 /** A checkpoint file: {"commit", "seq"} of the last log tip verified; null when absent. */

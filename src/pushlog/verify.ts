@@ -35,7 +35,8 @@ export interface LogCheckpoint {
 
 export interface VerifyLogInput {
   store: ObjectStore;
-  publicKey: KeyObject;
+  /** The server's public keys: the current one and any it replaced. */
+  publicKeys: readonly KeyObject[];
   /** The log ref in this repository (refs/receipt-gate/log, or where a clone fetched it). */
   logRef: string;
   /** The refs whose moves must all be in the log (server names, e.g. refs/heads/main). */
@@ -54,7 +55,7 @@ export interface VerifyLogResult {
 }
 
 export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult> {
-  const { store, publicKey, logRef } = input;
+  const { store, publicKeys, logRef } = input;
   const findings: Finding[] = [];
   const local = input.localName ?? ((r: string) => r);
   const tip = await store.resolveRef(logRef);
@@ -86,7 +87,7 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
       break;
     }
     const text = entryTextOf(bytes);
-    const checked = text === null ? ({ ok: false, reason: 'its message holds no entry' } as const) : checkEntry(text, publicKey);
+    const checked = text === null ? ({ ok: false, reason: 'its message holds no entry' } as const) : checkEntry(text, publicKeys);
     if (!checked.ok) {
       findings.push(
         logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} is not a valid signed entry: ${checked.reason}`, 'never trust it: the log was written by something other than this server\'s key (docs/push-log.md)'),
