@@ -107,7 +107,8 @@ export function checkEntry(text: string, keys: KeyObject | readonly KeyObject[])
   }
   // Any of the keys (the current one and those it replaced, docs/push-log.md).
   let checked: ReturnType<typeof verifyEnvelope> = { ok: false, reason: 'no public key given' };
-  for (const key of Array.isArray(keys) ? keys : [keys as KeyObject]) {
+  const list: readonly KeyObject[] = Array.isArray(keys) ? (keys as readonly KeyObject[]) : [keys as KeyObject];
+  for (const key of list) {
     checked = verifyEnvelope(envelope, key);
     if (checked.ok) break;
   }
