@@ -4,10 +4,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { baseEnv, cleanup, commitAll, git, machine, push, refOid, write, ZERO } from '../server/helpers';
+import { execFileSync, spawn } from 'node:child_process';
+import { baseEnv, cleanup, commitAll, git, gitResult, machine, push, refOid, write, ZERO } from '../server/helpers';
 import { codes, execCli, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
 
 let server: LogServer;
@@ -295,6 +295,31 @@ test('an update git refuses after the hook (a ref lock held, --atomic) is not lo
   const notApplied = audit.find((x) => x.event === 'not-applied');
   assert.ok(notApplied, JSON.stringify(audit));
   assert.equal(notApplied.updates.map((u: { new: string }) => u.new).sort(), [a, b].sort());
+});
+
+test('a signed push (git push --signed, receive.certNonceSeed): the entry keeps the certificate and git\'s verdicts on it', () => {
+  const r = freshRepo(server, 'signed');
+  const gnupg = join(server.root, 'gnupg');
+  mkdirSync(gnupg, { recursive: true, mode: 0o700 });
+  const env = baseEnv({ GNUPGHOME: gnupg });
+  execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'Dev <dev@example.com>', 'ed25519', 'sign', 'never'], { env, stdio: 'ignore' });
+  git(r.bare, ['config', 'receive.certNonceSeed', 'a server secret']);
+  const head = advanceMain(r.work, 1);
+  // file:// runs receive-pack with the pusher's GNUPGHOME, so git can check the signature.
+  const p = gitResult(r.work, ['-c', 'user.signingkey=dev@example.com', 'push', '--signed', `file://${r.bare}`, 'main'], env);
+  assert.is(p.status, 0, p.stderr);
+  const last = logEntries(r.bare).pop()!;
+  assert.equal(last.updates.map((u) => u.new), [head]);
+  const cert = last.push_certificate!;
+  assert.ok(cert, JSON.stringify(last));
+  assert.is(cert.status, 'G');
+  assert.is(cert.nonce_status, 'OK');
+  assert.match(cert.signer ?? '', /Dev <dev@example.com>/);
+  assert.match(cert.certificate ?? '', /^certificate version 0\.1\n/);
+  assert.ok(cert.certificate!.includes(`${head} refs/heads/main`), cert.certificate!);
+  assert.match(cert.certificate ?? '', /-----BEGIN PGP SIGNATURE-----/);
+  const v = verifyLog(r.bare, server.pub);
+  assert.is(v.status, 0, v.text);
 });
 
 function pushAsync(work: string, args: string[]): Promise<{ status: number; stderr: string }> {
