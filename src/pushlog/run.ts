@@ -7,6 +7,9 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import type { ObjectStore } from '../git/store';
+import { UsageError } from '../io';
+import { loadPublicKey } from '../receipt/dsse';
+import { gateResult, refResult, type GateResult } from '../results';
 import { refMatcher } from '../paths';
 import { resolveBase } from '../run/base';
 import { LOG_REF, RESERVED_PREFIX } from './entry';
@@ -65,4 +68,27 @@ export function readCheckpoint(file: string): LogCheckpoint | null {
   const v = JSON.parse(text) as LogCheckpoint;
   if (typeof v?.commit !== 'string' || !Number.isSafeInteger(v.seq)) throw new Error(`${file} is not a push-log checkpoint ({"commit", "seq"})`);
   return v;
+}
+
+/** verify-ref --log: the ref's verdict with the push log's findings on it added. A ref read
+ * as refs/remotes/R/NAME is the server's refs/heads/NAME, read from remote R. */
+export async function withPushLog(result: GateResult, store: ObjectStore, ref: string, pubPath: string): Promise<GateResult> {
+  let pem: string;
+  try {
+    pem = readFileSync(pubPath, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read --log ${pubPath}: ${(err as Error).message}`);
+  }
+  let publicKey: KeyObject;
+  try {
+    publicKey = loadPublicKey(pem, `--log ${pubPath}`);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const remote = /^refs\/remotes\/([^/]+)\/(.+)$/.exec(ref);
+  const serverRef = remote ? `refs/heads/${remote[2]}` : ref;
+  const checked = await runLogCheck(store, { publicKeys: [publicKey], remote: remote ? remote[1] : null, only: [serverRef] });
+  if (checked.findings.length === 0) return result;
+  const refs = result.refs.map((r, i) => (i === 0 ? refResult(r.update, r.isProtectedRef, [...r.findings, ...checked.findings], r.newCommits, r.identities, r.evidence) : r));
+  return { ...gateResult(result.unguarded, result.policy, result.identity, refs, result.baseName) };
 }

@@ -322,6 +322,42 @@ test('a signed push (git push --signed, receive.certNonceSeed): the entry keeps 
   assert.is(v.status, 0, v.text);
 });
 
+test('offline: a mirror and a plain clone carry the log; verify-log --remote, verify-ref --log, and the machine formats', () => {
+  const r = freshRepo(server, 'clones');
+  advanceMain(r.work, 1);
+  assert.is(push(r.work, [r.httpUrl('bob'), 'main']).status, 0);
+  const mirror = join(server.root, 'clones', 'clones-mirror.git');
+  git(server.root, ['clone', '-q', '--mirror', r.daemonUrl, mirror]);
+  let v = verifyLog(mirror, server.pub);
+  assert.is(v.status, 0, v.text);
+  const clone = join(server.root, 'clones', 'clones-plain');
+  git(server.root, ['clone', '-q', r.daemonUrl, clone]);
+  git(clone, ['fetch', '-q', 'origin', 'refs/receipt-gate/log:refs/receipt-gate/log']);
+  v = verifyLog(clone, server.pub, '--remote', 'origin');
+  assert.is(v.status, 0, v.text);
+  let ref = execCli(['verify-ref', 'origin/main', '--repo', clone, '--log', server.pub, '--json']);
+  assert.is(ref.status, 0, ref.stdout + ref.stderr);
+
+  // The server's main moves around the gate; a fetch brings the move, and both commands see it.
+  git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', refOid(r.bare, 'refs/heads/main~1')!]);
+  git(clone, ['fetch', '-q', '--force', 'origin', '+refs/heads/main:refs/remotes/origin/main', 'refs/receipt-gate/log:refs/receipt-gate/log']);
+  v = verifyLog(clone, server.pub, '--remote', 'origin');
+  assert.equal(codes(v), ['LOG_GAP']);
+  ref = execCli(['verify-ref', 'origin/main', '--repo', clone, '--log', server.pub, '--json']);
+  assert.is(ref.status, 1, ref.stdout + ref.stderr);
+  assert.ok(JSON.parse(ref.stdout).findings.some((f: { code: string }) => f.code === 'LOG_GAP'), ref.stdout);
+  const sarif = JSON.parse(execCli(['verify-log', '--repo', clone, '--pub', server.pub, '--remote', 'origin', '--format', 'sarif']).stdout);
+  assert.is(sarif.runs[0].results[0].ruleId, 'LOG_GAP');
+  const gh = execCli(['verify-log', '--repo', clone, '--pub', server.pub, '--remote', 'origin', '--format', 'github']);
+  assert.match(gh.stdout, /^::error .*LOG_GAP/m);
+  const junit = execCli(['verify-log', '--repo', clone, '--pub', server.pub, '--remote', 'origin', '--format', 'junit']);
+  assert.match(junit.stdout, /<testsuite name="receipt-gate verify-log"/);
+  assert.match(junit.stdout, /LOG_GAP/);
+  const bad = execCli(['verify-log', '--repo', clone, '--format', 'json']);
+  assert.is(bad.status, 2);
+  assert.match(JSON.parse(bad.stdout).error, /--pub KEY is required/);
+});
+
 function pushAsync(work: string, args: string[]): Promise<{ status: number; stderr: string }> {
   return new Promise((resolveDone) => {
     const child = spawn('git', ['push', '--porcelain', ...args], { cwd: work, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
