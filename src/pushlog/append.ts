@@ -8,17 +8,14 @@
 //   over the ref.
 //
 // The write goes around git's ref transaction, so the reference-transaction hook never sees it
-// (and would ignore it: refs/receipt-gate/ is never logged). A small cache beside the objects
-// (receipt-gate/log-head: "<commit> <seq> <payload sha256>") saves reading the tip entry back
-// on every append; it is trusted only when it names the ref's current commit.
+// (and would ignore it: refs/receipt-gate/ is never logged).
 
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { createHash, type KeyObject } from 'node:crypto';
-import { sha256Hex } from '../hash';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../git/store';
-import { LOG_REF, signEntry, type LogPredicate } from './entry';
+import { checkEntry, LOG_REF, signEntry, type LogPredicate } from './entry';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const IDENT = 'receipt-gate <receipt-gate@localhost>';
@@ -56,6 +53,8 @@ export async function appendEntries(
   gitdir: string,
   key: KeyObject,
   build: (head: LogHead | null) => Promise<Omit<LogPredicate, 'seq' | 'prev'>[]> | Omit<LogPredicate, 'seq' | 'prev'>[],
+  /** The public keys a tip may be signed with: this key's, and those it replaced. */
+  trusted: readonly KeyObject[] = [],
 ): Promise<AppendResult | null> {
   const refFile = join(gitdir, LOG_REF);
   const lockFile = `${refFile}.lock`;
@@ -64,7 +63,7 @@ export async function appendEntries(
   let renamed = false;
   try {
     const tip = readLogRef(gitdir);
-    const head = tip === null ? null : await headOf(gitdir, tip);
+    const head = tip === null ? null : await headOf(gitdir, tip, trusted.length ? trusted : [createPublicKey(key)]);
     const predicates = await build(head);
     if (predicates.length === 0) return null;
     let parent = head?.commit ?? null;
@@ -83,7 +82,6 @@ export async function appendEntries(
     closeSync(fd);
     renameSync(lockFile, refFile);
     renamed = true;
-    writeHeadCache(gitdir, { commit: parent!, seq, payloadSha256: prev! });
     return { commit: parent!, seq };
   } finally {
     if (!renamed) {
@@ -145,55 +143,25 @@ export function readLogRef(gitdir: string): string | null {
   return m ? m[1]! : null;
 }
 
-async function headOf(gitdir: string, tip: string): Promise<LogHead> {
-  const cached = readHeadCache(gitdir);
-  if (cached && cached.commit === tip) return cached;
-  // The cache is behind (first append after an upgrade or a key rotation, a log restored from
-  // a backup): read the tip entry back. Its signature is verify-log's business, not the
-  // writer's: an entry the server's keys did not sign is reported there, and everything after
-  // it with it.
+async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
+  // The tip is read back and verified on every append (one object, one signature): the writer
+  // only ever signs on top of an entry one of the server's keys signed, so that each signed
+  // entry vouches, through `prev`, for the whole log before it. A tip it cannot verify (forged
+  // by someone with the files but not the key) is never extended: the update stays unlogged,
+  // which verify-log reports.
   const store = await ObjectStore.open({ gitdir, env: {} });
   try {
     const text = entryTextOf(await store.readCommitBytes(tip));
-    const head = text === null ? null : unverifiedHead(text);
-    if (!head) throw new LogWriteError(`the push log's tip ${tip} holds no entry; nothing is appended until an administrator resolves it (docs/push-log.md)`);
-    return { commit: tip, ...head };
+    const checked = text === null ? null : checkEntry(text, trusted);
+    if (!checked || !checked.ok) {
+      throw new LogWriteError(
+        `the push log's tip ${tip} is not an entry this server's keys signed (${checked ? checked.reason : 'its message holds no entry'}); nothing is appended until an administrator resolves it (docs/push-log.md)`,
+      );
+    }
+    return { commit: tip, seq: checked.predicate.seq, payloadSha256: checked.payloadSha256 };
   } finally {
     store.close();
   }
-}
-
-function unverifiedHead(text: string): { seq: number; payloadSha256: string } | null {
-  try {
-    const envelope = JSON.parse(text) as { payload?: unknown };
-    if (typeof envelope.payload !== 'string') return null;
-    const body = Buffer.from(envelope.payload, 'base64');
-    const seq = (JSON.parse(body.toString('utf8')) as { predicate?: { seq?: unknown } }).predicate?.seq;
-    return Number.isSafeInteger(seq) ? { seq: seq as number, payloadSha256: sha256Hex(body) } : null;
-  } catch {
-    return null;
-  }
-}
-
-function headCachePath(gitdir: string): string {
-  return join(gitdir, 'receipt-gate', 'log-head');
-}
-
-function readHeadCache(gitdir: string): LogHead | null {
-  try {
-    const m = /^([0-9a-f]{40}) (\d+) ([0-9a-f]{64})\n?$/.exec(readFileSync(headCachePath(gitdir), 'utf8'));
-    return m ? { commit: m[1]!, seq: Number(m[2]), payloadSha256: m[3]! } : null;
-  } catch {
-    return null;
-  }
-}
-
-function writeHeadCache(gitdir: string, head: LogHead): void {
-  const file = headCachePath(gitdir);
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}`;
-  writeFileSync(tmp, `${head.commit} ${head.seq} ${head.payloadSha256}\n`);
-  renameSync(tmp, file);
 }
 
 /** A log commit: the empty tree, the previous entry as parent, the envelope in the message. */

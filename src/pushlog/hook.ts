@@ -10,11 +10,11 @@
 // Updates of refs/receipt-gate/** are never logged (the log's own ref is written around git's
 // transactions, so the hook does not see it; an administrator's update of it is not a push).
 
-import type { KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ObjectStore } from '../git/store';
-import { loadPrivateKey } from '../receipt/dsse';
+import { loadPrivateKey, loadPublicKey } from '../receipt/dsse';
 import { isOid, ZERO_OID, type RefUpdate } from '../types';
 import { VERSION } from '../version';
 import { appendEntries, type AppendResult } from './append';
@@ -40,14 +40,28 @@ export interface HookContext {
 
 /** The server's signing key: RECEIPT_GATE_LOG_KEY, else `git config receipt-gate.logKey` (a
  * path outside the repository, docs/push-log.md). */
-export async function logKey(gitdir: string, env: NodeJS.ProcessEnv, store?: ObjectStore): Promise<{ key: KeyObject; path: string } | { error: string }> {
+export async function logKey(
+  gitdir: string,
+  env: NodeJS.ProcessEnv,
+  store?: ObjectStore,
+): Promise<{ key: KeyObject; path: string; previous: KeyObject[] } | { error: string }> {
   let path = env.RECEIPT_GATE_LOG_KEY || null;
-  if (!path) {
-    const own = store ?? (await ObjectStore.open({ gitdir, env: {} }));
+  let previousPaths: string[] = [];
+  const own = store ?? (await ObjectStore.open({ gitdir, env: {} }));
+  try {
+    path ??= await own.configValue('receipt-gate.logKey');
+    // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
+    previousPaths = await own.configValues('receipt-gate.logPreviousKey');
+  } finally {
+    if (!store) own.close();
+  }
+  const previous: KeyObject[] = [];
+  for (const p of previousPaths) {
+    const full = resolve(gitdir, p);
     try {
-      path = await own.configValue('receipt-gate.logKey');
-    } finally {
-      if (!store) own.close();
+      previous.push(loadPublicKey(readFileSync(full, 'utf8'), full));
+    } catch (err) {
+      return { error: `receipt-gate.logPreviousKey ${full}: ${(err as Error).message}` };
     }
   }
   if (!path) return { error: 'no signing key is configured (git config receipt-gate.logKey /etc/receipt-gate/log.key, or RECEIPT_GATE_LOG_KEY)' };
@@ -59,7 +73,7 @@ export async function logKey(gitdir: string, env: NodeJS.ProcessEnv, store?: Obj
     return { error: `the signing key ${full} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
   }
   try {
-    return { key: loadPrivateKey(pem, full), path: full };
+    return { key: loadPrivateKey(pem, full), path: full, previous };
   } catch (err) {
     return { error: (err as Error).message };
   }
@@ -150,10 +164,12 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   try {
     const key = await logKey(gitdir, ctx.env, store);
     if ('error' in key) return fail(key.error);
-    const logged = await appendEntries(gitdir, key.key, async (head) => {
-      if (head !== null) return entries;
-      return [await genesisOf(store, applied, time), ...entries];
-    });
+    const logged = await appendEntries(
+      gitdir,
+      key.key,
+      async (head) => (head !== null ? entries : [await genesisOf(store, applied, time), ...entries]),
+      [createPublicKey(key.key), ...key.previous],
+    );
     return { logged };
   } catch (err) {
     return fail((err as Error).message);
@@ -190,7 +206,12 @@ export async function initLog(gitdir: string, env: NodeJS.ProcessEnv): Promise<{
   try {
     const key = await logKey(gitdir, env, store);
     if ('error' in key) return key;
-    const created = await appendEntries(gitdir, key.key, async (head) => (head === null ? [await genesisOf(store, [], new Date().toISOString())] : []));
+    const created = await appendEntries(
+      gitdir,
+      key.key,
+      async (head) => (head === null ? [await genesisOf(store, [], new Date().toISOString())] : []),
+      [createPublicKey(key.key), ...key.previous],
+    );
     return { created };
   } finally {
     store.close();

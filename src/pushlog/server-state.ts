@@ -9,7 +9,8 @@
 //                       ("prepared"), for updates that name no old value (`git update-ref` without one)
 //   audit.jsonl         rejected attempts and anything the log could not record, one JSON
 //                       object a line, rotated at 1 MiB (audit.jsonl.1 … .5)
-//   log-head            the log's tip, seq and payload digest (a cache, see append.ts)
+//   order.lock          held from `prepared` to `committed`/`aborted` by the shim, so entries
+//                       are appended in the order git applied the updates
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

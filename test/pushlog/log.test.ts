@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { baseEnv, cleanup, commitAll, git, gitResult, machine, push, refOid, write, ZERO } from '../server/helpers';
 import { codes, execCli, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
 
@@ -195,21 +196,27 @@ test('a restored backup: main alone rewound is a gap; main and the log rewound t
   assert.match(v.findings[0]!.message, /rewound/);
 });
 
-test('a log commit forged with another key is LOG_SIGNATURE and never trusted', async () => {
+test('a log commit forged with another key is LOG_SIGNATURE, never trusted, and never extended by the server', async () => {
   const r = freshRepo(server, 'forged');
   advanceMain(r.work, 1);
   assert.is(push(r.work, [r.daemonUrl, 'main']).status, 0);
-  // Someone with write access to the repository but not the key moves main and forges an entry.
+  // Someone with the repository's files but not the server's key moves main and writes an
+  // entry for it, signed with a key of their own, chained to the log's tip as the server would.
   const other = join(server.root, 'keys', 'other');
   execCli(['keygen', '--out', other]);
-  const target = refOid(r.bare, 'refs/heads/main~1')!;
-  const { appendEntries } = await import('../../src/pushlog/append');
+  const { signEntry } = await import('../../src/pushlog/entry');
+  const { writeLoose, EMPTY_TREE } = await import('../../src/pushlog/append');
   const { loadPrivateKey } = await import('../../src/receipt/dsse');
   const otherKey = loadPrivateKey(readFileSync(`${other}.key`, 'utf8'), 'other');
-  // Someone with the repository's files but not the server's key appends an entry.
-  await appendEntries(r.bare, otherKey, () => [
+  const tip = refOid(r.bare, 'refs/receipt-gate/log')!;
+  const tipEnvelope = JSON.parse(git(r.bare, ['log', '-1', '--format=%B', tip]).split('\n').filter(Boolean).pop()!);
+  const prev = createHash('sha256').update(Buffer.from(tipEnvelope.payload, 'base64')).digest('hex');
+  const target = refOid(r.bare, 'refs/heads/main~1')!;
+  const forged = signEntry(
     {
       schema: 'receipt-gate-push-log/v1',
+      seq: logEntries(r.bare).length,
+      prev,
       kind: 'push',
       time: new Date().toISOString(),
       tool_version: '0.1.0',
@@ -218,21 +225,66 @@ test('a log commit forged with another key is LOG_SIGNATURE and never trusted', 
       updates: [{ ref: 'refs/heads/main', old: refOid(r.bare, 'refs/heads/main')!, new: target, verdict: 'eligible', findings: [], protected: true }],
       push_certificate: null,
     },
-  ]);
+    otherKey,
+  );
+  const commit = writeLoose(
+    join(r.bare, 'objects'),
+    'commit',
+    Buffer.from(`tree ${EMPTY_TREE}\nparent ${tip}\nauthor receipt-gate <receipt-gate@localhost> 1764000000 +0000\ncommitter receipt-gate <receipt-gate@localhost> 1764000000 +0000\n\nforged\n\n${forged.text}\n`),
+  );
+  git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/receipt-gate/log', commit]);
   git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', target]);
   const v = verifyLog(r.bare, server.pub);
   assert.is(v.status, 1, v.text);
   assert.equal(codes(v), ['LOG_SIGNATURE']);
   assert.match(v.findings[0]!.message, /no signature verifies with the given public key/);
-  assert.ok(v.findings[0]!.commit === refOid(r.bare, 'refs/receipt-gate/log'), v.text);
+  assert.is(v.findings[0]!.commit, commit);
   // Verified with the forger's key, the entries before it fail instead.
   const w = verifyLog(r.bare, `${other}.pub`);
   assert.equal(codes(w), ['LOG_SIGNATURE']);
-  assert.ok(w.findings[0]!.commit !== refOid(r.bare, 'refs/receipt-gate/log'), w.text);
-  // The server's next entries rest on the forged one: still reported, never trusted.
+  assert.is.not(w.findings[0]!.commit, commit);
+  // The server does not sign on top of an entry it cannot verify: the next push is applied and
+  // the audit file says it is not logged (reference-transaction's stderr reaches the server's
+  // log, not the pusher, over git daemon).
+  git(r.work, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
+  git(r.work, ['checkout', '-q', '-B', 'main', 'origin/main']);
   advanceMain(r.work, 2);
-  assert.is(push(r.work, [r.daemonUrl, 'main']).status, 0);
+  const p = push(r.work, [r.daemonUrl, 'main']);
+  assert.is(p.status, 0, p.stderr);
+  assert.is(refOid(r.bare, 'refs/receipt-gate/log'), commit);
+  const audit = readFileSync(join(r.bare, 'receipt-gate', 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(audit.some((x) => x.event === 'unlogged' && /the push log's tip [0-9a-f]{40} is not an entry this server's keys signed/.test(x.error)), JSON.stringify(audit));
   assert.equal(codes(verifyLog(r.bare, server.pub)), ['LOG_SIGNATURE']);
+});
+
+test('key rotation: a new key with the old one as logPreviousKey extends the log; verify-log takes both keys', () => {
+  const r = freshRepo(server, 'rotation');
+  advanceMain(r.work, 1);
+  assert.is(push(r.work, [r.daemonUrl, 'main']).status, 0);
+  const next = join(server.root, 'keys', `rotated-${Date.now()}`);
+  execCli(['keygen', '--out', next]);
+  git(r.bare, ['config', 'receipt-gate.logKey', `${next}.key`]);
+  // Without the old public key the server refuses to extend what it cannot verify ...
+  advanceMain(r.work, 2);
+  let p = push(r.work, [r.daemonUrl, 'main']);
+  assert.is(p.status, 0, p.stderr);
+  assert.match(readFileSync(join(r.bare, 'receipt-gate', 'audit.jsonl'), 'utf8'), /"event":"unlogged".*not an entry this server's keys signed/);
+  // ... (that move is now a gap, as it should be; start over on a fresh copy)
+  const r2 = freshRepo(server, 'rotation-2');
+  advanceMain(r2.work, 1);
+  assert.is(push(r2.work, [r2.daemonUrl, 'main']).status, 0);
+  git(r2.bare, ['config', 'receipt-gate.logKey', `${next}.key`]);
+  git(r2.bare, ['config', '--add', 'receipt-gate.logPreviousKey', server.pub]);
+  advanceMain(r2.work, 2);
+  p = push(r2.work, [r2.daemonUrl, 'main']);
+  assert.is(p.status, 0, p.stderr);
+  assert.ok(!existsSync(join(r2.bare, 'receipt-gate', 'audit.jsonl')));
+  const entries = logEntries(r2.bare);
+  assert.is(entries.length, 3);
+  let v = verifyLog(r2.bare, server.pub, '--pub', `${next}.pub`);
+  assert.is(v.status, 0, v.text);
+  v = verifyLog(r2.bare, `${next}.pub`);
+  assert.equal(codes(v), ['LOG_SIGNATURE']);
 });
 
 test('concurrent pushes: every applied update is one entry, none lost or interleaved, in git\'s order', async () => {
