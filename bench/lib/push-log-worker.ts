@@ -28,16 +28,20 @@ function entry(ref: string, old: string, next: string): Omit<LogPredicate, 'seq'
 async function main(): Promise<void> {
   if (mode === 'append') {
     const n = Number(arg);
-    const times: number[] = [];
+    const wall: number[] = [];
+    const cpu: number[] = [];
     let old = ZERO;
     for (let i = 0; i < n; i++) {
       const next = (i + 1).toString(16).padStart(40, '0');
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       await appendEntries(gitdir, key, () => [entry('refs/heads/bench', old, next)]);
-      times.push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      wall.push(performance.now() - t0);
+      cpu.push((c.user + c.system) / 1000);
       old = next;
     }
-    process.stdout.write(`${JSON.stringify(times)}\n`);
+    process.stdout.write(`${JSON.stringify({ wall, cpu })}\n`);
   } else if (mode === 'build') {
     const commits = readFileSync(0, 'utf8').split('\n').filter(Boolean);
     const ref = arg;

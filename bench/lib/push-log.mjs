@@ -11,7 +11,8 @@
 //
 //   node bench/run.mjs push-log [--entries N] [--pushes N] [--appends N] [--no-build]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,17 +69,30 @@ function worker(args, input) {
   return execFileSync(TSX, [WORKER, ...args], { encoding: 'utf8', env: ENV, input, maxBuffer: 1 << 28 });
 }
 
+/** Runs `cmd` under /usr/bin/time: wall ms, and CPU ms (user + system, the process and every
+ * child it waited for: receive-pack and its hooks for a push over file://). */
+function timed(cmd, opts = {}) {
+  const out = join(tmpdir(), `rg-bench-time-${process.pid}`);
+  const t0 = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-o', out, '-f', '%U %S', ...cmd], { env: ENV, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
+  const wall = performance.now() - t0;
+  const [u, sys] = readFileSync(out, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  rmSync(out, { force: true });
+  return { wall, cpu: (u + sys) * 1000, r };
+}
+
 function pushTimes(work, bare, n, label) {
-  const times = [];
+  const wall = [];
+  const cpu = [];
   for (let i = 0; i < n; i++) {
     writeFileSync(join(work, 'file.txt'), `${label} ${i}\n`);
     git(['-C', work, 'commit', '-qam', `${label} ${i}`]);
-    const t0 = performance.now();
-    const r = spawnSync('git', ['-C', work, 'push', '-q', bare, 'HEAD:main'], { env: ENV, encoding: 'utf8' });
-    times.push(performance.now() - t0);
-    if (r.status !== 0) throw new Error(`push failed: ${r.stderr}`);
+    const t = timed(['git', '-C', work, 'push', '-q', bare, 'HEAD:main']);
+    if (t.r.status !== 0) throw new Error(`push failed: ${t.r.stderr}`);
+    wall.push(t.wall);
+    cpu.push(t.cpu);
   }
-  return times;
+  return { wall, cpu };
 }
 
 export async function main(argv) {
@@ -95,8 +109,8 @@ export async function main(argv) {
     const appendRepo = join(dir, 'append.git');
     git(['init', '-q', '--bare', appendRepo]);
     const appendTimes = JSON.parse(worker(['append', appendRepo, key, String(opts.appends)]));
-    rows.push(['append, in process (lock, sign, 2 loose objects, rename)', `${opts.appends} appends`, `median ${ms(median(appendTimes))}, p95 ${ms(p95(appendTimes))}`]);
-    log(`append: median ${ms(median(appendTimes))}`);
+    rows.push(['append, in process (lock, verify the tip, sign, 2 loose objects, rename)', `${opts.appends} appends`, `wall median ${ms(median(appendTimes.wall))}, p95 ${ms(p95(appendTimes.wall))}; CPU median ${ms(median(appendTimes.cpu))}`]);
+    log(`append: median ${ms(median(appendTimes.wall))} wall, ${ms(median(appendTimes.cpu))} CPU`);
 
     // 2. Real pushes with the hooks, with and without the log.
     const bare = join(dir, 'push.git');
@@ -120,11 +134,11 @@ export async function main(argv) {
     renameSync(join(dir, 'reference-transaction.off'), join(bare, 'hooks', 'reference-transaction'));
     renameSync(join(dir, 'receipt-gate.off'), join(bare, 'receipt-gate'));
     const withLog2 = pushTimes(work, bare, opts.pushes, 'log2');
-    const on = median([...withLog, ...withLog2]);
-    const off = median(without);
-    rows.push(['push of 1 commit, hooks installed, log off', `${opts.pushes} pushes`, `median ${ms(off)}`]);
-    rows.push(['push of 1 commit, hooks installed, log on', `${opts.pushes * 2} pushes`, `median ${ms(on)} (+${ms(on - off)})`]);
-    log(`push: off ${ms(off)}, on ${ms(on)}`);
+    const on = { wall: median([...withLog.wall, ...withLog2.wall]), cpu: median([...withLog.cpu, ...withLog2.cpu]) };
+    const off = { wall: median(without.wall), cpu: median(without.cpu) };
+    rows.push(['push of 1 commit over file://, hooks installed, log off', `${opts.pushes} pushes`, `wall median ${ms(off.wall)}; CPU median ${ms(off.cpu)}`]);
+    rows.push(['push of 1 commit over file://, hooks installed, log on', `${opts.pushes * 2} pushes`, `wall median ${ms(on.wall)} (+${ms(on.wall - off.wall)}); CPU median ${ms(on.cpu)} (+${ms(on.cpu - off.cpu)})`]);
+    log(`push: off ${ms(off.wall)} / ${ms(off.cpu)} CPU, on ${ms(on.wall)} / ${ms(on.cpu)} CPU`);
 
     // 3. verify-log over a long log.
     const big = join(dir, 'big.git');
@@ -142,22 +156,24 @@ export async function main(argv) {
     worker(['build', big, key, 'refs/heads/main'], `${commits}\n`);
     log(`built a log of ${opts.entries} entries in ${ms(performance.now() - t0)}`);
     const verifyTimes = (label) => {
-      const times = [];
+      const wall = [];
+      const cpu = [];
       for (let i = 0; i < 3; i++) {
-        const s = performance.now();
-        const r = spawnSync('node', [CLI, 'verify-log', '--repo', big, '--pub', pub, '--ref', 'main', '--json'], { env: ENV, encoding: 'utf8', maxBuffer: 1 << 26 });
-        times.push(performance.now() - s);
-        if (r.status !== 0) throw new Error(`verify-log failed (${label}): ${r.stdout.slice(0, 2000)}${r.stderr}`);
+        const t = timed(['node', CLI, 'verify-log', '--repo', big, '--pub', pub, '--ref', 'main', '--json']);
+        if (t.r.status !== 0) throw new Error(`verify-log failed (${label}): ${t.r.stdout.slice(0, 2000)}${t.r.stderr}`);
+        wall.push(t.wall);
+        cpu.push(t.cpu);
       }
-      return times;
+      return { wall: median(wall), cpu: median(cpu) };
     };
     const loose = verifyTimes('loose');
-    rows.push([`verify-log, ${opts.entries} entries + genesis, loose objects`, '3 runs', `median ${ms(median(loose))}`]);
+    rows.push([`verify-log, ${opts.entries} entries + genesis, loose objects`, '3 runs', `wall median ${ms(loose.wall)}; CPU median ${ms(loose.cpu)}`]);
     git(['--git-dir', big, 'gc', '-q']);
     const packed = verifyTimes('packed');
-    rows.push([`verify-log, ${opts.entries} entries + genesis, after git gc`, '3 runs', `median ${ms(median(packed))}`]);
-    log(`verify: loose ${ms(median(loose))}, packed ${ms(median(packed))}`);
+    rows.push([`verify-log, ${opts.entries} entries + genesis, after git gc`, '3 runs', `wall median ${ms(packed.wall)}; CPU median ${ms(packed.cpu)}`]);
+    log(`verify: loose ${ms(loose.wall)} / ${ms(loose.cpu)} CPU, packed ${ms(packed.wall)} / ${ms(packed.cpu)} CPU`);
 
+    rows.push(['load average (1 min) at the end', '', loadavg()[0].toFixed(1)]);
     const table = ['| what | runs | time |', '| --- | --- | --- |', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
     process.stdout.write(`${table}\n`);
   } finally {
