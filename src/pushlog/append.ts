@@ -144,6 +144,8 @@ export function readLogRef(gitdir: string): string | null {
 }
 
 async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
+  // (A store of its own, opened under the lock: one opened earlier may hold a loose-object
+  // listing from before a concurrent append wrote the tip.)
   // The tip is read back and verified on every append (one object, one signature): the writer
   // only ever signs on top of an entry one of the server's keys signed, so that each signed
   // entry vouches, through `prev`, for the whole log before it. A tip it cannot verify (forged
