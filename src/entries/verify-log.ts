@@ -15,7 +15,7 @@ import { openRepository } from '../run/repository';
 import { exitCodeOf } from '../verdict';
 import { VERSION } from '../version';
 
-const USAGE = 'receipt-gate verify-log --pub KEY [--pub OLDKEY]... [--repo DIR] [--log REF] [--remote NAME] [--ref REF]... [--checkpoint FILE] [--format text|json|sarif|github|junit] [--json]';
+const USAGE = 'receipt-gate verify-log --pub KEY [--pub OLDKEY]... [--repo DIR] [--log REF] [--remote NAME] [--ref REF]... [--checkpoint FILE] [--every-signature] [--format text|json|sarif|github|junit] [--json]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
@@ -27,6 +27,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       remote: { type: 'string' },
       ref: { type: 'string', multiple: true },
       checkpoint: { type: 'string' },
+      'every-signature': { type: 'boolean' },
       json: { type: 'boolean' },
       format: { type: 'string' },
     },
@@ -50,7 +51,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   try {
     const only = (values.ref as unknown as string[] | undefined)?.map((r) => (r.startsWith('refs/') ? r : `refs/heads/${r}`));
-    const result = await runLogCheck(store, { publicKeys, logRef: values.log, remote: values.remote ?? null, only, checkpoint });
+    const result = await runLogCheck(store, { publicKeys, logRef: values.log, remote: values.remote ?? null, only, checkpoint, everySignature: values['every-signature'] === true });
     const trusted = !result.findings.some((f) => f.code === 'LOG_SIGNATURE' || f.code === 'LOG_FORKED');
     if (checkpointFile && trusted && result.tip) {
       const tmp = `${checkpointFile}.tmp`;

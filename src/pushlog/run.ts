@@ -23,6 +23,7 @@ export interface LogRunOptions {
   /** Check exactly these server ref names. */
   only?: string[];
   checkpoint?: LogCheckpoint | null;
+  everySignature?: boolean;
 }
 
 export async function runLogCheck(store: ObjectStore, opts: LogRunOptions): Promise<VerifyLogResult> {
@@ -54,7 +55,7 @@ export async function runLogCheck(store: ObjectStore, opts: LogRunOptions): Prom
     }
     return [...out];
   };
-  return verifyLog({ store, publicKeys: opts.publicKeys, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null });
+  return verifyLog({ store, publicKeys: opts.publicKeys, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null, everySignature: opts.everySignature });
 }
 
 /** A checkpoint file: {"commit", "seq"} of the last log tip verified; null when absent. */

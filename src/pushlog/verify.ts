@@ -2,16 +2,20 @@
 // the log began is an entry of the log, in order, that the gate allowed it, and that the ref's
 // tip is the last entry's `new`.
 //
-//   the log chain, read once, tip to genesis ─► each entry: signature, seq, prev digest,
-//     one parent (LOG_SIGNATURE / LOG_FORKED)
+//   the log chain, read once, tip to genesis ─► the tip's signature; each entry's shape, seq,
+//     prev digest, one parent (LOG_SIGNATURE / LOG_FORKED)
 //   replayed oldest first from the genesis refs ─► each update's old is the ref's state so far
 //     (LOG_GAP), and its verdict allowed it (LOG_UNGATED)
 //   each checked ref's tip ─► the replayed state (LOG_GAP: moved forward, rewound or diverged,
 //     told by one ancestry question per ref)
 //   a checkpoint (the last verified log tip and seq) ─► the log extends it (LOG_FORKED)
 //
-// Nothing the log says is used before its signature verified: a bad entry stops the replay
-// (what follows cannot be trusted either).
+// Nothing the log says is used before a signature vouches for it. The tip's signature covers
+// its payload, which names the previous payload's SHA-256 (`prev`), and so on down to the
+// genesis: one verified signature proves every entry below it, as long as the server never
+// signs on top of an entry it did not verify (append.ts checks the tip before every append).
+// `everySignature` verifies each entry's own signature too (an entry whose signature alone was
+// damaged is then reported). A bad entry stops the replay: what rests on it is not trusted.
 
 import type { KeyObject } from 'node:crypto';
 import { Deadline } from '../deadline';
@@ -44,6 +48,8 @@ export interface VerifyLogInput {
   /** Where each server ref is read here (refs/remotes/origin/main in a clone); identity by default. */
   localName?: (ref: string) => string;
   checkpoint?: LogCheckpoint | null;
+  /** Verify each entry's signature, not only the tip's (slower: one ed25519 check per entry). */
+  everySignature?: boolean;
 }
 
 export interface VerifyLogResult {
@@ -80,14 +86,15 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
     let parents: string[];
     try {
       bytes = await store.readCommitBytes(commitOid);
-      parents = (await store.readCommit(commitOid)).parents;
+      parents = parentsOf(bytes);
     } catch (err) {
       findings.push(logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} cannot be read (${(err as Error).message})`, 'fetch the whole log (a shallow or partial clone lacks it)'));
       broken = true;
       break;
     }
     const text = entryTextOf(bytes);
-    const checked = text === null ? ({ ok: false, reason: 'its message holds no entry' } as const) : checkEntry(text, publicKeys);
+    const signature = commitOid === tip || input.everySignature === true;
+    const checked = text === null ? ({ ok: false, reason: 'its message holds no entry' } as const) : checkEntry(text, publicKeys, { signature });
     if (!checked.ok) {
       findings.push(
         logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} is not a valid signed entry: ${checked.reason}`, 'never trust it: the log was written by something other than this server\'s key (docs/push-log.md)'),
@@ -213,6 +220,17 @@ async function movement(store: ObjectStore, logged: string, actual: string, dead
   } catch {
     return 'it moved to a commit this repository cannot relate to the logged one';
   }
+}
+
+/** The `parent` lines right after the `tree` line that opens a commit (the store checked the
+ * object against its oid). */
+function parentsOf(commit: Uint8Array): string[] {
+  const text = Buffer.from(commit.subarray(0, Math.min(commit.length, 4096))).toString('latin1');
+  const parents: string[] = [];
+  const re = /\nparent ([0-9a-f]{40})(?=\n)/y;
+  re.lastIndex = text.indexOf('\n');
+  for (let m = re.exec(text); m; m = re.exec(text)) parents.push(m[1]!);
+  return parents;
 }
 
 function describe(oid: string): string {

@@ -239,8 +239,8 @@ test('a log commit forged with another key is LOG_SIGNATURE, never trusted, and 
   assert.equal(codes(v), ['LOG_SIGNATURE']);
   assert.match(v.findings[0]!.message, /no signature verifies with the given public key/);
   assert.is(v.findings[0]!.commit, commit);
-  // Verified with the forger's key, the entries before it fail instead.
-  const w = verifyLog(r.bare, `${other}.pub`);
+  // Verified with the forger's key and --every-signature, the entries before it fail instead.
+  const w = verifyLog(r.bare, `${other}.pub`, '--every-signature');
   assert.equal(codes(w), ['LOG_SIGNATURE']);
   assert.is.not(w.findings[0]!.commit, commit);
   // The server does not sign on top of an entry it cannot verify: the next push is applied and
@@ -283,8 +283,13 @@ test('key rotation: a new key with the old one as logPreviousKey extends the log
   assert.is(entries.length, 3);
   let v = verifyLog(r2.bare, server.pub, '--pub', `${next}.pub`);
   assert.is(v.status, 0, v.text);
+  // The new key's tip vouches for the old key's entries through the chain of digests ...
   v = verifyLog(r2.bare, `${next}.pub`);
+  assert.is(v.status, 0, v.text);
+  // ... and each entry's own signature needs its own key.
+  v = verifyLog(r2.bare, `${next}.pub`, '--every-signature');
   assert.equal(codes(v), ['LOG_SIGNATURE']);
+  assert.is(verifyLog(r2.bare, `${next}.pub`, '--pub', server.pub, '--every-signature').status, 0);
 });
 
 test('concurrent pushes: every applied update is one entry, none lost or interleaved, in git\'s order', async () => {

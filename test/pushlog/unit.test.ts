@@ -122,6 +122,44 @@ test('a log spliced from another log signed by the same key is LOG_FORKED; so is
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('the tip signature vouches for the chain: an entry below it edited in place breaks the link; --every-signature names a damaged signature', async () => {
+  const { dir, commits } = bareWithCommits(3);
+  const [c0, c1, c2] = commits as [string, string, string];
+  await appendEntries(dir, key, () => [genesis({ 'refs/heads/main': c0 }), push('refs/heads/main', c0, c1), push('refs/heads/main', c1, c2)]);
+  const chain = git(dir, ['rev-list', '--first-parent', 'refs/receipt-gate/log']).split('\n');
+  const rewrite = (at: number, edit: (envelope: { payload: string; signatures: { sig: string }[] }) => void): string => {
+    // Rewrites entry `at` (0 = tip) and re-parents the entries above it, envelopes unchanged.
+    let parent = chain[at + 1] ?? null;
+    for (let i = at; i >= 0; i--) {
+      const envelope = JSON.parse(entryTextOf(Buffer.from(git(dir, ['cat-file', 'commit', chain[i]!])))!);
+      if (i === at) edit(envelope);
+      parent = writeLoose(join(dir, 'objects'), 'commit', Buffer.from(`tree ${EMPTY_TREE}\n${parent ? `parent ${parent}\n` : ''}author a <a@x> 1 +0000\ncommitter a <a@x> 1 +0000\n\nx\n\n${JSON.stringify(envelope)}\n`));
+    }
+    return parent!;
+  };
+  // Entry #1 says another commit: its digest no longer matches what #2 signed.
+  const edited = rewrite(1, (e) => {
+    const st = JSON.parse(Buffer.from(e.payload, 'base64').toString('utf8'));
+    st.predicate.updates[0].new = c2;
+    e.payload = Buffer.from(JSON.stringify(st)).toString('base64');
+  });
+  git(dir, ['update-ref', 'refs/receipt-gate/log', edited]);
+  let v = await verify(dir);
+  assert.equal(v.findings.map((f) => f.code), ['LOG_FORKED']);
+  // Only #1's signature damaged, its payload intact: the chain still proves it; every signature does not.
+  const damaged = rewrite(1, (e) => {
+    e.signatures[0]!.sig = Buffer.alloc(64, 7).toString('base64');
+  });
+  git(dir, ['update-ref', 'refs/receipt-gate/log', damaged]);
+  v = await verify(dir);
+  assert.equal(v.findings, []);
+  const store = await ObjectStore.open({ gitdir: dir, env: {} });
+  v = await verifyLog({ store, publicKeys: [pub], logRef: 'refs/receipt-gate/log', refs: async () => ['refs/heads/main'], everySignature: true });
+  store.close();
+  assert.equal(v.findings.map((f) => f.code), ['LOG_SIGNATURE']);
+  rmSync(dir, { recursive: true, force: true });
+});
+
 test('a gap between entries names both entries and the commits; a hold on a protected ref is LOG_UNGATED', async () => {
   const { dir, commits } = bareWithCommits(4);
   const [c0, c1, c2, c3] = commits as [string, string, string, string];
