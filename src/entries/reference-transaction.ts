@@ -7,24 +7,22 @@
 // `reference-transaction init [--repo DIR]`: start the log of a repository (its genesis entry:
 // every ref as it stands), as `install.sh --server --log-key KEY` does.
 
+import { parseCommandArgs } from '../args';
 import { UsageError, type CliIO } from '../io';
 import { aborted, committed, initLog, prepared, type HookContext } from '../pushlog/hook';
 import { gitdirOf } from '../server/receive';
 import { resolve } from 'node:path';
 
-const HELP = `usage: receipt-gate reference-transaction prepared|committed|aborted   (git's hook, from server-hooks/reference-transaction)
-       receipt-gate reference-transaction init [--repo DIR]              (start the push log: its genesis entry)
-`;
+const USAGE = 'receipt-gate reference-transaction prepared|committed|aborted (git\'s hook, from server-hooks/reference-transaction) | init [--repo DIR] (start the push log: its genesis entry)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const [state, ...rest] = args;
-  if (state === undefined || state === '--help' || state === '-h') {
-    io.stdout(HELP);
-    return state === undefined ? 2 : 0;
-  }
+  const parsed = parseCommandArgs(args, { repo: { type: 'string' } }, USAGE, io);
+  if (!parsed) return 0;
+  const [state, ...extra] = parsed.positionals;
+  if (state === undefined) throw new UsageError(`which state? (prepared, committed, aborted, or init)\nusage: ${USAGE}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'\nusage: ${USAGE}`);
   if (state === 'init') {
-    const at = rest.indexOf('--repo');
-    const gitdir = at >= 0 && rest[at + 1] ? resolve(io.cwd, rest[at + 1]!) : gitdirOf(io.cwd, io.env);
+    const gitdir = parsed.values.repo ? resolve(io.cwd, parsed.values.repo) : gitdirOf(io.cwd, io.env);
     const r = await initLog(gitdir, io.env);
     if ('error' in r) throw new UsageError(`cannot start the push log of ${gitdir}: ${r.error}`);
     io.stdout(r.created ? `started the push log of ${gitdir} (refs/receipt-gate/log ${r.created.commit})\n` : `the push log of ${gitdir} exists already\n`);
@@ -40,7 +38,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } else if (state === 'aborted') {
     aborted(ctx);
   } else {
-    throw new UsageError(`unknown state '${state}'\n${HELP}`);
+    throw new UsageError(`unknown state '${state}'\nusage: ${USAGE}`);
   }
   return 0;
 }
