@@ -392,6 +392,7 @@ function adversarialScenarios(spec, keys, meta, workDir) {
 async function main() {
   if (process.argv[2] === 'large-history') return (await import('./lib/large-history.mjs')).main(process.argv.slice(3));
   if (process.argv[2] === 'shim') return (await import('./lib/shim-bench.mjs')).main(process.argv.slice(3));
+  if (process.argv[2] === 'push-log') return (await import('./lib/push-log.mjs')).main(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
   mkdirSync(cacheDir, { recursive: true });

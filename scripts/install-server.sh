@@ -8,6 +8,8 @@
 #       /srv/git-hooks/pre-receive                       (a server-wide core.hooksPath)
 #   install-server.sh --uninstall REPO.git ... | --uninstall --hook PATH ...
 #   install-server.sh --ghes-env OUT.tar.gz               GitHub Enterprise environment tarball
+#   --log-key KEY (with REPO.git): also the signed push log (docs/push-log.md): the
+#       reference-transaction hook, `git config receipt-gate.logKey KEY`, and the log started
 #
 # What it writes, next to each other: the hook (server-hooks/pre-receive, a small shell shim)
 # and receipt-gate.cjs (dist/cli.js: one self-contained file, nothing from node_modules or a
@@ -30,6 +32,11 @@ bundle=${RECEIPT_GATE_BUNDLE_SOURCE:-$here/dist/cli.js}
 marker='receipt-gate pre-receive hook'
 chained_name='pre-receive.receipt-gate-chained'
 
+log_shim="$here/server-hooks/reference-transaction"
+log_marker='receipt-gate reference-transaction hook'
+log_chained_name='reference-transaction.receipt-gate-chained'
+log_key=''
+
 blob_name=receipt-gate.blob
 blob_id_name=receipt-gate.blob.id
 node_cmd=${RECEIPT_GATE_NODE:-node}
@@ -39,8 +46,8 @@ say() { echo "install.sh: $*"; }
 
 # usage [STATUS]: the header above; on stderr for a mistake (exit 2), stdout for --help (0).
 usage() {
-  if [ "${1:-2}" -eq 0 ]; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  if [ "${1:-2}" -eq 0 ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -234,6 +241,51 @@ uninstall_hook() {
   fi
 }
 
+# --- The push log (docs/push-log.md) --------------------------------------------------------
+
+# install_log REPO HOOKS_DIR: the reference-transaction shim beside the pre-receive hook (an
+# existing hook of that name is kept and chained), the key in the repository's config (a path
+# outside the repository), the state folder that turns the log on, and the genesis entry.
+install_log() {
+  local repo=$1 dir=$2 file="$2/reference-transaction"
+  [ -r "$log_key" ] || die "--log-key $log_key: cannot read the key (create one with: receipt-gate keygen --out /etc/receipt-gate/log)"
+  case "$(cd "$(dirname -- "$log_key")" && pwd)/" in
+    "$(cd "$repo" && pwd)/"*) die "--log-key $log_key lies inside $repo: keep the signing key outside the repository (docs/push-log.md)" ;;
+  esac
+  if [ -e "$file" ] || [ -L "$file" ]; then
+    if ! { [ -f "$file" ] && [ ! -L "$file" ] && grep -q "$log_marker" "$file"; }; then
+      [ -e "$dir/$log_chained_name" ] && die "$file is not receipt-gate's hook, but $dir/$log_chained_name already exists: resolve by hand and re-run"
+      mv -- "$file" "$dir/$log_chained_name"
+      say "kept the existing hook as $dir/$log_chained_name (it runs after receipt-gate's)"
+    fi
+  fi
+  if ! same_file "$log_shim" "$file"; then
+    cp -- "$log_shim" "$file.tmp.$$"
+    chmod 0755 "$file.tmp.$$"
+    mv -f -- "$file.tmp.$$" "$file"
+    say "installed $file (the push log)"
+  fi
+  git --git-dir="$repo" config receipt-gate.logKey "$(absolute "$log_key")"
+  mkdir -p -- "$repo/receipt-gate"
+  local cjs
+  cjs=$(absolute "$dir/receipt-gate.cjs")
+  (cd "$repo" && GIT_DIR=. "$node_cmd" "$cjs" reference-transaction init) | sed 's/^/install.sh: /'
+}
+
+uninstall_log() {
+  local repo=$1 dir=$2 file="$2/reference-transaction"
+  [ -f "$file" ] && grep -q "$log_marker" "$file" 2>/dev/null || return 0
+  rm -f -- "$file"
+  say "removed $file (the push log stops; refs/receipt-gate/log and $repo/receipt-gate/ are kept)"
+  if [ -e "$dir/$log_chained_name" ] || [ -L "$dir/$log_chained_name" ]; then
+    mv -- "$dir/$log_chained_name" "$file"
+    say "restored the previous hook as $file"
+  fi
+  git --git-dir="$repo" config --unset receipt-gate.logKey 2>/dev/null || true
+  rm -rf -- "$repo/receipt-gate/pending"
+  mv -- "$repo/receipt-gate" "$repo/receipt-gate.off.$(date +%Y%m%d%H%M%S)" 2>/dev/null || true
+}
+
 # warn_missing_head REPO: the gate reads the policy from the branch HEAD names; a HEAD that
 # names a branch that does not exist (an empty repository, or `master` where the project uses
 # `main`) makes every push look unguarded until that branch exists.
@@ -279,6 +331,11 @@ while [ $# -gt 0 ]; do
       targets+=("$2")
       shift 2
       ;;
+    --log-key)
+      [ $# -ge 2 ] || die "--log-key needs the signing key's path"
+      log_key=$2
+      shift 2
+      ;;
     -*) die "unknown option '$1'" ;;
     *)
       targets+=("$(repo_hook_file "${1%/}")")
@@ -294,6 +351,11 @@ if [ "$action" = --server ]; then
   [ -f "$shim" ] || die "$shim is missing"
   for t in "${targets[@]}"; do install_hook "$t"; done
   for r in ${repos[@]+"${repos[@]}"}; do warn_missing_head "$r"; done
+  if [ -n "$log_key" ]; then
+    [ ${#repos[@]} -gt 0 ] || die "--log-key needs REPO.git targets (the log lives in each repository)"
+    for r in "${repos[@]}"; do install_log "$r" "$(dirname -- "$(repo_hook_file "$r")")"; done
+  fi
 else
+  for r in ${repos[@]+"${repos[@]}"}; do uninstall_log "$r" "$(dirname -- "$(repo_hook_file "$r")")"; done
   for t in "${targets[@]}"; do uninstall_hook "$t"; done
 fi

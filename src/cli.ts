@@ -30,6 +30,8 @@ export const COMMANDS: Record<string, Entry> = {
   'check': { summary: 'validate evidence files in the working tree (lint-staged)', load: () => import('./entries/check') },
   'receipt': { summary: 'run the grader on a clean tree and write the receipt', load: () => import('./entries/receipt') },
   'verify-receipt': { summary: 'verify a receipt before a merge', load: () => import('./entries/verify-receipt') },
+  'verify-log': { summary: 'verify the signed push log: every move of each protected ref is an entry', load: () => import('./entries/verify-log') },
+  'reference-transaction': { summary: 'the server hook that appends to the push log (reference-transaction)', load: () => import('./entries/reference-transaction') },
   'keygen': { summary: 'write an ed25519 key pair for signing receipts', load: () => import('./entries/keygen') },
   'explain': { summary: 'explain PATH: which rules and globs protect it, and who may change it', load: () => import('./entries/explain') },
   'init': { summary: 'add the policy, starter evidence, husky hooks and lint-staged entries', load: () => import('./entries/init') },
@@ -100,7 +102,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
 }
 
 /** The commands that take --format (and --json). */
-const FORMATTED = new Set(['verify-ref', 'check', 'explain']);
+const FORMATTED = new Set(['verify-ref', 'check', 'explain', 'verify-log']);
 
 /** Runs the command line as this process: exit as soon as the answer is flushed. */
 function runAsProcess(): void {

@@ -7,6 +7,7 @@ import { UsageError, type CliIO } from '../io';
 import { EXIT, SHIM_EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../server/messages';
+import { recordDecision } from '../pushlog/record';
 
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
@@ -26,7 +27,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (nowAt >= 0 && now === undefined) throw new UsageError('--now needs a date, YYYY-MM-DD');
   // Ref names are bytes: the input is read undecoded.
   const stdin = io.readStdinBytes ? await io.readStdinBytes() : await io.readStdin();
-  const outcome = await receivePush({ gitdir: gitdirOf(io.cwd, io.env), env: io.env, today: () => today(io, now) }, stdin);
+  const gitdir = gitdirOf(io.cwd, io.env);
+  const judged = await receivePush({ gitdir, env: io.env, today: () => today(io, now) }, stdin);
+  // The push log (docs/push-log.md): accepted decisions wait for reference-transaction.
+  const outcome = await recordDecision(gitdir, io.env, judged);
   io.stderr(remoteText(outcome, io.env));
   if (io.env.RECEIPT_GATE_SHIM === '1') {
     // Run from the hook shim: the answer (machine line included) is written; the exit status

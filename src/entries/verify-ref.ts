@@ -11,9 +11,11 @@ import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
 import { openRepository } from '../run/repository';
 import { ZERO_OID } from '../types';
 import { exitCodeOf } from '../verdict';
+import { withPushLog } from '../pushlog/run';
+import { resolve } from 'node:path';
 import { VERSION } from '../version';
 
-const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate verify-ref [REF] [--base REF] [--repo DIR] [--identity NAME] [--log PUBKEY] [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
@@ -25,6 +27,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       json: { type: 'boolean' },
       format: { type: 'string' },
       now: { type: 'string' },
+      log: { type: 'string' },
     },
     USAGE,
     io,
@@ -54,10 +57,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // does; the engine peels them to `head`).
   const named = fullRef.startsWith('refs/') ? await store.resolveRef(fullRef) : null;
   const tip = named !== null && named !== head && (await store.objectInfo(named))?.type === 'tag' ? named : head;
-  const result = await evaluate(
+  const judged = await evaluate(
     { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
     [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: tip, ref: fullRef }],
   );
+  // --log PUBKEY: the push log must account for every move of the ref too (docs/push-log.md).
+  const result = values.log === undefined ? judged : await withPushLog(judged, store, fullRef, resolve(io.cwd, values.log));
   // A commit-graph that fails its checks is not used: say so once (the answer is exact anyway).
   for (const notice of commitGraphNotices(store)) io.stderr(`receipt-gate verify-ref: notice: ${notice}\n`);
   if (result.unguarded) {

@@ -433,6 +433,12 @@ export class ObjectStore {
     return entry.commit;
   }
 
+  /** The commit object's bytes as stored (header and message), checked against its oid: the
+   * push log keeps each entry in its commit's message. */
+  async readCommitBytes(oid: string): Promise<Uint8Array> {
+    return (await this.readContent(oid, 'commit')).content;
+  }
+
   async readTree(oid: string): Promise<TreeEntry[]> {
     return (await this.readRawTree(oid)).entries();
   }

@@ -91,6 +91,26 @@ const RULES: Record<string, RuleHelp> = {
     summary: 'The ref names a tree or a blob: it brings no commit, so nothing is touched (not blocking).',
     help: 'Nothing to do.',
   },
+  REF_RESERVED: {
+    summary: 'A push creates, moves or deletes a ref under refs/receipt-gate/ (the signed push log), which only the server writes.',
+    help: 'Drop the ref from the push; nobody, owners included, pushes it (docs/push-log.md).',
+  },
+  LOG_GAP: {
+    summary: 'A protected ref moved with no push-log entry: a gap between entries, or a tip the last entry does not name.',
+    help: 'Find who moved the ref outside the gate (a direct update-ref, a push without the hook, a restored backup); restore the logged state or have an owner push it through the gate.',
+  },
+  LOG_FORKED: {
+    summary: 'The push log is not one chain: a rewound, forked or re-sequenced log, or one that does not extend the last verified checkpoint.',
+    help: 'Compare the log with a mirror that fetched it earlier; the server\'s log ref was rewritten outside the hook.',
+  },
+  LOG_SIGNATURE: {
+    summary: 'A push-log entry whose signature fails with the given public key, or that is not a well-formed entry.',
+    help: 'Never trust the entry; check the key (docs/push-log.md, key rotation) and how the log ref was written.',
+  },
+  LOG_UNGATED: {
+    summary: 'A push-log entry records a move of a protected ref that the gate did not allow (an ungated update, or a verdict that rejects it).',
+    help: 'The ref moved outside the gate: an owner reviews the commits and pushes the ref back through the gate.',
+  },
   INTERNAL_ERROR: {
     summary: 'Something unexpected; the gate failed closed.',
     help: 'Fix the repository problem the message names, or report it with RECEIPT_GATE_DEBUG=1 output.',

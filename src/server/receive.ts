@@ -14,6 +14,7 @@ import { finding, type Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { gateResult, refResult, type GateResult } from '../results';
 import { internalError } from '../rules/errors';
+import { withReservedRefs } from '../rules/push-log';
 import { resolveBase } from '../run/base';
 import { identityFromEnv } from '../run/identity';
 import type { RefUpdate } from '../types';
@@ -40,6 +41,8 @@ export interface PushContext {
 
 export interface PushOutcome extends PushDecision {
   result: GateResult;
+  /** The policy blob that judged the push (recorded by the push log); null when none. */
+  policyOid?: string | null;
 }
 
 /** The hook's GIT_DIR: git runs pre-receive inside the repository with GIT_DIR set (often '.'). */
@@ -94,7 +97,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
       return { store, base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const result = await withinDeadline(new Deadline(started + budget + 250, budget, now), () =>
+    const judged = await withinDeadline(new Deadline(started + budget + 250, budget, now), () =>
       evaluate(
         {
           store: setup.store,
@@ -108,7 +111,9 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
         updates,
       ),
     );
-    return { ...decidePush(result, ctx.messages), result };
+    // refs/receipt-gate/** (the push log) is never written by a push: src/rules/push-log.ts.
+    const result = withReservedRefs(judged);
+    return { ...decidePush(result, ctx.messages), result, policyOid: setup.base.policyOid };
   } catch (err) {
     if (err instanceof DeadlineExceeded) {
       return failed(

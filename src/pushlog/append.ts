@@ -1,0 +1,205 @@
+// Appending to the push log: one commit per entry on refs/receipt-gate/log, written by the
+// server's hook itself, never through a push. The ref is updated with git's own lockfile
+// discipline, so git and receipt-gate never write it at once:
+//
+//   open refs/receipt-gate/log.lock with O_CREAT|O_EXCL (another append, or git, holds it: wait
+//   and retry) ─► read the ref's current value under the lock ─► write the entry's commit (its
+//   parent that value) as loose objects ─► write the new oid into the lock ─► rename the lock
+//   over the ref.
+//
+// The write goes around git's ref transaction, so the reference-transaction hook never sees it
+// (and would ignore it: refs/receipt-gate/ is never logged).
+
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { dirname, join } from 'node:path';
+import { ObjectStore } from '../git/store';
+import { checkEntry, LOG_REF, signEntry, type LogPredicate } from './entry';
+
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const IDENT = 'receipt-gate <receipt-gate@localhost>';
+/** How long an append waits for the lock before it gives up (the update stays unlogged, and
+ * says so). */
+const LOCK_WAIT_MS = 20_000;
+/** A lock older than this is left over from a crashed writer. */
+const STALE_LOCK_MS = 120_000;
+
+export class LogWriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogWriteError';
+  }
+}
+
+/** Where the log's tip stood when the append took the lock. */
+export interface LogHead {
+  commit: string;
+  seq: number;
+  payloadSha256: string;
+}
+
+export interface AppendResult {
+  commit: string;
+  seq: number;
+}
+
+/**
+ * Appends the entries `build` makes from the log's head (null: the log does not exist yet), in
+ * order, as one ref update. `build` runs under the lock, so concurrent appends are serialised
+ * and each entry names the one really before it.
+ */
+export async function appendEntries(
+  gitdir: string,
+  key: KeyObject,
+  build: (head: LogHead | null) => Promise<Omit<LogPredicate, 'seq' | 'prev'>[]> | Omit<LogPredicate, 'seq' | 'prev'>[],
+  /** The public keys a tip may be signed with: this key's, and those it replaced. */
+  trusted: readonly KeyObject[] = [],
+): Promise<AppendResult | null> {
+  const refFile = join(gitdir, LOG_REF);
+  const lockFile = `${refFile}.lock`;
+  mkdirSync(dirname(refFile), { recursive: true });
+  const fd = takeLock(lockFile);
+  let renamed = false;
+  try {
+    const tip = readLogRef(gitdir);
+    const head = tip === null ? null : await headOf(gitdir, tip, trusted.length ? trusted : [createPublicKey(key)]);
+    const predicates = await build(head);
+    if (predicates.length === 0) return null;
+    let parent = head?.commit ?? null;
+    let seq = head ? head.seq : -1;
+    let prev = head?.payloadSha256 ?? null;
+    const objects = join(gitdir, 'objects');
+    writeLoose(objects, 'tree', Buffer.alloc(0));
+    for (const p of predicates) {
+      seq += 1;
+      const full: LogPredicate = { ...p, seq, prev } as LogPredicate;
+      const signed = signEntry(full, key);
+      parent = writeLoose(objects, 'commit', commitBytes(parent, full, signed.text));
+      prev = signed.payloadSha256;
+    }
+    writeSync(fd, `${parent}\n`);
+    closeSync(fd);
+    renameSync(lockFile, refFile);
+    renamed = true;
+    return { commit: parent!, seq };
+  } finally {
+    if (!renamed) {
+      try {
+        closeSync(fd);
+      } catch {
+        /* closed above */
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+}
+
+function takeLock(lockFile: string): number {
+  const until = Date.now() + LOCK_WAIT_MS;
+  let wait = 1;
+  for (;;) {
+    try {
+      return openSync(lockFile, 'wx', 0o644);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    try {
+      if (Date.now() - statSync(lockFile).mtimeMs > STALE_LOCK_MS) {
+        rmSync(lockFile, { force: true });
+        continue;
+      }
+    } catch {
+      continue; // released meanwhile
+    }
+    if (Date.now() > until) {
+      throw new LogWriteError(`${lockFile} is held by another writer for more than ${LOCK_WAIT_MS / 1000} s; if no push is running, remove it`);
+    }
+    sleep(wait);
+    wait = Math.min(wait * 2, 25);
+  }
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The log ref's oid (loose file first, then packed-refs), null when there is no log. */
+export function readLogRef(gitdir: string): string | null {
+  try {
+    const text = readFileSync(join(gitdir, LOG_REF), 'utf8').trim();
+    if (/^[0-9a-f]{40}$/.test(text)) return text;
+    throw new LogWriteError(`${join(gitdir, LOG_REF)} does not hold an oid (${JSON.stringify(text.slice(0, 60))})`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  let packed = '';
+  try {
+    packed = readFileSync(join(gitdir, 'packed-refs'), 'utf8');
+  } catch {
+    return null;
+  }
+  const m = new RegExp(`^([0-9a-f]{40}) ${LOG_REF}$`, 'm').exec(packed);
+  return m ? m[1]! : null;
+}
+
+async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
+  // (A store of its own, opened under the lock: one opened earlier may hold a loose-object
+  // listing from before a concurrent append wrote the tip.)
+  // The tip is read back and verified on every append (one object, one signature): the writer
+  // only ever signs on top of an entry one of the server's keys signed, so that each signed
+  // entry vouches, through `prev`, for the whole log before it. A tip it cannot verify (forged
+  // by someone with the files but not the key) is never extended: the update stays unlogged,
+  // which verify-log reports.
+  const store = await ObjectStore.open({ gitdir, env: {} });
+  try {
+    const text = entryTextOf(await store.readCommitBytes(tip));
+    const checked = text === null ? null : checkEntry(text, trusted);
+    if (!checked || !checked.ok) {
+      throw new LogWriteError(
+        `the push log's tip ${tip} is not an entry this server's keys signed (${checked ? checked.reason : 'its message holds no entry'}); nothing is appended until an administrator resolves it (docs/push-log.md)`,
+      );
+    }
+    return { commit: tip, seq: checked.predicate.seq, payloadSha256: checked.payloadSha256 };
+  } finally {
+    store.close();
+  }
+}
+
+/** A log commit: the empty tree, the previous entry as parent, the envelope in the message. */
+function commitBytes(parent: string | null, p: LogPredicate, envelope: string): Buffer {
+  const when = Math.floor(Date.parse(p.time) / 1000) || Math.floor(Date.now() / 1000);
+  const subject = p.kind === 'genesis'
+    ? `receipt-gate push log #${p.seq}: genesis, ${Object.keys(p.refs ?? {}).length} refs`
+    : `receipt-gate push log #${p.seq}: ${p.kind} ${p.updates.map((u) => `${u.ref} ${u.old.slice(0, 12)}..${u.new.slice(0, 12)}`).join(', ')}`;
+  return Buffer.from(
+    `tree ${EMPTY_TREE}\n${parent ? `parent ${parent}\n` : ''}author ${IDENT} ${when} +0000\ncommitter ${IDENT} ${when} +0000\n\n${subject}\n\n${envelope}\n`,
+    'utf8',
+  );
+}
+
+/** The entry's envelope: the last line of the commit message (null when there is none). */
+export function entryTextOf(commit: Uint8Array): string | null {
+  const text = Buffer.from(commit).toString('utf8');
+  const body = text.indexOf('\n\n');
+  if (body < 0) return null;
+  const lines = text.slice(body + 2).split('\n').filter((l) => l !== '');
+  const last = lines[lines.length - 1];
+  return last !== undefined && last.startsWith('{') ? last : null;
+}
+
+/** Writes one loose object (zlib, as git does) unless the store has it loose already. */
+export function writeLoose(objectsDir: string, type: string, content: Buffer): string {
+  const header = Buffer.from(`${type} ${content.length}\0`, 'ascii');
+  const whole = Buffer.concat([header, content]);
+  const oid = createHash('sha1').update(whole).digest('hex');
+  const dir = join(objectsDir, oid.slice(0, 2));
+  const file = join(dir, oid.slice(2));
+  if (existsSync(file)) return oid;
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `tmp_obj_rg_${process.pid}_${Math.random().toString(36).slice(2)}`);
+  writeFileSync(tmp, deflateSync(whole, { level: 1 }), { mode: 0o444 });
+  renameSync(tmp, file);
+  return oid;
+}
+

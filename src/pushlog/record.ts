@@ -1,0 +1,79 @@
+// The pre-receive side of the push log: after the gate decided, an accepted push leaves its
+// per-ref decisions for the reference-transaction hook (which logs what git then really
+// applies), and a rejected one goes to the audit file. Nothing here changes the decision, but
+// a decision that cannot be recorded rejects the push: an accepted update the log could not
+// attribute to the gate would read as a move outside it.
+
+import { ObjectStore } from '../git/store';
+import { finding } from '../findings';
+import { gateResult, refResult } from '../results';
+import { decidePush } from '../report/index';
+import { emptyIdentities } from '../findings';
+import type { PushOutcome } from '../server/receive';
+import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
+import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
+
+export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, outcome: PushOutcome): Promise<PushOutcome> {
+  if (!logEnabled(gitdir) || outcome.result.refs.length === 0) return outcome;
+  const { result } = outcome;
+  const updates: LoggedUpdate[] = result.refs.map((r) => ({
+    ref: r.update.ref,
+    old: r.update.old,
+    new: r.update.new,
+    verdict: (result.unguarded && r.findings.length === 0 ? 'unguarded' : r.verdict) as LoggedVerdict,
+    findings: [...new Set(r.findings.map((f) => f.code))].sort(),
+    protected: r.isProtectedRef,
+  }));
+  const time = new Date().toISOString();
+  try {
+    sweepPending(gitdir);
+    const cert = await pushCertificate(gitdir, env);
+    if (!outcome.accepted) {
+      audit(gitdir, { event: 'rejected', time, identity: result.identity, policy_blob: outcome.policyOid ?? null, updates, push_certificate: cert });
+      return outcome;
+    }
+    writePending(gitdir, {
+      receive_pid: receivePackPid(),
+      created: time,
+      identity: result.identity,
+      policy_blob: outcome.policyOid ?? null,
+      push_certificate: cert,
+      updates,
+    });
+    return outcome;
+  } catch (err) {
+    if (!outcome.accepted) return outcome;
+    const f = finding('INTERNAL_ERROR', {
+      message: `the push log could not record this push's decisions (${(err as Error).message})`,
+      fix: 'the server administrator checks that the repository\'s receipt-gate/ folder is writable by the git user; nothing was accepted',
+    });
+    const refs = result.refs.map((r) => refResult(r.update, [{ ...f, ref: r.update.ref }], { isProtectedRef: r.isProtectedRef }));
+    const failed = gateResult(refs, { policy: result.policy, identity: result.identity });
+    return { ...decidePush(failed), result: failed, policyOid: outcome.policyOid };
+  }
+}
+
+/** `git push --signed` with receive.certNonceSeed set: the certificate and git's verdicts on
+ * it, as receive-pack hands them to pre-receive. */
+async function pushCertificate(gitdir: string, env: NodeJS.ProcessEnv): Promise<PushCertificate | null> {
+  const oid = env.GIT_PUSH_CERT;
+  if (!oid) return null;
+  let certificate: string | null = null;
+  const store = await ObjectStore.open({ gitdir, env });
+  try {
+    certificate = Buffer.from(await store.readBlob(oid, 64 * 1024)).toString('utf8');
+  } catch {
+    certificate = null;
+  } finally {
+    store.close();
+  }
+  const v = (name: string) => env[name] || null;
+  return {
+    certificate,
+    status: v('GIT_PUSH_CERT_STATUS'),
+    signer: v('GIT_PUSH_CERT_SIGNER'),
+    key: v('GIT_PUSH_CERT_KEY'),
+    nonce: v('GIT_PUSH_CERT_NONCE'),
+    nonce_status: v('GIT_PUSH_CERT_NONCE_STATUS'),
+  };
+}

@@ -1,0 +1,217 @@
+// What the push log keeps on the server, outside the repository's refs, under
+// <gitdir>/receipt-gate/ (created by `install.sh --server --log-key KEY`; without it the log
+// is off and pre-receive records nothing):
+//
+//   pending/<pid>.json  the gate's decisions of an accepted push, written by pre-receive and
+//                       keyed by the receive-pack process that runs both hooks; the
+//                       reference-transaction hook takes from it the updates git really applied
+//   txn-<pid>.json      what the refs of a transaction held when git had locked them
+//                       ("prepared"), for updates that name no old value (`git update-ref` without one)
+//   audit.jsonl         rejected attempts and anything the log could not record, one JSON
+//                       object a line, rotated at 1 MiB (audit.jsonl.1 … .5)
+//   order.lock          held from `prepared` to `committed`/`aborted` by the shim, so entries
+//                       are appended in the order git applied the updates
+
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoggedUpdate, PushCertificate } from './entry';
+
+export function stateDir(gitdir: string): string {
+  return join(gitdir, 'receipt-gate');
+}
+
+/** The log is on for a repository once the install created its state folder. */
+export function logEnabled(gitdir: string): boolean {
+  return existsSync(stateDir(gitdir));
+}
+
+export interface PendingPush {
+  receive_pid: number | null;
+  created: string;
+  identity: string | null;
+  policy_blob: string | null;
+  push_certificate: PushCertificate | null;
+  updates: LoggedUpdate[];
+}
+
+/**
+ * The receive-pack process this hook runs under. pre-receive's node is a grandchild of it (the
+ * shim's subshells sit between), the reference-transaction shim a child: walk up /proc until a
+ * process whose command line is receive-pack. Null where /proc is not there (the
+ * reference-transaction hook then matches the pending decisions by their updates).
+ */
+export function receivePackPid(start = process.ppid): number | null {
+  let pid = start;
+  for (let depth = 0; depth < 10 && pid > 1; depth++) {
+    let cmdline: string[];
+    let stat: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return null;
+    }
+    const argv0 = cmdline[0] ?? '';
+    if (argv0.endsWith('git-receive-pack') || (/(^|\/)git$/.test(argv0) && cmdline.slice(1).some((a) => a === 'receive-pack'))) return pid;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    pid = Number(fields[1]);
+  }
+  return null;
+}
+
+function pendingDir(gitdir: string): string {
+  return join(stateDir(gitdir), 'pending');
+}
+
+export function writePending(gitdir: string, pending: PendingPush): void {
+  const dir = pendingDir(gitdir);
+  mkdirSync(dir, { recursive: true });
+  const name = pending.receive_pid !== null ? `${pending.receive_pid}.json` : `unknown-${process.pid}-${Date.now()}.json`;
+  const tmp = join(dir, `.${name}.${process.pid}`);
+  writeFileSync(tmp, JSON.stringify(pending));
+  renameSync(tmp, join(dir, name));
+}
+
+/** Pending decisions older than this belong to a receive-pack that is gone. */
+const PENDING_MAX_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Takes, for the updates git committed, the gate's decisions: those of this receive-pack, or
+ * (no process id known) of the one pending push that holds every committed update. What is
+ * taken is removed from the file; a file with nothing left is removed.
+ */
+export function takePending(
+  gitdir: string,
+  receivePid: number | null,
+  committed: { ref: string; old: string; new: string }[],
+): { push: PendingPush; decided: Map<string, LoggedUpdate> } | null {
+  const dir = pendingDir(gitdir);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  } catch {
+    return null;
+  }
+  const read = (name: string): PendingPush | null => {
+    try {
+      return JSON.parse(readFileSync(join(dir, name), 'utf8')) as PendingPush;
+    } catch {
+      return null;
+    }
+  };
+  const covers = (p: PendingPush) => committed.every((c) => p.updates.some((u) => u.ref === c.ref && u.new === c.new));
+  let chosen: string | null = null;
+  let push: PendingPush | null = null;
+  if (receivePid !== null && names.includes(`${receivePid}.json`)) {
+    chosen = `${receivePid}.json`;
+    push = read(chosen);
+  } else {
+    for (const name of names) {
+      const p = read(name);
+      if (p && covers(p) && (receivePid === null || p.receive_pid === null)) {
+        chosen = name;
+        push = p;
+        break;
+      }
+    }
+  }
+  if (!chosen || !push) return null;
+  const decided = new Map<string, LoggedUpdate>();
+  const left: LoggedUpdate[] = [];
+  for (const u of push.updates) {
+    const c = committed.find((x) => x.ref === u.ref && x.new === u.new);
+    if (c && !decided.has(c.ref)) decided.set(c.ref, u);
+    else left.push(u);
+  }
+  if (left.length === 0) rmSync(join(dir, chosen), { force: true });
+  else writeFileSync(join(dir, chosen), JSON.stringify({ ...push, updates: left }));
+  return { push, decided };
+}
+
+/** Pending decisions of receive-packs that are gone: the updates git did not apply after the
+ * gate accepted them (a lock conflict, a failed --atomic push). They go to the audit file. */
+export function sweepPending(gitdir: string, now = Date.now()): void {
+  const dir = pendingDir(gitdir);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = join(dir, name);
+    let stale = false;
+    const pid = /^(\d+)\.json$/.exec(name)?.[1];
+    try {
+      stale = now - statSync(file).mtimeMs > PENDING_MAX_AGE_MS || (pid !== undefined && !alive(Number(pid)));
+    } catch {
+      continue;
+    }
+    if (!stale) continue;
+    let push: PendingPush | null = null;
+    try {
+      push = JSON.parse(readFileSync(file, 'utf8')) as PendingPush;
+    } catch {
+      /* unreadable: dropped */
+    }
+    rmSync(file, { force: true });
+    if (push) audit(gitdir, { event: 'not-applied', time: new Date(now).toISOString(), identity: push.identity, updates: push.updates, note: 'accepted by the gate, not applied by git (lock conflict, failed --atomic push, or the connection ended)' });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// --- transactions: what the refs held when git had them locked --------------------------------
+
+export function txnFile(gitdir: string, pid: number): string {
+  return join(stateDir(gitdir), `txn-${pid}.json`);
+}
+
+export function writeTxn(gitdir: string, pid: number, olds: Record<string, string>): void {
+  writeFileSync(txnFile(gitdir, pid), JSON.stringify(olds));
+}
+
+export function takeTxn(gitdir: string, pid: number | null): Record<string, string> {
+  if (pid === null) return {};
+  const file = txnFile(gitdir, pid);
+  try {
+    const olds = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    rmSync(file, { force: true });
+    return olds;
+  } catch {
+    return {};
+  }
+}
+
+// --- the audit file --------------------------------------------------------------------------
+
+const AUDIT_MAX_BYTES = 1024 * 1024;
+const AUDIT_KEEP = 5;
+
+export function auditFile(gitdir: string): string {
+  return join(stateDir(gitdir), 'audit.jsonl');
+}
+
+/** Appends one JSON line; a file past 1 MiB is rotated first (audit.jsonl.1 is the newest). */
+export function audit(gitdir: string, record: Record<string, unknown>, maxBytes = AUDIT_MAX_BYTES): void {
+  const file = auditFile(gitdir);
+  mkdirSync(stateDir(gitdir), { recursive: true });
+  try {
+    if (statSync(file).size >= maxBytes) {
+      for (let i = AUDIT_KEEP - 1; i >= 1; i--) {
+        if (existsSync(`${file}.${i}`)) renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+      }
+      renameSync(file, `${file}.1`);
+    }
+  } catch {
+    /* no file yet */
+  }
+  appendFileSync(file, `${JSON.stringify(record)}\n`);
+}
