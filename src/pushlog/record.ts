@@ -7,7 +7,7 @@
 import { ObjectStore } from '../git/store';
 import { finding } from '../findings';
 import { gateResult, refResult } from '../results';
-import { decidePush } from '../report/index';
+import { decidePush } from '../report/remote';
 import type { PushOutcome } from '../server/receive';
 import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
 import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
