@@ -105,7 +105,11 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   // Each kind of ref has its own handler; branches, tags and every other namespace go on below
   // as code.
   const kind = updateKind(pushed.ref, ref, store.replaceRefBase);
-  if (kind.kind === 'owners-only') {
+  // A remote-tracking ref is owners-only where it is written (a push to the server, which
+  // verify-ref in a mirror would take as the base); in a clone it is the fetched branch, and
+  // verify-ref origin/main audits that branch as code.
+  const auditOfFetchedBranch = kind.kind === 'owners-only' && kind.namespace === 'remotes' && ctx.scope.kind !== 'server';
+  if (kind.kind === 'owners-only' && !auditOfFetchedBranch) {
     const f = ownersOnlyFinding(ctx, kind.namespace, pushed.ref, update);
     if (f) findings.push(f);
     return done();

@@ -119,7 +119,8 @@ test('a policy edited in the same push is judged by the old policy', () => {
 });
 
 test('an owner pushing an invalid policy is rejected with POLICY_INVALID', () => {
-  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, version: 2 })}\n`);
+  // (version 2 is the bounded-contexts policy; 3 is a version no receipt-gate reads)
+  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, version: 3 })}\n`);
   commitAll(r.work, 'bad policy');
   assertRejected(push(r.work, ['origin', 'main'], ALICE), 'POLICY_INVALID', '.receipt-gate.json');
 });
