@@ -7,7 +7,7 @@
 // (the same node command the shim runs, from the snapshot when there is one, without the shim:
 // node's own time) and `node` (the shim on a bundle that answers at once: node's start). All
 // are measured from outside (bench/measure.py: wall, CPU of the process tree). The policy has
-// the default limits.timeoutMs, 4000 ms: SPEC §6 wants each answer within 4000 + 250 ms of the
+// the default limits.timeoutMs, 4000 ms: docs/contract.md §6 wants each answer within 4000 + 250 ms of the
 // hook's start.
 //
 //   node bench/run.mjs shim [--runs N] [--smoke] [--tree DIR] [--out FILE.md] [--json FILE]
@@ -144,7 +144,7 @@ function verdictOf(stderr) {
   return 'no machine line';
 }
 
-/** The machine line is the last line the hook wrote (SPEC §2). */
+/** The machine line is the last line the hook wrote (docs/contract.md §2). */
 function machineLast(stderr) {
   const lines = stderr
     .split('\n')

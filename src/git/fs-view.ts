@@ -145,7 +145,7 @@ export class ObjectsView {
       .sort((a, b) => b.length - a.length);
   }
 
-  /** How messages name an object directory, never by its absolute path (SPEC §6: messages do
+  /** How messages name an object directory, never by its absolute path (docs/contract.md §6: messages do
    * not print the server's quarantine directory; a pusher is not shown where the server keeps
    * its repositories either): "the pushed objects" (the quarantine), "objects" (the
    * repository's own), or "an alternate object directory". */

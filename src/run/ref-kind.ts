@@ -3,7 +3,7 @@
 //
 //   code         refs/heads/**, refs/tags/** and every namespace not named below
 //                (refs/pull/*, refs/merge-requests/*, refs/keep-around/*, refs/stash, HEAD…):
-//                judged as code, evidence and protected paths included (SPEC §2).
+//                judged as code, evidence and protected paths included (docs/contract.md §2).
 //   notes        refs/notes/**: notes, never the repository's evidence; a non-owner may not
 //                rewrite or delete refs/notes/receipt-gate (or a protected notes ref).
 //   owners-only  refs/replace/** (changes what git reads for an object), refs/remotes/**

@@ -1,4 +1,4 @@
-// Attack: commit-date skew against ancestry. Ancestry is exact whatever the commit dates say (SPEC §6 Ancestry): a fast-forward whose
+// Attack: commit-date skew against ancestry. Ancestry is exact whatever the commit dates say (docs/contract.md §6 Ancestry): a fast-forward whose
 // committer clock is hours behind main is a fast-forward; commits dated before their parents
 // are still new. Real pushes into a bare repository with the installed hook.
 

@@ -1,6 +1,6 @@
 // Attack: a gitlink (a submodule entry, mode 160000) at a protected path or at a folder below
 // which a protected glob could match. `git clone --recurse-submodules` writes the submodule's
-// files there, so it is a touch of the protected path as a symlink there is (SPEC §6); an
+// files there, so it is a touch of the protected path as a symlink there is (docs/contract.md §6); an
 // exception never covers it.
 
 import { test } from 'uvu';

@@ -11,7 +11,7 @@ import { assertRejected, cleanup, git, makeTemplate, machine, push, type PushRes
 
 export * from '../server/helpers';
 
-/** A pusher the SPEC example policy does not list as an owner, and one it does. */
+/** A pusher the example policy of README.md does not list as an owner, and one it does. */
 export const BOB = { REMOTE_USER: 'bob' };
 export const ALICE = { REMOTE_USER: 'alice' };
 

@@ -1,6 +1,6 @@
 // Attack: making the gate give up. An evidence file over maxEvidenceBytes, a commit over the
 // 64 MiB object limit, or a push that takes longer than limits.timeoutMs is LIMIT_EXCEEDED:
-// closed, never a pass and never an INTERNAL_ERROR (SPEC §2, §6 "Time").
+// closed, never a pass and never an INTERNAL_ERROR (docs/contract.md §2, §6 "Time").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,7 +1,7 @@
 // Attack: landing someone else's fixture change without making it. The net change counts as a
 // touch: old -> new for an update of the base branch or of a protected ref, merge-base(main,
 // new) -> new for any other ref (as `git diff main...HEAD`). So fast-forwarding main onto an
-// owner's fixture change is a touch, while merging main into a work branch is not (SPEC §2).
+// owner's fixture change is a touch, while merging main into a work branch is not (docs/contract.md §2).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,7 +1,7 @@
 // Attack: a name git keeps apart from a protected path but a macOS or Windows checkout writes
 // onto it — case, Unicode case folding and NFC, the code points HFS+ ignores, what Win32 drops
 // (trailing dots and spaces, NTFS streams such as `::$DATA`), NTFS 8.3 short names — and the
-// look-alikes no filesystem folds, which stay ordinary paths (SPEC §6, "Aliases").
+// look-alikes no filesystem folds, which stay ordinary paths (docs/contract.md §6, "Aliases").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

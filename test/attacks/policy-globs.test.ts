@@ -1,7 +1,7 @@
 // Attack: a pushed policy whose globs are malformed (`data/*.{json,yaml`), can never match a
 // git path (a leading or trailing `/`), or backtrack catastrophically (nested extglobs): such a
 // glob would silently protect nothing, so the policy is POLICY_INVALID, naming the glob and its
-// pointer, even for an owner (SPEC §6, "Globs").
+// pointer, even for an owner (docs/contract.md §6, "Globs").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,5 +1,5 @@
 // Attack: deleting or rewriting (non-fast-forward) a protected ref. Closed for non-owners
-// (REF_PROTECTED), allowed for owners; unprotected refs are anyone's (SPEC §2).
+// (REF_PROTECTED), allowed for owners; unprotected refs are anyone's (docs/contract.md §2).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,6 +1,6 @@
 // Attack: a symbolic ref to a protected ref. An update through it is an update of the ref it
 // resolves to, judged by that name (rewind, deletion, net change); one whose own name is
-// protected is the owners' decision (SPEC §6, "Refs").
+// protected is the owners' decision (docs/contract.md §6, "Refs").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,7 +1,7 @@
 // Attack: a symlink at a protected path, or at a folder below which a protected glob could
 // match (`tools -> src/tools` puts other bytes at tools/patch_receipt.py in every checkout,
 // `.github -> ci` adds workflows). A touch of the protected path for non-owners; exceptions
-// never cover a symlink (SPEC §6, "Symlinks and gitlinks").
+// never cover a symlink (docs/contract.md §6, "Symlinks and gitlinks").
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,7 +1,7 @@
 // Attack: tree entries a checkout refuses or writes elsewhere — `.git` in any spelling, `..`,
 // a name listed twice (git reads the first copy, a checkout writes the last), entries out of
 // git's order, a `.gitmodules` that is a symlink. PATH_UNSAFE for every pusher, owners
-// included (SPEC §6, "Trees"). The trees are written byte by byte (hash-object --literally),
+// included (docs/contract.md §6, "Trees"). The trees are written byte by byte (hash-object --literally),
 // so git's own checks on names are not in the way; receive-pack does not fsck by default.
 
 import { test } from 'uvu';

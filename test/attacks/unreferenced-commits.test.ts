@@ -2,7 +2,7 @@
 // those reachable from `new` and from no ref the repository had before it (`git rev-list NEW
 // --not --all`): the quarantine holds most of them and is a fast path, never the definition,
 // so commits that arrived earlier unreferenced, or sit in an alternate, are new when a ref
-// first reaches them (SPEC §2).
+// first reaches them (docs/contract.md §2).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,4 +1,4 @@
-// What a push changes, as git sees it (SPEC §2, §6): refs to trees and blobs. Real `git push`
+// What a push changes, as git sees it (docs/contract.md §2, §6): refs to trees and blobs. Real `git push`
 // into bare repositories with the installed hook. (Updates through symbolic refs and commits the
 // repository holds but no ref reaches are in test/attacks/.)
 
