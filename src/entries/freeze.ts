@@ -334,7 +334,7 @@ interface ReviewedFreeze {
 }
 
 /**
- * The scheduled job's report (docs/contract.md §4: frozen tests still run on a schedule; the freeze applies
+ * The scheduled job's report (docs/ci.md, the scheduled job: frozen tests still run on a schedule; the freeze applies
  * only to the patch pipeline): every freeze, with the ones expiring within the window (or
  * expired) called out so someone owns expiry review before FREEZE_EXPIRED closes every push,
  * and with --run each frozen test run by its id (`sh -c 'CMD "$1"' sh ID`), recording which
