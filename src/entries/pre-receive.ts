@@ -18,6 +18,10 @@ The pusher is the first set variable of the policy's identityEnv.
 `;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
+  // limits.timeoutMs counts from the hook's start (docs/contract.md §6 Time): node's start and
+  // the reading of stdin are inside the budget. (At most a second back: process.uptime() of a
+  // process that has run longer than that before reaching here says nothing about the push.)
+  const startedAt = Date.now() - Math.min(process.uptime() * 1000, 1000);
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(HELP);
     return 0;
@@ -28,7 +32,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // Ref names are bytes: the input is read undecoded.
   const stdin = io.readStdinBytes ? await io.readStdinBytes() : await io.readStdin();
   const gitdir = gitdirOf(io.cwd, io.env);
-  const judged = await receivePush({ gitdir, env: io.env, today: () => today(io, now) }, stdin);
+  const judged = await receivePush({ gitdir, env: io.env, today: () => today(io, now), startedAt }, stdin);
   // The push log (docs/push-log.md): accepted decisions wait for reference-transaction.
   const outcome = await recordDecision(gitdir, io.env, judged);
   io.stderr(remoteText(outcome, io.env));

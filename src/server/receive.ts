@@ -36,6 +36,9 @@ export interface PushContext {
   today: () => string;
   /** The clock, for the deadline (injected so tests can drive it). */
   now?: () => number;
+  /** When the hook started on that clock (the entry passes node's own start, so the budget
+   * counts the start and the reading of stdin too); the call's start when absent. */
+  startedAt?: number;
   messages?: MessageOptions;
 }
 
@@ -54,7 +57,7 @@ export function gitdirOf(cwd: string, env: NodeJS.ProcessEnv): string {
  * characters above 0x7f is taken as UTF-8 text (in-process callers). */
 export async function receivePush(ctx: PushContext, stdin: string | Uint8Array): Promise<PushOutcome> {
   const now = ctx.now ?? Date.now;
-  const started = now();
+  const started = ctx.startedAt ?? now();
   const parsed = parseRefUpdates(stdinBytes(stdin));
   if (!parsed.ok) {
     return failed(
