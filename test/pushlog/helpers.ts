@@ -3,9 +3,9 @@
 // served by git daemon and by smart HTTP (lighttpd + git http-backend) on loopback.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, CLI, freePort, git, installHook, makeTemplate, TODAY, waitForPort, type Remote } from '../server/helpers';
+import { baseEnv, CLI, freePort, git, installHook, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from '../server/helpers';
 import type { LogPredicate } from '../../src/pushlog/entry';
 
 export interface LogServer {
@@ -18,7 +18,7 @@ export interface LogServer {
   stop(): void;
 }
 
-export const PASSWORD = { alice: 'alice-secret', bob: 'bob-secret' } as const;
+export { PASSWORD } from '../server/helpers';
 
 export async function startServers(label: string): Promise<LogServer> {
   const template = makeTemplate({ install: false });
@@ -38,31 +38,7 @@ export async function startServers(label: string): Promise<LogServer> {
   );
   const httpPort = await freePort();
   const base = join(root, 'srv');
-  writeFileSync(join(base, 'users'), `alice:${PASSWORD.alice}\nbob:${PASSWORD.bob}\n`);
-  writeFileSync(
-    join(base, 'lighttpd.conf'),
-    `server.document-root = "${base}"
-server.bind = "127.0.0.1"
-server.port = ${httpPort}
-server.pid-file = "${base}/lighttpd.pid"
-server.errorlog = "${base}/error.log"
-server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")
-auth.backend = "plain"
-auth.backend.plain.userfile = "${base}/users"
-auth.require = ("/git/" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
-alias.url = ("/git/" => "/usr/lib/git-core/git-http-backend/")
-$HTTP["url"] =~ "^/git/" {
-  cgi.assign = ("" => "")
-  setenv.add-environment = (
-    "GIT_PROJECT_ROOT" => "${repos}",
-    "GIT_HTTP_EXPORT_ALL" => "",
-    "RECEIPT_GATE_NOW" => "${TODAY}",
-    "RECEIPT_GATE_HARD_TIMEOUT" => "60",
-    "PATH" => "${process.env.PATH}"
-  )
-}
-`,
-  );
+  writeLighttpdConfig({ base, port: httpPort, projectRoot: repos });
   const http: ChildProcess = spawn('lighttpd', ['-D', '-f', join(base, 'lighttpd.conf')], { env: baseEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(daemonPort);
   await waitForPort(httpPort);

@@ -267,3 +267,36 @@ export function assertRejected(result: ReturnType<typeof push>, code: string, pa
   assert.ok(hit, `expected ${code}${path ? ` on ${path}` : ''} in:\n${result.stderr}`);
   return m;
 }
+
+/** The smart-HTTP test users' passwords. */
+export const PASSWORD = { alice: 'alice-secret', bob: 'bob-secret' } as const;
+
+/** lighttpd serving git-http-backend for the repositories under `projectRoot` at /git/, with
+ * basic auth for alice and bob (REMOTE_USER is the pusher): the smart-HTTP server of the tests. */
+export function writeLighttpdConfig({ base, port, projectRoot }: { base: string; port: number; projectRoot: string }): void {
+  writeFileSync(join(base, 'users'), `alice:${PASSWORD.alice}\nbob:${PASSWORD.bob}\n`);
+  writeFileSync(
+    join(base, 'lighttpd.conf'),
+    `server.document-root = "${base}"
+server.bind = "127.0.0.1"
+server.port = ${port}
+server.pid-file = "${base}/lighttpd.pid"
+server.errorlog = "${base}/error.log"
+server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")
+auth.backend = "plain"
+auth.backend.plain.userfile = "${base}/users"
+auth.require = ("/git/" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
+alias.url = ("/git/" => "/usr/lib/git-core/git-http-backend/")
+$HTTP["url"] =~ "^/git/" {
+  cgi.assign = ("" => "")
+  setenv.add-environment = (
+    "GIT_PROJECT_ROOT" => "${projectRoot}",
+    "GIT_HTTP_EXPORT_ALL" => "",
+    "RECEIPT_GATE_NOW" => "${TODAY}",
+    "RECEIPT_GATE_HARD_TIMEOUT" => "60",
+    "PATH" => "${process.env.PATH}"
+  )
+}
+`,
+  );
+}

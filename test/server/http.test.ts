@@ -3,15 +3,14 @@
 
 import { test } from 'uvu';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, cleanup, freePort, git, makeTemplate, TODAY, waitForPort, type Remote } from './helpers';
+import { baseEnv, cleanup, freePort, git, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from './helpers';
 import * as s from './scenario';
 
 let template: Remote;
 let server: ChildProcess;
 let t: s.Transport;
-const PASSWORD = { alice: 'alice-secret', bob: 'bob-secret' };
 
 test.before(async () => {
   template = makeTemplate();
@@ -20,31 +19,7 @@ test.before(async () => {
   renameSync(template.bare, join(base, 'repos', 'remote.git'));
   const bare = join(base, 'repos', 'remote.git');
   const port = await freePort();
-  writeFileSync(join(base, 'users'), `alice:${PASSWORD.alice}\nbob:${PASSWORD.bob}\n`);
-  writeFileSync(
-    join(base, 'lighttpd.conf'),
-    `server.document-root = "${base}"
-server.bind = "127.0.0.1"
-server.port = ${port}
-server.pid-file = "${base}/lighttpd.pid"
-server.errorlog = "${base}/error.log"
-server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")
-auth.backend = "plain"
-auth.backend.plain.userfile = "${base}/users"
-auth.require = ("/git/" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
-alias.url = ("/git/" => "/usr/lib/git-core/git-http-backend/")
-$HTTP["url"] =~ "^/git/" {
-  cgi.assign = ("" => "")
-  setenv.add-environment = (
-    "GIT_PROJECT_ROOT" => "${base}/repos",
-    "GIT_HTTP_EXPORT_ALL" => "",
-    "RECEIPT_GATE_NOW" => "${TODAY}",
-    "RECEIPT_GATE_HARD_TIMEOUT" => "60",
-    "PATH" => "${process.env.PATH}"
-  )
-}
-`,
-  );
+  writeLighttpdConfig({ base, port, projectRoot: join(base, 'repos') });
   server = spawn('lighttpd', ['-D', '-f', join(base, 'lighttpd.conf')], { env: baseEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(port);
   t = {
