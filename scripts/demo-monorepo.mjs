@@ -6,50 +6,13 @@
 //   2. the same two branches pushed to a bare repository running the pre-receive hook;
 //   3. one receipt per touched context, and the merge bot's rule: verify-receipt --all.
 // Needs only git, Node.js and the built dist/cli.js (./install.sh builds it).
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { appendFileSync, cpSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { cli, demoSetup, root } from './demo-lib.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'cli.js');
 const keep = process.argv.includes('--keep');
-if (!existsSync(cli)) {
-  console.error('demo: dist/cli.js is missing; run ./install.sh first');
-  process.exit(2);
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'receipt-gate-monorepo-'));
+const { dir, work, step, run, git } = demoSetup({ prefix: 'receipt-gate-monorepo-', now: '2026-12-05' });
 const bare = join(dir, 'monorepo.git');
-const work = join(dir, 'work');
-const env = {
-  PATH: process.env.PATH,
-  HOME: dir,
-  LANG: 'C.UTF-8',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Demo',
-  GIT_AUTHOR_EMAIL: 'demo@example.com',
-  GIT_COMMITTER_NAME: 'Demo',
-  GIT_COMMITTER_EMAIL: 'demo@example.com',
-  RECEIPT_GATE_NOW: '2026-12-05',
-};
-const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
-const step = (title) => console.log(`\n${bold(`== ${title}`)}`);
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? work, env: { ...env, ...(opts.env ?? {}) }, encoding: 'utf8' });
-  if (opts.show) {
-    console.log(`$ ${opts.label ?? [cmd, ...args].join(' ')}`);
-    process.stdout.write(r.stdout.replace(/^/gm, '  ').replace(/  $/, ''));
-    process.stdout.write(r.stderr.replace(/^/gm, '  ').replace(/  $/, ''));
-    console.log(`  (exit ${r.status})`);
-  } else if (r.status !== 0 && !opts.mayFail) {
-    throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stdout}${r.stderr}`);
-  }
-  return r;
-}
-const git = (...args) => run('git', args);
 const gate = (args, label, opts = {}) => run('node', [cli, ...args], { show: true, label: `receipt-gate ${label ?? args.join(' ')}`, mayFail: true, ...opts });
 
 const started = Date.now();
