@@ -2,7 +2,7 @@
 // throwaway folder with a clean git environment, and a runner that prints a command and what
 // it answered. Needs only git, Node.js and the built dist/cli.js (./install.sh builds it).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,4 +47,13 @@ export function demoSetup({ prefix, now, work: workName = 'work' }) {
   };
   const git = (...args) => run('git', args);
   return { dir, work, env, bold, step, run, git };
+}
+
+/** Removes the demo's folder (unless --keep), says how it went and exits 1 when it did not go
+ * as shown. */
+export function finishDemo({ dir, keep, started, failed }) {
+  if (keep) console.log(`\nkept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+  console.log(`\n${failed ? 'demo: something did not go as shown above' : 'demo: done'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  process.exit(failed ? 1 : 0);
 }

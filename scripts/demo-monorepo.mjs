@@ -6,9 +6,9 @@
 //   2. the same two branches pushed to a bare repository running the pre-receive hook;
 //   3. one receipt per touched context, and the merge bot's rule: verify-receipt --all.
 // Needs only git, Node.js and the built dist/cli.js (./install.sh builds it).
-import { appendFileSync, cpSync, existsSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, demoSetup, root } from './demo-lib.mjs';
+import { cli, demoSetup, finishDemo, root } from './demo-lib.mjs';
 
 const keep = process.argv.includes('--keep');
 const { dir, work, step, run, git } = demoSetup({ prefix: 'receipt-gate-monorepo-', now: '2026-12-05' });
@@ -56,9 +56,5 @@ try {
 } catch (err) {
   console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
   failed = true;
-} finally {
-  if (keep) console.log(`\nkept: ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\n${failed ? 'demo: something did not go as shown above' : 'demo: done'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-process.exit(failed ? 1 : 0);
+finishDemo({ dir, keep, started, failed });

@@ -5,9 +5,9 @@
 //   2. the same two branches pushed to a bare repository with the pre-receive hook installed:
 //      the honest push is accepted, the fixture edit is rejected with the real remote: output.
 // Needs only git, Node.js and the built dist/cli.js (./install.sh builds it).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cli, demoSetup, root } from './demo-lib.mjs';
+import { cli, demoSetup, finishDemo, root } from './demo-lib.mjs';
 
 const keep = process.argv.includes('--keep');
 const { dir, work, step, run, git } = demoSetup({ prefix: 'receipt-gate-demo-', now: '2026-09-10' });
@@ -71,9 +71,5 @@ try {
 } catch (err) {
   console.error(`demo: ${err instanceof Error ? err.message : String(err)}`);
   failed = true;
-} finally {
-  if (keep) console.log(`\nkept: ${dir}`);
-  else rmSync(dir, { recursive: true, force: true });
 }
-console.log(`\n${failed ? 'demo: something did not go as shown above' : 'demo: done'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-process.exit(failed ? 1 : 0);
+finishDemo({ dir, keep, started, failed });

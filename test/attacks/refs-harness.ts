@@ -6,7 +6,7 @@
 import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { baseEnv, machine, type PushResult } from '../server/helpers';
+import { baseEnv, machine, pushResultOf, type PushResult } from '../server/helpers';
 
 /** Every ref (name as a byte string, its oid) and every object of the bare repository. */
 export function serverState(bare: string): { refs: string; objects: string } {
@@ -57,13 +57,7 @@ export function pushBytes(work: string, refspecs: string[], env: Record<string, 
     return `"$(printf %b "$S${i}")"`;
   });
   const script = `exec git push --porcelain ${flags.join(' ')} origin ${args.join(' ')}`;
-  const r = spawnSync('bash', ['-c', script], { cwd: work, env: baseEnv({ ...env, ...vars }), encoding: 'latin1' });
-  const stderr = `${r.stderr}`;
-  const remote = stderr
-    .split('\n')
-    .filter((l) => l.startsWith('remote: '))
-    .map((l) => l.slice('remote: '.length).replace(/\s+$/, ''));
-  return { status: r.status ?? -1, stderr: stderr + r.stdout, remote };
+  return pushResultOf(spawnSync('bash', ['-c', script], { cwd: work, env: baseEnv({ ...env, ...vars }), encoding: 'latin1' }));
 }
 
 /** The oid a ref holds on the server (name as a byte string), or null. */

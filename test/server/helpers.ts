@@ -165,7 +165,11 @@ export interface PushResult {
 }
 
 export function push(work: string, args: string[], env: Record<string, string> = {}): PushResult {
-  const r = gitResult(work, ['push', '--porcelain', ...args], baseEnv(env));
+  return pushResultOf(gitResult(work, ['push', '--porcelain', ...args], baseEnv(env)));
+}
+
+/** A finished `git push --porcelain` as a PushResult: its status, output and `remote:` lines. */
+export function pushResultOf(r: { status: number | null; stderr: string; stdout: string }): PushResult {
   const stderr = `${r.stderr}`;
   const remote = stderr
     .split('\n')
