@@ -17,7 +17,10 @@ import { emptyIdentities, finding, type Finding } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { PathChange } from './git/types';
 import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
-import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
+import { isAncestor, mergeBase } from './git/history/merge-base';
+import { newCommits } from './git/history/new-commits';
+import { newCommitsOnServer } from './git/history/server-new-commits';
+import { ShallowBoundaryError } from './git/history/shallow';
 import { gateResult, refResult, type GateResult, type GateResultParts, type RefResult, type RefResultParts } from './results';
 import { short } from './report/text';
 import { deadlineFinding, internalError } from './rules/errors';
@@ -166,7 +169,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
   // 5. A protected ref only moves forward.
   if (isProtectedRef && oldPeeled !== null) {
-    if (oldCommit === null || !(await isAncestor(store, oldCommit, newCommit, ctx.deadline))) {
+    if (oldCommit === null || !(await isAncestor(ctx.history, oldCommit, newCommit, ctx.deadline))) {
       const f = rewriteFinding(ctx, pushed.ref, oldCommit ?? oldPeeled.oid, newCommit);
       if (f) findings.push(f);
     }
@@ -191,7 +194,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
   // 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
   const baseTip = ctx.base.tip;
-  const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(store, baseTip, newCommit, ctx.deadline) : null;
+  const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(ctx.history, baseTip, newCommit, ctx.deadline) : null;
   const newTree = (await store.readCommit(newCommit)).tree;
   if (netFrom !== newCommit) {
     const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
@@ -228,9 +231,9 @@ async function newTagFindings(ctx: RunContext, tags: readonly string[], at: { re
 
 async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: string | null): Promise<string[]> {
   const { scope } = ctx;
-  if (scope.kind === 'server') return newCommitsOnServer(ctx.store, newCommit, scope.existingTips, ctx.deadline);
+  if (scope.kind === 'server') return newCommitsOnServer(ctx.history, newCommit, scope.existingTips, ctx.deadline);
   const exclude = [ctx.base.tip, oldCommit, ...scope.exclude].filter((c): c is string => c !== null);
-  return newCommits(ctx.store, newCommit, exclude, ctx.deadline);
+  return newCommits(ctx.history, newCommit, exclude, ctx.deadline);
 }
 
 /**

@@ -225,33 +225,36 @@ function push(target, pushDir, branch, hook) {
 
 /**
  * The walks alone, in one Node process (no start-up, no tree diffs): newCommits, mergeBase and
- * isAncestor from src/git/walk.ts through tsx, each beside the git command computing the same
+ * isAncestor from src/git/history/ through tsx, each beside the git command computing the same
  * (`git rev-list --count REF --not BASE`, `git merge-base`, `git merge-base --is-ancestor`).
  */
 export function walkTimings(seed, cases) {
   const code = `
     const { ObjectStore } = require(${JSON.stringify(join(ROOT, 'src/git/store.ts'))});
     const { Deadline } = require(${JSON.stringify(join(ROOT, 'src/deadline.ts'))});
-    const w = require(${JSON.stringify(join(ROOT, 'src/git/walk.ts'))});
+    const { History } = require(${JSON.stringify(join(ROOT, 'src/git/history/history.ts'))});
+    const { newCommits } = require(${JSON.stringify(join(ROOT, 'src/git/history/new-commits.ts'))});
+    const { isAncestor, mergeBase } = require(${JSON.stringify(join(ROOT, 'src/git/history/merge-base.ts'))});
     (async () => {
       const out = [];
       for (const [base, ref] of ${JSON.stringify(cases)}) {
         const store = await ObjectStore.open({ gitdir: ${JSON.stringify(seed)} });
+        const history = new History(store);
         let t = performance.now();
         const b = await store.resolveRef(base), r = await store.resolveRef(ref) ?? ref;
         // Opening: the pack index, and the commit-graph read and verified (a trivial walk).
-        await w.newCommits(store, b, [b], Deadline.never());
+        await newCommits(history, b, [b], Deadline.never());
         const openMs = performance.now() - t;
         t = performance.now();
-        const n = (await w.newCommits(store, r, [b], Deadline.never())).length;
+        const n = (await newCommits(history, r, [b], Deadline.never())).length;
         const newMs = performance.now() - t;
         t = performance.now();
-        const mb = await w.mergeBase(store, b, r, Deadline.never());
+        const mb = await mergeBase(history, b, r, Deadline.never());
         const mbMs = performance.now() - t;
         t = performance.now();
-        const anc = await w.isAncestor(store, r, b, Deadline.never());
+        const anc = await isAncestor(history, r, b, Deadline.never());
         const ancMs = performance.now() - t;
-        out.push({ base, ref, n, openMs, newMs, mb, mbMs, anc, ancMs, graph: w.commitGraphFiles(store).length > 0, rssMb: process.memoryUsage().rss / 2 ** 20 });
+        out.push({ base, ref, n, openMs, newMs, mb, mbMs, anc, ancMs, graph: history.commitGraphFiles().length > 0, rssMb: process.memoryUsage().rss / 2 ** 20 });
         store.close();
       }
       process.stdout.write(JSON.stringify(out));

@@ -20,6 +20,7 @@ import { POLICY_PATH } from '../evidence/types';
 import { evaluateIndex } from '../engine';
 import { finding } from '../findings';
 import { indexChangesAgainstTree, indexFilePath, readStagedIndex, type StagedIndex } from '../git/staged-index';
+import { History } from '../git/history/history';
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
@@ -71,7 +72,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const staged = new IndexSource(store, index.entries);
     const stagedPolicyOid = index.entries.find((e) => e.path === POLICY_PATH)?.oid ?? null;
     const result = await evaluateIndex(
-      { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
+      { store, history: new History(store), base, identity, today: date, scope: { kind: 'base', exclude: [] } },
       { ref: branch, head, changes, staged, stagedPolicyOid, findings: conflicts },
     );
     for (const ref of result.refs) ref.findings = forStagedCommit(ref.findings);

@@ -23,6 +23,7 @@ import { today } from '../clock';
 import { evaluate } from '../engine';
 import { resolveBase } from '../run/base';
 import { ZERO_OID, type RefUpdate } from '../types';
+import { History } from '../git/history/history';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { readPushInput } from '../client/push-input';
@@ -85,7 +86,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const base = await resolveBase(store, { kind: 'push', remote, remoteTips: lines.map((l) => ({ ref: l.remoteRef, oid: l.remoteOid })) });
 
     const result = await evaluate(
-      { store, base, identity, today: date, scope: { kind: 'base', exclude: excluded } },
+      { store, history: new History(store), base, identity, today: date, scope: { kind: 'base', exclude: excluded } },
       updates,
     );
     if (result.unguarded && result.findings.length === 0) {

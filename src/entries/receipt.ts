@@ -10,6 +10,7 @@ import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import type { ContextPolicy, Policy } from '../evidence/types';
 import { addNote } from '../git/notes';
+import { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { sortFindings } from '../report/order';
@@ -66,10 +67,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const target = await openTarget(values.repo ?? io.cwd, values.ref ?? 'HEAD', values.base, io);
   if (typeof target === 'number') return target;
-  const { store, refName, commit, base, policy } = target;
+  const { store, history, refName, commit, base, policy } = target;
 
   // With bounded contexts, one receipt per context: those asked for, else those REF touches.
-  const contexts = await contextsToGrade(policy, contextsAsked, { store, base, commit, refName, today: date });
+  const contexts = await contextsToGrade(policy, contextsAsked, { store, history, base, commit, refName, today: date });
   if (contexts.length === 0) {
     io.stdout(`receipt-gate receipt ${shortRef(refName)} (${short(commit)}) touches no bounded context of the policy at ${base.name}: no receipt to write\n`);
     return EXIT.eligible;
@@ -82,7 +83,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   let exit: number = EXIT.eligible;
   for (const context of contexts) {
     const outName = context === null ? template : template.split('{context}').join(context.name);
-    const code = await gradeOne({ store, refName, commit, base, policy, context, outName, date, generatedAt, junit, signKey, io, note: values.note === true, propertiesCmd: values['properties-cmd'] ?? null, fixtureCmd: values['fixture-cmd'] ?? null, propertiesTimeoutMs, fixtureTimeoutMs });
+    const code = await gradeOne({ store, history, refName, commit, base, policy, context, outName, date, generatedAt, junit, signKey, io, note: values.note === true, propertiesCmd: values['properties-cmd'] ?? null, fixtureCmd: values['fixture-cmd'] ?? null, propertiesTimeoutMs, fixtureTimeoutMs });
     exit = worseExit(exit, code);
   }
   return exit;
@@ -99,7 +100,7 @@ function worseExit(a: number, b: number): number {
 async function contextsToGrade(
   policy: Policy,
   asked: string[],
-  at: { store: ObjectStore; base: Base; commit: string; refName: string; today: string },
+  at: { store: ObjectStore; history: History; base: Base; commit: string; refName: string; today: string },
 ): Promise<(ContextPolicy | null)[]> {
   const declared = policy.contexts;
   if (!declared) {
@@ -119,6 +120,7 @@ async function contextsToGrade(
 
 interface GradeOneOptions {
   store: ObjectStore;
+  history: History;
   refName: string;
   commit: string;
   base: Base;
@@ -139,7 +141,7 @@ interface GradeOneOptions {
 
 /** Grades one receipt (the repository's, or one context's), writes it and, with --note, stores it. */
 async function gradeOne(o: GradeOneOptions): Promise<number> {
-  const { store, refName, commit, base, policy, context, io } = o;
+  const { store, history, refName, commit, base, policy, context, io } = o;
   const outPath = resolve(io.cwd, o.outName);
   // The grader run.
   let result;
@@ -148,6 +150,7 @@ async function gradeOne(o: GradeOneOptions): Promise<number> {
   try {
     result = await grade({
       store,
+      history,
       policy,
       refName,
       commit,
@@ -207,14 +210,14 @@ async function openTarget(
   refGiven: string,
   baseGiven: string | undefined,
   io: CliIO,
-): Promise<{ store: ObjectStore; refName: string; commit: string; base: Base; policy: Policy } | number> {
+): Promise<{ store: ObjectStore; history: History; refName: string; commit: string; base: Base; policy: Policy } | number> {
   const store = await openRepository(repo, io.env);
   const commit = await resolveCommitSpec(store, refGiven, '--ref');
   const refName = await fullRefName(store, refGiven);
   const base = await resolveBase(store, baseGiven === undefined ? { kind: 'default' } : { kind: 'named', spec: baseGiven });
   if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to read the policy from: pass --base REF (the default is the policy\'s baseBranch, preferring refs/remotes/origin/<baseBranch>)');
   const { policy, findings } = base;
-  if (policy) return { store, refName, commit, base, policy };
+  if (policy) return { store, history: new History(store), refName, commit, base, policy };
   if (findings.length > 0) {
     for (const f of findings) io.stderr(`  ${findingLine(f)}\n`);
     io.stderr(`receipt-gate receipt: the policy at ${base.name} (${short(base.tip)}) is invalid; nothing was graded\n`);

@@ -7,6 +7,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { History } from '../git/history/history';
 import { UsageError, type CliIO } from '../io';
 import { runLogCheck, readCheckpoint } from '../pushlog/run';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
@@ -51,7 +52,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   try {
     const only = (values.ref as unknown as string[] | undefined)?.map((r) => (r.startsWith('refs/') ? r : `refs/heads/${r}`));
-    const result = await runLogCheck(store, { publicKeys, logRef: values.log, remote: values.remote ?? null, only, checkpoint, everySignature: values['every-signature'] === true });
+    const result = await runLogCheck(store, new History(store), { publicKeys, logRef: values.log, remote: values.remote ?? null, only, checkpoint, everySignature: values['every-signature'] === true });
     const trusted = !result.findings.some((f) => f.code === 'LOG_SIGNATURE' || f.code === 'LOG_FORKED');
     if (checkpointFile && trusted && result.tip) {
       const tmp = `${checkpointFile}.tmp`;

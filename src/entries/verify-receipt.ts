@@ -19,6 +19,7 @@ import { openReceipt, receiptFailures, repositoryFacts, type FailedFact } from '
 import { readNote, receiptFileName, receiptNotesRef, touchedContextNames } from '../receipt/contexts';
 import type { ReceiptContext } from '../receipt/types';
 import type { ContextPolicy, Policy } from '../evidence/types';
+import { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 
 const USAGE =
@@ -78,7 +79,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // --all: the merge bot's rule. Every context the commit touches needs an eligible receipt for
   // this commit (a policy without contexts: the one repository receipt).
   const names: (string | null)[] = policy.contexts
-    ? [...(await touchedContextNames({ store, base, commit, refName: refGiven, today: date }))]
+    ? [...(await touchedContextNames({ store, history: new History(store), base, commit, refName: refGiven, today: date }))]
     : [null];
   const order = new Map((policy.contexts ?? []).map((c, i) => [c.name, i]));
   names.sort((x, y) => (order.get(x ?? '') ?? 0) - (order.get(y ?? '') ?? 0));

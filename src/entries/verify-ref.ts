@@ -4,7 +4,7 @@
 import { parseCommandArgs } from '../args';
 import { today } from '../clock';
 import { evaluate } from '../engine';
-import { commitGraphNotices } from '../git/walk';
+import { History } from '../git/history/history';
 import { UsageError, type CliIO } from '../io';
 import { formatOption, outcomeOf, renderOutcome, SetupError, short, shortRef } from '../report/index';
 import { fullRefName, resolveBase, resolveCommitSpec } from '../run/base';
@@ -40,6 +40,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const identity = values.identity === undefined || values.identity === '' ? null : values.identity;
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
+  const history = new History(store);
 
   const refName = positionals[0] ?? 'HEAD';
   const head = await resolveCommitSpec(store, refName, 'REF');
@@ -58,13 +59,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const named = fullRef.startsWith('refs/') ? await store.resolveRef(fullRef) : null;
   const tip = named !== null && named !== head && (await store.objectInfo(named))?.type === 'tag' ? named : head;
   const judged = await evaluate(
-    { store, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
+    { store, history, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
     [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: tip, ref: fullRef }],
   );
   // --log PUBKEY: the push log must account for every move of the ref too (docs/push-log.md).
-  const result = values.log === undefined ? judged : await withPushLog(judged, store, fullRef, resolve(io.cwd, values.log));
+  const result = values.log === undefined ? judged : await withPushLog(judged, store, history, fullRef, resolve(io.cwd, values.log));
   // A commit-graph that fails its checks is not used: say so once (the answer is exact anyway).
-  for (const notice of commitGraphNotices(store)) io.stderr(`receipt-gate verify-ref: notice: ${notice}\n`);
+  for (const notice of history.commitGraphNotices()) io.stderr(`receipt-gate verify-ref: notice: ${notice}\n`);
   if (result.unguarded) {
     throw new SetupError(
       `${base.name} (${short(base.policyCommit)}) has no .receipt-gate.json: the repository is unguarded and nothing was checked. Add a policy with 'receipt-gate init'`,

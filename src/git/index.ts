@@ -7,5 +7,9 @@ export { GitReadError, type Commit, type TreeEntry, type PathChange, type Object
 export { canonMode, decodePathBytes, isUnsafeName, isUnsafeRawPath, kindOfMode } from './tree';
 export { RawTree, parseTree, type TreeProblem } from './raw-tree';
 export { isValidRefName } from './refs';
-export { newCommits, newCommitsOnServer, mergeBase, mergeBases, isAncestor, ShallowBoundaryError, commitGraphNotices, commitGraphFiles } from './walk';
+export { History } from './history/history';
+export { newCommits } from './history/new-commits';
+export { newCommitsOnServer } from './history/server-new-commits';
+export { mergeBase, mergeBases, isAncestor } from './history/merge-base';
+export { ShallowBoundaryError } from './history/shallow';
 export { diffTrees, touchedPaths } from './diff';

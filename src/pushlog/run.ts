@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
+import type { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 import { UsageError } from '../io';
 import { loadPublicKey } from '../receipt/dsse';
@@ -26,7 +27,7 @@ export interface LogRunOptions {
   everySignature?: boolean;
 }
 
-export async function runLogCheck(store: ObjectStore, opts: LogRunOptions): Promise<VerifyLogResult> {
+export async function runLogCheck(store: ObjectStore, history: History, opts: LogRunOptions): Promise<VerifyLogResult> {
   const remote = opts.remote ?? null;
   const toLocal = (ref: string) => (remote && ref.startsWith('refs/heads/') ? `refs/remotes/${remote}/${ref.slice('refs/heads/'.length)}` : ref);
   const toServer = (ref: string) => (remote && ref.startsWith(`refs/remotes/${remote}/`) ? `refs/heads/${ref.slice(`refs/remotes/${remote}/`.length)}` : ref);
@@ -55,7 +56,7 @@ export async function runLogCheck(store: ObjectStore, opts: LogRunOptions): Prom
     }
     return [...out];
   };
-  return verifyLog({ store, publicKeys: opts.publicKeys, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null, everySignature: opts.everySignature });
+  return verifyLog({ store, history, publicKeys: opts.publicKeys, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null, everySignature: opts.everySignature });
 }
 
 /** A checkpoint file: {"commit", "seq"} of the last log tip verified; null when absent. */
@@ -73,7 +74,7 @@ export function readCheckpoint(file: string): LogCheckpoint | null {
 
 /** verify-ref --log: the ref's verdict with the push log's findings on it added. A ref read
  * as refs/remotes/R/NAME is the server's refs/heads/NAME, read from remote R. */
-export async function withPushLog(result: GateResult, store: ObjectStore, ref: string, pubPath: string): Promise<GateResult> {
+export async function withPushLog(result: GateResult, store: ObjectStore, history: History, ref: string, pubPath: string): Promise<GateResult> {
   let pem: string;
   try {
     pem = readFileSync(pubPath, 'utf8');
@@ -88,7 +89,7 @@ export async function withPushLog(result: GateResult, store: ObjectStore, ref: s
   }
   const remote = /^refs\/remotes\/([^/]+)\/(.+)$/.exec(ref);
   const serverRef = remote ? `refs/heads/${remote[2]}` : ref;
-  const checked = await runLogCheck(store, { publicKeys: [publicKey], remote: remote ? remote[1] : null, only: [serverRef] });
+  const checked = await runLogCheck(store, history, { publicKeys: [publicKey], remote: remote ? remote[1] : null, only: [serverRef] });
   if (checked.findings.length === 0) return result;
   const refs = result.refs.map((r, i) => (i === 0 ? refResult(r.update, [...r.findings, ...checked.findings], { isProtectedRef: r.isProtectedRef, newCommits: r.newCommits, identities: r.identities, evidence: r.evidence, contexts: r.contexts }) : r));
   return gateResult(refs, { unguarded: result.unguarded, policy: result.policy, identity: result.identity, baseName: result.baseName });

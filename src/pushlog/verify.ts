@@ -21,7 +21,8 @@ import type { KeyObject } from 'node:crypto';
 import { Deadline } from '../deadline';
 import { finding, type Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
-import { isAncestor } from '../git/walk';
+import type { History } from '../git/history/history';
+import { isAncestor } from '../git/history/merge-base';
 import { short } from '../report/text';
 import { ZERO_OID } from '../types';
 import { entryTextOf } from './append';
@@ -39,6 +40,8 @@ export interface LogCheckpoint {
 
 export interface VerifyLogInput {
   store: ObjectStore;
+  /** The store's History, for the ancestry of a ref that moved without an entry. */
+  history: History;
   /** The server's public keys: the current one and any it replaced. */
   publicKeys: readonly KeyObject[];
   /** The log ref in this repository (refs/receipt-gate/log, or where a clone fetched it). */
@@ -197,7 +200,7 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
     const actual = (await store.resolveRef(local(ref))) ?? ZERO_OID;
     refs.push({ ref, logged: logged.oid, actual });
     if (actual === logged.oid) continue;
-    const how = await movement(store, logged.oid, actual, deadline);
+    const how = await movement(input.history, logged.oid, actual, deadline);
     findings.push(
       finding('LOG_GAP', {
         ref,
@@ -210,12 +213,12 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
   return { findings, entries: chain.length, tip, refs };
 }
 
-async function movement(store: ObjectStore, logged: string, actual: string, deadline: Deadline): Promise<string> {
+async function movement(history: History, logged: string, actual: string, deadline: Deadline): Promise<string> {
   if (actual === ZERO_OID) return 'it was deleted';
   if (logged === ZERO_OID) return 'it was created';
   try {
-    if (await isAncestor(store, logged, actual, deadline)) return 'it moved forward past the last entry';
-    if (await isAncestor(store, actual, logged, deadline)) return 'it was rewound to an older commit (a restored backup?)';
+    if (await isAncestor(history, logged, actual, deadline)) return 'it moved forward past the last entry';
+    if (await isAncestor(history, actual, logged, deadline)) return 'it was rewound to an older commit (a restored backup?)';
     return 'it was rewritten to a commit that does not descend from the logged one';
   } catch {
     return 'it moved to a commit this repository cannot relate to the logged one';

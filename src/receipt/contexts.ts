@@ -3,6 +3,7 @@
 // and the merge bot's rule — every context the commit touches has an eligible receipt for it.
 
 import { evaluate } from '../engine';
+import type { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 import type { Base } from '../run/base';
 import { ZERO_OID } from '../types';
@@ -23,9 +24,9 @@ export function receiptFileName(context: string): string {
 
 /** The names of the contexts `commit` touches against the base, judged as `receipt` judges it
  * (the commits reachable from it and not from the base, and the net change). */
-export async function touchedContextNames(at: { store: ObjectStore; base: Base; commit: string; refName: string; today: string }): Promise<Set<string>> {
+export async function touchedContextNames(at: { store: ObjectStore; history: History; base: Base; commit: string; refName: string; today: string }): Promise<Set<string>> {
   const gate = await evaluate(
-    { store: at.store, base: at.base, identity: null, today: at.today, scope: { kind: 'base', exclude: [] } },
+    { store: at.store, history: at.history, base: at.base, identity: null, today: at.today, scope: { kind: 'base', exclude: [] } },
     [{ old: ZERO_OID, new: at.commit, ref: at.refName }],
   );
   return new Set((gate.refs[0]?.contexts ?? []).filter((c) => c.touched).map((c) => c.name));

@@ -10,6 +10,7 @@ import { evaluate } from '../engine';
 import type { FixtureRecord } from '../evidence/fixtures';
 import type { ContextPolicy, EvidenceResults, Policy } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
+import type { History } from '../git/history/history';
 import { BlobTooLargeError, type ObjectStore } from '../git/store';
 import type { GateResult } from '../results';
 import { internalError } from '../rules/errors';
@@ -28,6 +29,8 @@ export const MAX_JUNIT_BYTES = 64 * 1024 * 1024;
 
 export interface GradeOptions {
   store: ObjectStore;
+  /** The store's History (src/git/history/history.ts), shared by the runs on this store. */
+  history: History;
   policy: Policy;
   /** The ref as the caller named it, its full name, and its commit. */
   refName: string;
@@ -181,9 +184,9 @@ async function judge(opts: GradeOptions): Promise<{
   evidence: EvidenceResults;
   findings: Finding[];
 }> {
-  const { store, commit, base } = opts;
+  const { store, history, commit, base } = opts;
   const gate = await evaluate(
-    { store, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] }, contextsInFull: true },
+    { store, history, base, identity: null, today: opts.today, scope: { kind: 'base', exclude: [] }, contextsInFull: true },
     [{ old: ZERO_OID, new: commit, ref: opts.refName }],
   );
   // A context's receipt carries its own findings and the repository-wide ones (the ref, the

@@ -6,7 +6,7 @@
 // not a commit.
 
 import type { Finding } from '../findings';
-import { isAncestor } from '../git/walk';
+import { isAncestor } from '../git/history/merge-base';
 import type { RunContext } from '../run/context';
 import { ZERO_OID, type RefUpdate } from '../types';
 import { deletionFinding, notACommitFinding, rewriteFinding } from './ref-protected';
@@ -28,7 +28,7 @@ export async function notesFindings(ctx: RunContext, ref: string, update: RefUpd
   }
   if (update.old === ZERO_OID || !(await store.hasObject(update.old))) return [];
   const old = await store.peel(update.old);
-  if (old.type !== 'commit' || !(await isAncestor(store, old.oid, peeled.oid, ctx.deadline))) {
+  if (old.type !== 'commit' || !(await isAncestor(ctx.history, old.oid, peeled.oid, ctx.deadline))) {
     const f = rewriteFinding(ctx, ref, old.oid, peeled.oid);
     return f ? [f] : [];
   }

@@ -1,4 +1,4 @@
-// One context per run, built once: the store, the base and its policy (read and validated
+// One context per run, built once: the store and its commit history, the base and its policy (read and validated
 // once), the protection rules and protected-ref matcher (compiled once), who runs the check,
 // today's date and the deadline from the injected clock. Every target of the run (a ref
 // update, the staged index) goes through the same rules with this context.
@@ -6,6 +6,7 @@
 import { Deadline } from '../deadline';
 import type { EvidenceReport } from '../evidence/types';
 import type { Policy } from '../evidence/types';
+import type { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 import { refNameLatin1 } from '../git/refname';
 import { refMatcher } from '../matchers';
@@ -23,6 +24,8 @@ export type NewCommitScope =
 
 export interface RunContext {
   store: ObjectStore;
+  /** The store's commit walks and what they keep (src/git/history/history.ts). */
+  history: History;
   base: Base;
   policy: Policy;
   protection: Protection;
@@ -43,6 +46,8 @@ export interface RunContext {
 
 export interface RunSetup {
   store: ObjectStore;
+  /** The store's History, made where the store is opened: runs on the same store share it. */
+  history: History;
   base: Base;
   /** Who pushes or runs the check; null is nobody, who owns nothing. */
   identity: string | null;
@@ -75,6 +80,7 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
     : null;
   return {
     store: setup.store,
+    history: setup.history,
     base: setup.base,
     policy,
     protection,

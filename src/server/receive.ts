@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { Deadline, DeadlineExceeded, withinDeadline } from '../deadline';
 import { evaluate } from '../engine';
 import { finding, type Finding } from '../findings';
+import { History } from '../git/history/history';
 import { ObjectStore } from '../git/store';
 import { gateResult, refResult, type GateResult } from '../results';
 import { internalError } from '../rules/errors';
@@ -97,13 +98,14 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
       // Only refs read as code count: a commit that only a notes, replace or other owners-only
       // ref reached was never judged as code, so a branch that later reaches it brings it.
       const existingTips = [...new Set([...(await store.listRefs())].filter(([name]) => refKindOf(name, store!.replaceRefBase).kind === 'code').map(([, oid]) => oid))];
-      return { store, base, existingTips };
+      return { store, history: new History(store), base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const judged = await withinDeadline(new Deadline(started + budget + 250, budget, now), () =>
       evaluate(
         {
           store: setup.store,
+          history: setup.history,
           base: setup.base,
           identity: identityFromEnv(setup.base.policy, ctx.env),
           today: date,

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate, evaluateIndex } from '../../src/engine';
 import { IndexSource } from '../../src/client/index-source';
+import { History } from '../../src/git/history/history';
 import { ObjectStore } from '../../src/git/store';
 import { indexChangesAgainstTree, readStagedIndex } from '../../src/git/staged-index';
 import { resolveBase, type BaseChoice } from '../../src/run/base';
@@ -19,7 +20,7 @@ const TODAY = '2026-11-02';
 async function setup(repo: string, identity: string | null, choice: BaseChoice = { kind: 'named', spec: 'main' }): Promise<RunSetup & { close(): void }> {
   const store = await ObjectStore.discover(repo, {});
   const base = await resolveBase(store, choice);
-  return { store, base, identity, today: TODAY, scope: { kind: 'base', exclude: [] }, close: () => store.close() };
+  return { store, history: new History(store), base, identity, today: TODAY, scope: { kind: 'base', exclude: [] }, close: () => store.close() };
 }
 
 function rev(repo: string, spec: string): string {

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { protectedPathFindings as findingsFor } from '../../src/rules/protected-paths';
 import { createRunContext } from '../../src/run/context';
 import { identityFromEnv, isOwner } from '../../src/run/identity';
+import { History } from '../../src/git/history/history';
 import type { ObjectStore } from '../../src/git/store';
 import { compileProtection as protectionRules } from '../../src/protection';
 import type { PathChange } from '../../src/git/types';
@@ -23,7 +24,7 @@ function policy(overrides: Record<string, unknown> = {}): Policy {
 /** The rule with a run context for `p` and `identity` (no repository is read). */
 function protectedPathFindings(p: Policy, identity: string | null, changes: PathChange[], at: { ref?: string; commit?: string }) {
   const base = { name: 'main', policyCommit: null, tip: null, branchRef: 'refs/heads/main', policy: p, findings: [], policyOid: null };
-  const ctx = createRunContext({ store: {} as ObjectStore, base, identity, today: '2026-12-01', scope: { kind: 'base', exclude: [] } }, p);
+  const ctx = createRunContext({ store: {} as ObjectStore, history: new History({} as ObjectStore), base, identity, today: '2026-12-01', scope: { kind: 'base', exclude: [] } }, p);
   return findingsFor(ctx, changes, at);
 }
 

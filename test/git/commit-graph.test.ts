@@ -9,10 +9,12 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCommitGraph } from '../../src/git/commit-graph';
+import { readCommitGraph } from '../../src/git/history/commit-graph';
 import { ObjectStore } from '../../src/git/store';
 import { Deadline } from '../../src/deadline';
-import { commitGraphFiles, commitGraphNotices, mergeBases, newCommits } from '../../src/git/walk';
+import { History } from '../../src/git/history/history';
+import { mergeBases } from '../../src/git/history/merge-base';
+import { newCommits } from '../../src/git/history/new-commits';
 import { cleanup, git } from './helpers';
 import { buildDag, objectsDir, writeGraph, type Dag, type DagCommit } from './walk-dag';
 
@@ -146,14 +148,15 @@ for (const [what, variant, damage, notice] of damages) {
     writeGraph(dag, variant);
     damage(dag, info);
     const store = await ObjectStore.discover(dag.repo);
-    assert.equal((await newCommits(store, tip, others, Deadline.never())).sort(), expectedNew);
-    assert.equal(await mergeBases(store, dag.commits[30]!, dag.commits[45]!, Deadline.never()), expectedBases);
-    const notices = commitGraphNotices(store);
+    const history = new History(store);
+    assert.equal((await newCommits(history, tip, others, Deadline.never())).sort(), expectedNew);
+    assert.equal(await mergeBases(history, dag.commits[30]!, dag.commits[45]!, Deadline.never()), expectedBases);
+    const notices = history.commitGraphNotices();
     assert.is(notices.length, 1, notices.join('\n'));
     assert.match(notices[0]!, notice);
     assert.match(notices[0]!, /git commit-graph write --reachable/);
     assert.not.match(notices[0]!, /\n/);
-    assert.equal(commitGraphFiles(store), []);
+    assert.equal(history.commitGraphFiles(), []);
     store.close();
   });
 }

@@ -11,7 +11,11 @@ import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
 import { Deadline, DeadlineExceeded } from '../../src/deadline';
 import { GitReadError } from '../../src/git/types';
-import { ShallowBoundaryError, isAncestor, mergeBase, mergeBases, newCommits, newCommitsOnServer } from '../../src/git/walk';
+import { History } from '../../src/git/history/history';
+import { isAncestor, mergeBase, mergeBases } from '../../src/git/history/merge-base';
+import { newCommits } from '../../src/git/history/new-commits';
+import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
+import { ShallowBoundaryError } from '../../src/git/history/shallow';
 import { BASE_ENV, cleanup, git, hashObject, initRepo, tempDir } from './helpers';
 import { buildDag, writeGraph, type DagCommit } from './walk-dag';
 
@@ -41,10 +45,11 @@ test('equal-dated merge bases come out in git\'s order, which the commit-graph c
   for (const variant of ['none', 'full', 'v1', 'split', 'partial'] as const) {
     writeGraph(dag, variant);
     const store = await ObjectStore.discover(dag.repo);
+    const history = new History(store);
     for (const [a, b] of [[m1, m2], [m2, m1]] as const) {
       const expected = gitOut(dag.repo, ['merge-base', a, b]);
-      assert.is(await mergeBase(store, a, b, never), expected, `${variant}: merge-base ${a} ${b}`);
-      assert.equal(await mergeBases(store, a, b, never), gitOut(dag.repo, ['merge-base', '--all', a, b]).split('\n'), `${variant}: --all`);
+      assert.is(await mergeBase(history, a, b, never), expected, `${variant}: merge-base ${a} ${b}`);
+      assert.equal(await mergeBases(history, a, b, never), gitOut(dag.repo, ['merge-base', '--all', a, b]).split('\n'), `${variant}: --all`);
       printed.set(variant, expected);
     }
     store.close();
@@ -62,14 +67,15 @@ test('a fast-forward dated days before its parent is a fast-forward, and its com
     const dag = buildDag(spec);
     writeGraph(dag, variant);
     const store = await ObjectStore.discover(dag.repo);
+    const history = new History(store);
     const [main, tip] = [dag.commits[0]!, dag.commits[dag.commits.length - 1]!];
-    assert.is(await isAncestor(store, main, tip, never), true, variant);
-    assert.is(await isAncestor(store, tip, main, never), false, variant);
-    assert.is(await mergeBase(store, main, tip, never), main, variant);
-    assert.equal((await newCommits(store, tip, [main], never)).sort(), dag.commits.slice(1).sort(), variant);
-    assert.equal(await newCommits(store, main, [tip], never), [], variant);
+    assert.is(await isAncestor(history, main, tip, never), true, variant);
+    assert.is(await isAncestor(history, tip, main, never), false, variant);
+    assert.is(await mergeBase(history, main, tip, never), main, variant);
+    assert.equal((await newCommits(history, tip, [main], never)).sort(), dag.commits.slice(1).sort(), variant);
+    assert.equal(await newCommits(history, main, [tip], never), [], variant);
     // A commit the tip's history holds, dated after everything: still not new.
-    assert.equal(await newCommits(store, dag.commits[1]!, [tip], never), [], variant);
+    assert.equal(await newCommits(history, dag.commits[1]!, [tip], never), [], variant);
     store.close();
   }
 });
@@ -89,13 +95,14 @@ test('shallow clones: answers within the clone are git\'s, answers beyond its bo
   const { clone } = shallowClone(3);
   assert.ok(readFileSync(join(clone, '.git/shallow'), 'utf8').trim().length >= 40, 'the clone is shallow');
   const store = await ObjectStore.discover(clone);
+  const history = new History(store);
   const main = gitOut(clone, ['rev-parse', 'origin/main']);
   const topic = gitOut(clone, ['rev-parse', 'origin/topic']);
   // Within the clone: main~1..main is one commit, main~2 an ancestor of main.
-  assert.equal(await newCommits(store, main, [`${gitOut(clone, ['rev-parse', 'origin/main~1'])}`], never), [main]);
-  assert.is(await isAncestor(store, gitOut(clone, ['rev-parse', 'origin/main~2']), main, never), true);
+  assert.equal(await newCommits(history, main, [`${gitOut(clone, ['rev-parse', 'origin/main~1'])}`], never), [main]);
+  assert.is(await isAncestor(history, gitOut(clone, ['rev-parse', 'origin/main~2']), main, never), true);
   // The fork point of topic lies beyond both boundaries.
-  const err = await mergeBase(store, main, topic, never).then(
+  const err = await mergeBase(history, main, topic, never).then(
     () => null,
     (e: unknown) => e,
   );
@@ -104,12 +111,12 @@ test('shallow clones: answers within the clone are git\'s, answers beyond its bo
   assert.match((err as Error).message, /git fetch --unshallow/);
   // Everything from topic down to its boundary, with nothing excluded: the boundary's parents
   // may be new too.
-  const err2 = await newCommits(store, topic, [main], never).then(
+  const err2 = await newCommits(history, topic, [main], never).then(
     () => null,
     (e: unknown) => e,
   );
   assert.ok(err2 instanceof ShallowBoundaryError, `new commits past the boundary are refused: ${String(err2)}`);
-  const err3 = await isAncestor(store, topic, main, never).then(
+  const err3 = await isAncestor(history, topic, main, never).then(
     () => null,
     (e: unknown) => e,
   );
@@ -119,8 +126,9 @@ test('shallow clones: answers within the clone are git\'s, answers beyond its bo
   // Deepened until the fork point is in: git's answers.
   git(clone, ['fetch', '-q', '--deepen=10']);
   const deep = await ObjectStore.discover(clone);
-  assert.is(await mergeBase(deep, main, topic, never), gitOut(clone, ['merge-base', main, topic]));
-  assert.equal((await newCommits(deep, topic, [main], never)).sort(), gitOut(clone, ['rev-list', topic, '--not', main]).split('\n').sort());
+  const deepHistory = new History(deep);
+  assert.is(await mergeBase(deepHistory, main, topic, never), gitOut(clone, ['merge-base', main, topic]));
+  assert.equal((await newCommits(deepHistory, topic, [main], never)).sort(), gitOut(clone, ['rev-list', topic, '--not', main]).split('\n').sort());
   deep.close();
 });
 
@@ -131,8 +139,9 @@ test('a pushed commit whose parent is absent: new on the server, a boundary for 
   const body = `tree ${tree}\nparent ${ghost}\nauthor A <a@example.com> 1800000000 +0000\ncommitter C <c@example.com> 1800000000 +0000\n\norphaned\n`;
   const c = hashObject(repo, 'commit', Buffer.from(body));
   const store = await ObjectStore.discover(repo);
-  assert.equal(await newCommitsOnServer(store, c, [], never), [c]);
-  const err = await newCommits(store, c, [], never).then(
+  const history = new History(store);
+  assert.equal(await newCommitsOnServer(history, c, [], never), [c]);
+  const err = await newCommits(history, c, [], never).then(
     () => null,
     (e: unknown) => e,
   );
@@ -148,9 +157,10 @@ test('refs to blobs and trees among the excluded and existing tips are ignored, 
   const tree = hashObject(dag.repo, 'tree', Buffer.alloc(0));
   git(dag.repo, ['update-ref', 'refs/tags/key', tag]);
   const store = await ObjectStore.discover(dag.repo);
+  const history = new History(store);
   const [c0, c1] = dag.commits as [string, string];
-  assert.equal(await newCommitsOnServer(store, c1, [tag, tree, blob, c0], never), [c1]);
-  assert.equal(await newCommits(store, c1, [tag, tree, c0], never), [c1]);
+  assert.equal(await newCommitsOnServer(history, c1, [tag, tree, blob, c0], never), [c1]);
+  assert.equal(await newCommits(history, c1, [tag, tree, c0], never), [c1]);
   store.close();
 });
 
@@ -160,11 +170,12 @@ test('every walk checks the deadline inside its loop', async () => {
   const dag = buildDag(spec);
   const [root, tip] = [dag.commits[0]!, dag.commits[dag.commits.length - 1]!];
   const store = await ObjectStore.discover(dag.repo);
+  const history = new History(store);
   const runs: [string, (d: Deadline) => Promise<unknown>][] = [
-    ['newCommits', (d) => newCommits(store, tip, ['1'.repeat(40)], d)],
-    ['newCommitsOnServer', (d) => newCommitsOnServer(store, tip, [root], d)],
-    ['isAncestor', (d) => isAncestor(store, dag.commits[1]!, tip, d)],
-    ['mergeBases', (d) => mergeBases(store, tip, root, d)],
+    ['newCommits', (d) => newCommits(history, tip, ['1'.repeat(40)], d)],
+    ['newCommitsOnServer', (d) => newCommitsOnServer(history, tip, [root], d)],
+    ['isAncestor', (d) => isAncestor(history, dag.commits[1]!, tip, d)],
+    ['mergeBases', (d) => mergeBases(history, tip, root, d)],
   ];
   for (const [name, run] of runs) {
     // A clock that moves 100 ms per reading (tick() reads it every 256 steps): a 500 ms

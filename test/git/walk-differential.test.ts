@@ -13,7 +13,10 @@ import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { ObjectStore } from '../../src/git/store';
 import { Deadline } from '../../src/deadline';
-import { commitGraphFiles, commitGraphNotices, isAncestor, mergeBase, mergeBases, newCommits, newCommitsOnServer } from '../../src/git/walk';
+import { History } from '../../src/git/history/history';
+import { isAncestor, mergeBase, mergeBases } from '../../src/git/history/merge-base';
+import { newCommits } from '../../src/git/history/new-commits';
+import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
 import { BASE_ENV, cleanup, git } from './helpers';
 import { SEED, VARIANTS, buildDag, dagArb, writeGraph, type GraphVariant } from './walk-dag';
 
@@ -68,6 +71,7 @@ test('walks agree with git on random DAGs with skewed and equal dates, with ever
       for (const variant of VARIANTS) {
         writeGraph(dag, variant);
         const store = await ObjectStore.discover(repo);
+        const history = new History(store);
         for (const q of queries) {
           const tip = pick(q.tip);
           // Excludes are mostly later commits, often descendants of the tip: the case a
@@ -75,7 +79,7 @@ test('walks agree with git on random DAGs with skewed and equal dates, with ever
           const exclude = q.exclude.map((e) => pick(q.tip + 1 + (e % 4)));
           const label = `${variant}: ${tip} --not ${exclude.join(' ')}`;
           // newCommits: exactly `git rev-list tip --not exclude`, and the exact set difference.
-          const got = await newCommits(store, tip, exclude, never);
+          const got = await newCommits(history, tip, exclude, never);
           const hidden = new Set(exclude.flatMap((e) => [...anc.get(e)!]));
           const exact = [...anc.get(tip)!].filter((c) => !hidden.has(c)).sort();
           assert.equal([...got].sort(), exact, `exact ${label}`);
@@ -84,7 +88,7 @@ test('walks agree with git on random DAGs with skewed and equal dates, with ever
 
           // newCommitsOnServer: the repository's refs are the existing tips; the rest of the
           // commits sit in it unreferenced.
-          const onServer = await newCommitsOnServer(store, tip, refs, never);
+          const onServer = await newCommitsOnServer(history, tip, refs, never);
           assert.equal([...onServer].sort(), lines(gitIn(repo, variant, ['rev-list', tip, '--not', '--all']).out).sort(), `server ${label}`);
           const referenced = new Set(refs.flatMap((r) => [...anc.get(r)!]));
           assert.equal([...onServer].sort(), [...anc.get(tip)!].filter((c) => !referenced.has(c)).sort(), `server exact ${label}`);
@@ -95,35 +99,35 @@ test('walks agree with git on random DAGs with skewed and equal dates, with ever
           const parents = (await store.readCommit(tip)).parents;
           for (const [x, y] of [...exclude.slice(0, 1).flatMap((e) => [[e, tip], [tip, e]]), ...parents.map((p) => [p, tip]), ...parents.map((p) => [tip, p])]) {
             const bases = lines(gitIn(repo, variant, ['merge-base', '--all', x!, y!]).out);
-            assert.equal(await mergeBases(store, x!, y!, never), bases, `after the walks, ${variant}: merge-base --all ${x} ${y}`);
-            assert.is(await isAncestor(store, x!, y!, never), anc.get(y!)!.has(x!), `after the walks, ${variant}: is-ancestor ${x} ${y}`);
+            assert.equal(await mergeBases(history, x!, y!, never), bases, `after the walks, ${variant}: merge-base --all ${x} ${y}`);
+            assert.is(await isAncestor(history, x!, y!, never), anc.get(y!)!.has(x!), `after the walks, ${variant}: is-ancestor ${x} ${y}`);
           }
 
           // Merge bases, in git's order.
           const a = pick(q.a);
           const b = pick(q.b);
           const all = lines(gitIn(repo, variant, ['merge-base', '--all', a, b]).out);
-          const mine = await mergeBases(store, a, b, never);
+          const mine = await mergeBases(history, a, b, never);
           assert.equal(mine, all, `${variant}: merge-base --all ${a} ${b}`);
           const one = gitIn(repo, variant, ['merge-base', a, b]);
-          assert.is(await mergeBase(store, a, b, never), one.status === 0 ? one.out.trim() : null, `${variant}: merge-base ${a} ${b}`);
+          assert.is(await mergeBase(history, a, b, never), one.status === 0 ? one.out.trim() : null, `${variant}: merge-base ${a} ${b}`);
           if (all.length === 0) seen.unrelated++;
           if (all.length > 1) seen.orderedBases++;
 
           const isAnc = gitIn(repo, variant, ['merge-base', '--is-ancestor', a, b]).status === 0;
-          assert.is(await isAncestor(store, a, b, never), isAnc, `${variant}: is-ancestor ${a} ${b}`);
+          assert.is(await isAncestor(history, a, b, never), isAnc, `${variant}: is-ancestor ${a} ${b}`);
           assert.is(isAnc, anc.get(b)!.has(a));
           if (isAnc && a !== b) seen.ancestors++;
         }
-        const notices = commitGraphNotices(store);
+        const notices = history.commitGraphNotices();
         if (variant === 'corrupt') {
           assert.is(notices.length, 1, 'a corrupt graph gives one notice');
           assert.match(notices[0]!, /commit-graph .*commit-graph is not used \(its trailing checksum/);
           assert.not.match(notices[0]!, /\n/);
-          assert.equal(commitGraphFiles(store), []);
+          assert.equal(history.commitGraphFiles(), []);
         } else {
           assert.equal(notices, [], `${variant}: no notice`);
-          assert.is(commitGraphFiles(store).length, variant === 'none' ? 0 : variant === 'split' ? 2 : 1, `${variant}: the graph is used`);
+          assert.is(history.commitGraphFiles().length, variant === 'none' ? 0 : variant === 'split' ? 2 : 1, `${variant}: the graph is used`);
           if (variant !== 'none') seen.graphsUsed++;
         }
         store.close();

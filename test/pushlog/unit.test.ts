@@ -12,6 +12,7 @@ import { checkEntry, signEntry, type LogPredicate } from '../../src/pushlog/entr
 import { audit, auditFile } from '../../src/pushlog/server-state';
 import { verifyLog } from '../../src/pushlog/verify';
 import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../../src/receipt/dsse';
+import { History } from '../../src/git/history/history';
 import { ObjectStore } from '../../src/git/store';
 import { receivePush } from '../../src/server/receive';
 import { baseEnv, ZERO } from '../server/helpers';
@@ -66,7 +67,7 @@ function genesis(refs: Record<string, string>): Omit<LogPredicate, 'seq' | 'prev
 async function verify(dir: string, opts: { checkpoint?: { commit: string; seq: number } } = {}) {
   const store = await ObjectStore.open({ gitdir: dir, env: {} });
   try {
-    return await verifyLog({ store, publicKeys: [pub], logRef: 'refs/receipt-gate/log', refs: async () => ['refs/heads/main'], checkpoint: opts.checkpoint ?? null });
+    return await verifyLog({ store, history: new History(store), publicKeys: [pub], logRef: 'refs/receipt-gate/log', refs: async () => ['refs/heads/main'], checkpoint: opts.checkpoint ?? null });
   } finally {
     store.close();
   }
@@ -154,7 +155,7 @@ test('the tip signature vouches for the chain: an entry below it edited in place
   v = await verify(dir);
   assert.equal(v.findings, []);
   const store = await ObjectStore.open({ gitdir: dir, env: {} });
-  v = await verifyLog({ store, publicKeys: [pub], logRef: 'refs/receipt-gate/log', refs: async () => ['refs/heads/main'], everySignature: true });
+  v = await verifyLog({ store, history: new History(store), publicKeys: [pub], logRef: 'refs/receipt-gate/log', refs: async () => ['refs/heads/main'], everySignature: true });
   store.close();
   assert.equal(v.findings.map((f) => f.code), ['LOG_SIGNATURE']);
   rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { DeadlineExceeded, type Deadline } from '../deadline';
+import { DeadlineExceeded, type Deadline } from '../../deadline';
 
 const SIGNATURE = 0x43475048; // "CGPH"
 const OIDF = 0x4f494446;

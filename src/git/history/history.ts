@@ -1,0 +1,56 @@
+// One History per object store: what the commit walks of a run learn about the repository's
+// history and keep for the walks that follow. It is made where the store is opened (an entry,
+// the server's push) and passed to every walk (new-commits.ts, server-new-commits.ts,
+// merge-base.ts) and, through the run context, to the engine and the rules.
+//
+// It owns two caches, both exact (they only ever save work, never change an answer):
+//   - the commit index (commit-index.ts): the shallow list and the commit-graph, read once,
+//     and every commit a walk has read;
+//   - the ancestry the walks have shown (a pushed tip is above the commits it brought), so the
+//     fast-forward and merge-base questions that follow on the same commits need no walk.
+
+import type { Deadline } from '../../deadline';
+import type { ObjectStore } from '../store';
+import { checkedAgainst, openCommitIndex, type CommitIndex } from './commit-index';
+
+export class History {
+  private index: CommitIndex | null = null;
+  /** Per commit: commits a walk has shown to be its ancestors (or it). */
+  private readonly ancestors = new Map<string, Set<string>>();
+
+  constructor(readonly store: ObjectStore) {}
+
+  /** The commit index, its graph read once; `starts` are checked against the graph (a graph
+   * that disagrees with one of them is dropped for the rest of the run). */
+  async commitIndex(deadline: Deadline, starts: string[]): Promise<CommitIndex> {
+    this.index ??= await openCommitIndex(this.store, deadline);
+    this.index = await checkedAgainst(this.index, starts);
+    return this.index;
+  }
+
+  /**
+   * One-line notices about the repository's commit-graph (found but not trusted: corrupt,
+   * truncated, inconsistent with the objects), for the caller to print once. Empty until a walk
+   * has run.
+   */
+  commitGraphNotices(): readonly string[] {
+    return this.index?.notices ?? [];
+  }
+
+  /** The commit-graph files the walks use ([] when none, or none trusted). */
+  commitGraphFiles(): readonly string[] {
+    return this.index?.graph?.files ?? [];
+  }
+
+  /** Records that each of `ancestors` is an ancestor of `descendant` (or is it). */
+  noteAncestors(descendant: string, ancestors: Iterable<string>): void {
+    let set = this.ancestors.get(descendant);
+    if (!set) this.ancestors.set(descendant, (set = new Set<string>()));
+    for (const a of ancestors) set.add(a);
+  }
+
+  /** True when a walk has already shown `a` to be an ancestor of `b` (or `b`). */
+  knownAncestor(a: string, b: string): boolean {
+    return this.ancestors.get(b)?.has(a) ?? false;
+  }
+}

@@ -1,0 +1,178 @@
+// Which commits are new on the server: `git rev-list tip --not --all` as the repository stood
+// before the push, answered mostly from what the push's quarantine holds.
+//
+// Shallow clones (shallow.ts): never an error here. A pushed commit whose parent is absent (a
+// push from a shallow clone) is new and its parents simply absent (the engine then closes the
+// update, naming the commit and the parent); a boundary among the existing refs' history can
+// only make more commits count as new.
+
+import type { Deadline } from '../../deadline';
+import type { ObjectStore } from '../store';
+import type { CommitIndex } from './commit-index';
+import type { History } from './history';
+import { Heap, Marks } from './marks';
+import { byNewest, commitOrNull, newestFirst } from './new-commits';
+
+/**
+ * For the server (docs/contract.md §2 New commits): the commits reachable from `tip` and from none of `existingTips`
+ * (every ref's commit before the push, peeled), i.e. `git rev-list tip --not --all` as the
+ * repository stood; newest first (ties by oid). A commit whose object only the push's
+ * quarantine holds is new without asking: the repository's refs cannot reach an object the
+ * repository did not have. A commit the repository already held (pushed earlier without a ref,
+ * or in an alternate) is new unless an existing tip reaches it, decided exactly; the usual one
+ * is a tip itself or just below one, so the cost stays near the size of the push.
+ */
+export async function newCommitsOnServer(history: History, tip: string, existingTips: string[], deadline: Deadline): Promise<string[]> {
+  deadline.check();
+  const { store } = history;
+  const start = await store.peelToCommit(tip);
+  // A commit that is itself a ref's tip is old without reading anything (packed-refs records
+  // what annotated tags peel to); the other tips are peeled only if some commit the push did
+  // not bring needs the exact reachability walk.
+  const literal = new Set(existingTips.map((t) => store.packedPeel(t) ?? t));
+  const quick = await pushedOntoTips(history, start, literal, deadline);
+  if (quick !== null) return quick;
+  const idx = await history.commitIndex(deadline, [start]);
+  const existing = new ExistingTips(store, idx, existingTips, literal, deadline);
+  const seen = new Marks(idx.size);
+  const result: number[] = [];
+  const stack = [idx.idOf(start)];
+  seen.set(stack[0]!, 1);
+  while (stack.length > 0) {
+    deadline.tick();
+    const c = stack.pop()!;
+    const isNew = (await store.isQuarantined(idx.oid(c))) || !(await existing.reach(c));
+    if (!isNew) continue;
+    await idx.prepare(c, deadline);
+    result.push(c);
+    for (const p of idx.parents(c)) {
+      if (!seen.get(p)) {
+        seen.set(p, 1);
+        stack.push(p);
+      }
+    }
+  }
+  return newestFirst(idx, result);
+}
+
+/**
+ * The common push, decided without the commit index (and so without reading the repository's
+ * commit-graph, whose checksum alone costs a large repository tens of milliseconds): the push
+ * brought every new commit, and each commit it builds on is itself an existing ref's tip.
+ * Walked from `start` through the commits the push brought; null as soon as anything else is
+ * met (a commit the repository held but no tip names, a missing parent, a shallow
+ * repository), and the exact walk decides instead. The decisions are the exact walk's: a
+ * pushed commit is new, a tip is old. What the walk saw is kept, so that isAncestor and
+ * mergeBases answer for those commits and `start` without a walk of their own.
+ */
+async function pushedOntoTips(history: History, start: string, tips: ReadonlySet<string>, deadline: Deadline): Promise<string[] | null> {
+  const { store } = history;
+  if ((await store.shallowCommits()).size > 0) return null;
+  const found: { oid: string; time: number }[] = [];
+  const below = new Set<string>([start]);
+  const stack = [start];
+  while (stack.length > 0) {
+    deadline.tick();
+    const c = stack.pop()!;
+    if (!(await store.isQuarantined(c))) {
+      if (tips.has(c)) continue;
+      return null;
+    }
+    const commit = await store.readCommitRecord(c);
+    found.push({ oid: c, time: commit.committerTime });
+    for (const p of commit.parents) {
+      if (below.has(p)) continue;
+      if (!(await store.hasObject(p))) return null;
+      below.add(p);
+      stack.push(p);
+    }
+  }
+  history.noteAncestors(start, below);
+  return byNewest(found);
+}
+
+/** Whether the repository's refs before the push reach a commit: a ref's tip is known without
+ * reading anything; for any other commit the tips are peeled (once) and walked from, as far as
+ * the question needs. */
+class ExistingTips {
+  private walk: { tipIds: Set<number>; from: ReachableFrom } | null = null;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly idx: CommitIndex,
+    private readonly tips: string[],
+    private readonly literal: ReadonlySet<string>,
+    private readonly deadline: Deadline,
+  ) {}
+
+  async reach(c: number): Promise<boolean> {
+    if (this.literal.has(this.idx.oid(c))) return true;
+    this.walk ??= await this.startWalk();
+    return this.walk.tipIds.has(c) || (await this.walk.from.reaches(c));
+  }
+
+  private async startWalk(): Promise<{ tipIds: Set<number>; from: ReachableFrom }> {
+    const { store } = this;
+    const tips: string[] = [];
+    for (const t of new Set(this.tips)) {
+      this.deadline.tick();
+      const peeled = store.packedPeel(t);
+      const oid = peeled !== undefined && (await store.hasObject(peeled)) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
+      if (oid) tips.push(oid);
+    }
+    const tipIds = new Set(tips.map((t) => this.idx.idOf(t)));
+    return { tipIds, from: new ReachableFrom(this.idx, [...tipIds], this.deadline) };
+  }
+}
+
+/**
+ * Reachability from a fixed set of commits (the refs a repository had before a push), walked
+ * only as far as the questions asked need: highest generation first, down to the generation of
+ * the commit asked about; without a graph, newest first until the commit is found or nothing
+ * is left.
+ */
+class ReachableFrom {
+  private readonly seen: Marks;
+  private readonly queue = new Heap();
+  private started = false;
+
+  constructor(
+    private readonly idx: CommitIndex,
+    private readonly sources: number[],
+    private readonly deadline: Deadline,
+  ) {
+    this.seen = new Marks(idx.size);
+  }
+
+  private async visit(id: number): Promise<void> {
+    if (this.seen.get(id)) return;
+    if (!this.idx.ready(id)) await this.idx.prepare(id, this.deadline);
+    this.seen.set(id, 1);
+    this.queue.push(id, this.idx.gen(id), this.idx.time(id));
+  }
+
+  async reaches(target: number): Promise<boolean> {
+    if (!this.started) {
+      this.started = true;
+      for (const s of this.sources) await this.visit(s);
+    }
+    if (this.seen.get(target)) return true;
+    await this.idx.prepare(target, this.deadline);
+    const bound = this.idx.hasGenerations ? this.idx.gen(target) : Number.NEGATIVE_INFINITY;
+    // With generations: every reachable commit above `bound` is seen once the queue's top is at
+    // or below it (generations fall along every path). Without: only an empty queue proves "no".
+    while (this.queue.size > 0 && (this.idx.hasGenerations ? this.queue.topK1() > bound : true)) {
+      this.deadline.tick();
+      const c = this.queue.pop();
+      for (const p of this.idx.parents(c)) {
+        if (this.seen.get(p)) continue;
+        if (this.idx.ready(p)) {
+          this.seen.set(p, 1);
+          this.queue.push(p, this.idx.gen(p), this.idx.time(p));
+        } else await this.visit(p);
+      }
+      if (this.seen.get(target)) return true;
+    }
+    return this.seen.get(target) !== 0;
+  }
+}
