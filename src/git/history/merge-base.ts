@@ -26,50 +26,70 @@ export async function isAncestor(history: History, a: string, b: string, deadlin
   const from = idx.idOf(cb);
   await idx.prepare(target, deadline);
   await idx.prepare(from, deadline);
+  const search = idx.hasGenerations ? await searchByGeneration(idx, from, target, deadline) : await searchByDate(idx, from, target, deadline);
+  if (search.found) return true;
+  if (search.boundary) {
+    throw new ShallowBoundaryError(`Whether ${ca} is an ancestor of ${cb} depends on history beyond a shallow clone's boundary: ${search.boundary}. ${SHALLOW_FIX}.`, ca);
+  }
+  return false;
+}
+
+/** Whether a search from `from` reached `target`; if not, the first shallow boundary it
+ * stopped at (null for none). */
+interface Search {
+  found: boolean;
+  boundary: string | null;
+}
+
+/**
+ * With generation numbers: depth first, first parents first (as git's can_all_from_reach), so
+ * a commit on the main line is found without visiting the side branches; nothing at or below
+ * the target's generation is expanded.
+ */
+async function searchByGeneration(idx: CommitIndex, from: number, target: number, deadline: Deadline): Promise<Search> {
   const seen = new Marks(idx.size);
   seen.set(from, 1);
   let boundary: string | null = null;
-  if (idx.hasGenerations) {
-    // Depth first, first parents first (as git's can_all_from_reach): a commit on the main line
-    // is found without visiting the side branches; nothing at or below the target's generation
-    // is expanded.
-    const bound = idx.gen(target);
-    const stack = [from];
-    while (stack.length > 0) {
-      deadline.tick();
-      const c = stack.pop()!;
-      if (idx.gen(c) <= bound) continue;
-      boundary ??= idx.boundary(c);
-      const parents = idx.parents(c);
-      for (let i = parents.length - 1; i >= 0; i--) {
-        const p = parents[i]!;
-        if (p === target) return true;
-        if (seen.get(p)) continue;
-        seen.set(p, 1);
-        if (!idx.ready(p)) await idx.prepare(p, deadline);
-        stack.push(p);
-      }
-    }
-  } else {
-    const queue = new Heap();
-    queue.push(from, 0, idx.time(from));
-    while (queue.size > 0) {
-      deadline.tick();
-      const c = queue.pop();
-      boundary ??= idx.boundary(c);
-      for (const p of idx.parents(c)) {
-        if (p === target) return true;
-        if (seen.get(p)) continue;
-        seen.set(p, 1);
-        if (!idx.ready(p)) await idx.prepare(p, deadline);
-        queue.push(p, 0, idx.time(p));
-      }
+  const bound = idx.gen(target);
+  const stack = [from];
+  while (stack.length > 0) {
+    deadline.tick();
+    const c = stack.pop()!;
+    if (idx.gen(c) <= bound) continue;
+    boundary ??= idx.boundary(c);
+    const parents = idx.parents(c);
+    for (let i = parents.length - 1; i >= 0; i--) {
+      const p = parents[i]!;
+      if (p === target) return { found: true, boundary };
+      if (seen.get(p)) continue;
+      seen.set(p, 1);
+      if (!idx.ready(p)) await idx.prepare(p, deadline);
+      stack.push(p);
     }
   }
-  if (boundary) {
-    throw new ShallowBoundaryError(`Whether ${ca} is an ancestor of ${cb} depends on history beyond a shallow clone's boundary: ${boundary}. ${SHALLOW_FIX}.`, ca);
+  return { found: false, boundary };
+}
+
+/** Without generation numbers: newest first until the target is found or nothing is left. */
+async function searchByDate(idx: CommitIndex, from: number, target: number, deadline: Deadline): Promise<Search> {
+  const seen = new Marks(idx.size);
+  seen.set(from, 1);
+  let boundary: string | null = null;
+  const queue = new Heap();
+  queue.push(from, 0, idx.time(from));
+  while (queue.size > 0) {
+    deadline.tick();
+    const c = queue.pop();
+    boundary ??= idx.boundary(c);
+    for (const p of idx.parents(c)) {
+      if (p === target) return { found: true, boundary };
+      if (seen.get(p)) continue;
+      seen.set(p, 1);
+      if (!idx.ready(p)) await idx.prepare(p, deadline);
+      queue.push(p, 0, idx.time(p));
+    }
   }
-  return false;
+  return { found: false, boundary };
 }
 
 const PARENT1 = 1;
