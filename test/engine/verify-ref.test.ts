@@ -3,6 +3,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   codes,
   commitAll,
@@ -284,6 +286,28 @@ test('a run past limits.timeoutMs is closed with LIMIT_EXCEEDED, even when the w
   assert.is(run.status, 1, JSON.stringify(run.json));
   assert.equal(codes(run), ['LIMIT_EXCEEDED']);
   assert.match(run.json.findings[0].message, /100 ms/);
+});
+
+test('a commit-graph that fails its checks is not used: one notice on stderr, the same verdict', () => {
+  const repo = guardedRepo();
+  branch(repo, 'honest', { 'src/alloc.py': 'def allocate(total, weights):\n    return [total, 0]\n' });
+  git(repo, ['commit-graph', 'write', '--reachable']);
+  const intact = verify(repo, 'honest');
+  assert.is(intact.status, 0, intact.stderr + intact.stdout);
+  assert.not.match(intact.stderr, /notice/);
+  // One flipped byte: the graph's trailing checksum no longer matches.
+  const file = join(repo, '.git', 'objects', 'info', 'commit-graph');
+  const bytes = readFileSync(file);
+  bytes[bytes.length >> 1] ^= 0xff;
+  chmodSync(file, 0o644);
+  writeFileSync(file, bytes);
+  const run = verify(repo, 'honest');
+  assert.is(run.status, 0, run.stderr + run.stdout);
+  assert.is(run.json.verdict, 'eligible');
+  assert.equal(codes(run), []);
+  const notices = run.stderr.split('\n').filter((l) => l.includes('notice'));
+  assert.is(notices.length, 1, run.stderr);
+  assert.match(notices[0]!, /^receipt-gate verify-ref: notice: commit-graph .* is not used .*git commit-graph write --reachable/);
 });
 
 test('usage errors exit 2', () => {
