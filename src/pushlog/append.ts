@@ -143,7 +143,7 @@ export function readLogRef(gitdir: string): string | null {
   return m ? m[1]! : null;
 }
 
-async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
+export async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
   // (A store of its own, opened under the lock: one opened earlier may hold a loose-object
   // listing from before a concurrent append wrote the tip.)
   // The tip is read back and verified on every append (one object, one signature): the writer
@@ -167,7 +167,7 @@ async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]
 }
 
 /** A log commit: the empty tree, the previous entry as parent, the envelope in the message. */
-function commitBytes(parent: string | null, p: LogPredicate, envelope: string): Buffer {
+export function commitBytes(parent: string | null, p: LogPredicate, envelope: string): Buffer {
   const when = Math.floor(Date.parse(p.time) / 1000) || Math.floor(Date.now() / 1000);
   const subject = p.kind === 'genesis'
     ? `receipt-gate push log #${p.seq}: genesis, ${Object.keys(p.refs ?? {}).length} refs`
