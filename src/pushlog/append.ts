@@ -12,7 +12,7 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../git/store';
 import { checkEntry, LOG_REF, signEntry, type LogPredicate } from './entry';
@@ -151,9 +151,10 @@ export async function headOf(gitdir: string, tip: string, trusted: readonly KeyO
   // entry vouches, through `prev`, for the whole log before it. A tip it cannot verify (forged
   // by someone with the files but not the key) is never extended: the update stays unlogged,
   // which verify-log reports.
-  const store = await ObjectStore.open({ gitdir, env: {} });
+  const loose = readLooseCommit(gitdir, tip);
+  const store = loose ? null : await ObjectStore.open({ gitdir, env: {} });
   try {
-    const text = entryTextOf(await store.readCommitBytes(tip));
+    const text = entryTextOf(loose ?? (await store!.readCommitBytes(tip)));
     const checked = text === null ? null : checkEntry(text, trusted);
     if (!checked || !checked.ok) {
       throw new LogWriteError(
@@ -162,8 +163,23 @@ export async function headOf(gitdir: string, tip: string, trusted: readonly KeyO
     }
     return { commit: tip, seq: checked.predicate.seq, payloadSha256: checked.payloadSha256 };
   } finally {
-    store.close();
+    store?.close();
   }
+}
+
+/** A loose commit's content, checked against its oid; null when it is not loose (packed: the
+ * store reads it) or not a commit. The log's tip is usually loose: the writers write it so. */
+export function readLooseCommit(gitdir: string, oid: string): Buffer | null {
+  let whole: Buffer;
+  try {
+    whole = inflateSync(readFileSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2))));
+  } catch {
+    return null;
+  }
+  if (createHash('sha1').update(whole).digest('hex') !== oid) return null;
+  const nul = whole.indexOf(0);
+  if (nul < 0 || whole.subarray(0, nul).toString('latin1') !== `commit ${whole.length - nul - 1}`) return null;
+  return whole.subarray(nul + 1);
 }
 
 /** A log commit: the empty tree, the previous entry as parent, the envelope in the message. */

@@ -13,6 +13,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { RepositoryConfig } from '../git/config';
 import { ObjectStore } from '../git/store';
 import { loadPrivateKey, loadPublicKey } from '../receipt/dsse';
 import { isOid, ZERO_OID, type RefUpdate } from '../types';
@@ -47,14 +48,13 @@ export async function logKey(
 ): Promise<{ key: KeyObject; path: string; previous: KeyObject[] } | { error: string }> {
   let path = env.RECEIPT_GATE_LOG_KEY || null;
   let previousPaths: string[] = [];
-  const own = store ?? (await ObjectStore.open({ gitdir, env: {} }));
-  try {
-    path ??= await own.configValue('receipt-gate.logKey');
-    // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
-    previousPaths = await own.configValues('receipt-gate.logPreviousKey');
-  } finally {
-    if (!store) own.close();
-  }
+  // (The config alone, not a whole store, when none is open: pre-receive asks too.)
+  const config = store ?? new RepositoryConfig(gitdir);
+  const values = (key: string) => (store ? store.configValues(key) : (config as RepositoryConfig).values(key));
+  const own = await values('receipt-gate.logKey');
+  path ??= own.length ? own[own.length - 1]! : null;
+  // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
+  previousPaths = await values('receipt-gate.logPreviousKey');
   const previous: KeyObject[] = [];
   for (const p of previousPaths) {
     const full = resolve(gitdir, p);
