@@ -151,7 +151,7 @@ export async function headOf(gitdir: string, tip: string, trusted: readonly KeyO
   // entry vouches, through `prev`, for the whole log before it. A tip it cannot verify (forged
   // by someone with the files but not the key) is never extended: the update stays unlogged,
   // which verify-log reports.
-  const loose = readLooseCommit(gitdir, tip);
+  const loose = readLooseCommit(join(gitdir, 'objects'), tip);
   const store = loose ? null : await ObjectStore.open({ gitdir, env: {} });
   try {
     const text = entryTextOf(loose ?? (await store!.readCommitBytes(tip)));
@@ -169,10 +169,10 @@ export async function headOf(gitdir: string, tip: string, trusted: readonly KeyO
 
 /** A loose commit's content, checked against its oid; null when it is not loose (packed: the
  * store reads it) or not a commit. The log's tip is usually loose: the writers write it so. */
-export function readLooseCommit(gitdir: string, oid: string): Buffer | null {
+export function readLooseCommit(objectsDir: string, oid: string): Buffer | null {
   let whole: Buffer;
   try {
-    whole = inflateSync(readFileSync(join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2))));
+    whole = inflateSync(readFileSync(join(objectsDir, oid.slice(0, 2), oid.slice(2))));
   } catch {
     return null;
   }
