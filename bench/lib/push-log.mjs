@@ -4,8 +4,11 @@
 //   append     one append (lock, one signed entry, loose objects, ref rename), in process,
 //              1,000 times on one log: median and p95
 //   push       real pushes of one commit into a bare repository with the hooks installed by
-//              ./install.sh --server, with the log (--log-key) and without it: medians, and
-//              the difference (what the reference-transaction hook adds, node start included)
+//              ./install.sh --server, interleaved: the log on (the entry pre-receive signed,
+//              appended by the shell hook), the log on through the Node logger
+//              (RECEIPT_GATE_LOG_NO_FAST=1), the log off; medians (CPU: user + system of the
+//              push and every process it waited for, by wait4 in bench/measure.py) and each
+//              one's difference from the log off
 //   verify     `receipt-gate verify-log` over a log of 10,000 entries on a 10,000-commit main,
 //              loose objects and after `git gc`
 //

@@ -112,6 +112,35 @@ test('three refs in a plain push: one entry each, chained, all by the shell; wit
   assert.is(v.status, 0, v.text);
 });
 
+test('parallel pushes of six refs: every update is one entry, in one chain, none lost; the first to commit is appended by the shell, the others by whichever path their tip allows', async () => {
+  const r = freshRepo(server, 'fast-parallel');
+  const n = 6;
+  const heads = Array.from({ length: n }, (_, i) => branch(r.work, `par/${i}`, `src/par${i}.py`));
+  rmSync(nodeStarts, { force: true });
+  const results = await Promise.all(
+    heads.map(
+      (_, i) =>
+        new Promise<{ status: number; stderr: string }>((resolveDone) => {
+          const child = spawn('git', ['push', `file://${r.bare}`, `par/${i}`], { cwd: r.work, env: baseEnv({ RECEIPT_GATE_NODE: nodeWrapper }), stdio: ['ignore', 'pipe', 'pipe'] });
+          let stderr = '';
+          child.stderr.on('data', (d) => (stderr += d));
+          child.on('close', (code) => resolveDone({ status: code ?? -1, stderr }));
+        }),
+    ),
+  );
+  results.forEach((res, i) => assert.is(res.status, 0, `push ${i}: ${res.stderr}`));
+  const lines = existsSync(nodeStarts) ? readFileSync(nodeStarts, 'utf8').trim().split('\n') : [];
+  assert.ok(loggerStarts(lines).length <= n - 1, lines.join('\n'));
+  const entries = logEntries(r.bare);
+  assert.equal(entries.map((e) => e.seq), [...Array(n + 1).keys()]);
+  assert.equal(entries.slice(1).flatMap((e) => e.updates.map((u) => `${u.ref} ${u.new}`)).sort(), heads.map((h, i) => `refs/heads/par/${i} ${h}`).sort());
+  assert.equal(pendingFiles(r), []);
+  assert.ok(!existsSync(join(r.bare, 'receipt-gate', 'order.lock')));
+  assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
+  const v = verifyLog(r.bare, server.pub, '--every-signature', ...heads.flatMap((_, i) => ['--ref', `par/${i}`]));
+  assert.is(v.status, 0, v.text);
+});
+
 test('a plain push whose middle update git refuses: the others are logged (the last by the Node logger), the refused one is audited as not applied', () => {
   const r = freshRepo(server, 'fast-partial');
   const [a, b, c] = ['a', 'b', 'c'].map((n) => branch(r.work, `part/${n}`, `src/${n}.py`));
