@@ -4,7 +4,9 @@
 //   prepared   git holds the refs' locks: for lines that name no old value (all zeros: a
 //              `git update-ref` without one, or a creation), record what each ref holds now
 //   committed  the updates are on disk: append one entry for those the gate decided in this
-//              receive-pack's pre-receive (`push`), and one for any it did not (`ungated`)
+//              receive-pack's pre-receive (`push`), and one for any it did not (`ungated`).
+//              The shim runs this only when its fast path could not append an entry
+//              pre-receive signed in advance (prepare.ts, server-hooks/reference-transaction)
 //   aborted    nothing was applied: forget the transaction
 //
 // Updates of refs/receipt-gate/** are never logged (the log's own ref is written around git's

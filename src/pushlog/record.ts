@@ -1,6 +1,7 @@
 // The pre-receive side of the push log: after the gate decided, an accepted push leaves its
 // per-ref decisions for the reference-transaction hook (which logs what git then really
-// applies), and a rejected one goes to the audit file. Nothing here changes the decision, but
+// applies) and signs its log entries in advance (prepare.ts: the hook's fast path appends one
+// without starting Node), and a rejected one goes to the audit file. Nothing here changes the decision, but
 // a decision that cannot be recorded rejects the push: an accepted update the log could not
 // attribute to the gate would read as a move outside it.
 
