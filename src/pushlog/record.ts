@@ -47,7 +47,7 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
     }
     const receivePid = receivePackPid();
     const facts: PushFacts = { time, identity: result.identity, policy_blob: outcome.policyOid ?? null, push_certificate: cert };
-    writePending(gitdir, { receive_pid: receivePid, created: time, ...facts, updates });
+    writePending(gitdir, { receive_pid: receivePid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
     if (receivePid !== null) await prepareFastPath(gitdir, env, receivePid, facts, updates);
     return outcome;
   } catch (err) {
