@@ -194,14 +194,17 @@ export function commitBytes(parent: string | null, p: LogPredicate, envelope: st
   );
 }
 
-/** The entry's envelope: the last line of the commit message (null when there is none). */
+/** The entry's envelope: the last line of the commit message (null when there is none). Only
+ * that line is decoded (verify-log reads one commit per entry). */
 export function entryTextOf(commit: Uint8Array): string | null {
-  const text = Buffer.from(commit).toString('utf8');
-  const body = text.indexOf('\n\n');
+  const bytes = Buffer.isBuffer(commit) ? commit : Buffer.from(commit.buffer, commit.byteOffset, commit.byteLength);
+  const body = bytes.indexOf('\n\n');
   if (body < 0) return null;
-  const lines = text.slice(body + 2).split('\n').filter((l) => l !== '');
-  const last = lines[lines.length - 1];
-  return last !== undefined && last.startsWith('{') ? last : null;
+  let end = bytes.length;
+  while (end > body + 2 && bytes[end - 1] === 0x0a) end--;
+  if (end <= body + 2) return null;
+  const start = Math.max(bytes.lastIndexOf(0x0a, end - 1) + 1, body + 2);
+  return bytes[start] === 0x7b ? bytes.toString('utf8', start, end) : null;
 }
 
 /** Writes one loose object (zlib, as git does) unless the store has it loose already. */
