@@ -8,7 +8,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { baseEnv, cleanup, commitAll, git, push, refOid, write } from '../server/helpers';
@@ -244,6 +244,27 @@ test("the log's lock held by another writer: the hook waits for it, and the entr
   rmSync(lock);
   const p = await done;
   assert.is(p.status, 0, p.stderr);
+  const entries = logEntries(r.bare);
+  assert.equal(entries.map((e) => e.seq), [0, 1]);
+  assert.equal(entries[1]!.updates.map((u) => u.new), [head]);
+  assert.ok(!existsSync(lock));
+  const v = verifyLog(r.bare, server.pub, '--every-signature');
+  assert.is(v.status, 0, v.text);
+});
+
+test("a lock a crashed writer left on the log (older than two minutes) is cleared: the entry is appended at once, by the shell", () => {
+  const r = freshRepo(server, 'fast-stale-lock');
+  const head = branch(r.work, 'main', 'src/crashed.py');
+  const lock = join(r.bare, 'refs', 'receipt-gate', 'log.lock');
+  writeFileSync(lock, '');
+  const old = new Date(Date.now() - 10 * 60 * 1000);
+  utimesSync(lock, old, old);
+  let p;
+  const lines = starts(() => {
+    p = filePush(r, ['main']);
+  });
+  assert.is(p!.status, 0, p!.stderr);
+  assert.equal(loggerStarts(lines), [], lines.join('\n'));
   const entries = logEntries(r.bare);
   assert.equal(entries.map((e) => e.seq), [0, 1]);
   assert.equal(entries[1]!.updates.map((u) => u.new), [head]);
