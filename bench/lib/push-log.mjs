@@ -4,8 +4,11 @@
 //   append     one append (lock, one signed entry, loose objects, ref rename), in process,
 //              1,000 times on one log: median and p95
 //   push       real pushes of one commit into a bare repository with the hooks installed by
-//              ./install.sh --server, with the log (--log-key) and without it: medians, and
-//              the difference (what the reference-transaction hook adds, node start included)
+//              ./install.sh --server, interleaved: the log on (the entry pre-receive signed,
+//              appended by the shell hook), the log on through the Node logger
+//              (RECEIPT_GATE_LOG_NO_FAST=1), the log off; medians (CPU: user + system of the
+//              push and every process it waited for, by wait4 in bench/measure.py) and each
+//              one's difference from the log off
 //   verify     `receipt-gate verify-log` over a log of 10,000 entries on a 10,000-commit main,
 //              loose objects and after `git gc`
 //
@@ -22,6 +25,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const WORKER = join(ROOT, 'bench', 'lib', 'push-log-worker.ts');
+const MEASURE = join(ROOT, 'bench', 'measure.py');
 const log = (msg) => process.stderr.write(`bench push-log: ${msg}\n`);
 
 const ENV = {
@@ -69,26 +73,30 @@ function worker(args, input) {
   return execFileSync(TSX, [WORKER, ...args], { encoding: 'utf8', env: ENV, input, maxBuffer: 1 << 28 });
 }
 
-/** Runs `cmd` under /usr/bin/time: wall ms, and CPU ms (user + system, the process and every
- * child it waited for: receive-pack and its hooks for a push over file://). */
+/** Runs `cmd` under bench/measure.py (wait4(2)): wall ms, and CPU ms (user + system, the
+ * process and every child it waited for: receive-pack and its hooks for a push over file://). */
 function timed(cmd, opts = {}) {
-  const out = join(tmpdir(), `rg-bench-time-${process.pid}`);
-  const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-o', out, '-f', '%U %S', ...cmd], { env: ENV, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
-  const wall = performance.now() - t0;
-  const [u, sys] = readFileSync(out, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  const out = join(tmpdir(), `rg-bench-time-${process.pid}.jsonl`);
   rmSync(out, { force: true });
-  return { wall, cpu: (u + sys) * 1000, r };
+  const r = spawnSync('python3', [MEASURE, out, 'push-log', ...cmd], { env: ENV, encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
+  const m = JSON.parse(readFileSync(out, 'utf8').trim().split('\n').pop());
+  rmSync(out, { force: true });
+  return { wall: m.wall_ms, cpu: m.user_ms + m.sys_ms, r };
+}
+
+function pushOnce(work, bare, label, env = ENV) {
+  writeFileSync(join(work, 'file.txt'), `${label}\n`);
+  git(['-C', work, 'commit', '-qam', label]);
+  const t = timed(['git', '-C', work, 'push', '-q', bare, 'HEAD:main'], { env });
+  if (t.r.status !== 0) throw new Error(`push failed: ${t.r.stderr}`);
+  return t;
 }
 
 function pushTimes(work, bare, n, label) {
   const wall = [];
   const cpu = [];
   for (let i = 0; i < n; i++) {
-    writeFileSync(join(work, 'file.txt'), `${label} ${i}\n`);
-    git(['-C', work, 'commit', '-qam', `${label} ${i}`]);
-    const t = timed(['git', '-C', work, 'push', '-q', bare, 'HEAD:main']);
-    if (t.r.status !== 0) throw new Error(`push failed: ${t.r.stderr}`);
+    const t = pushOnce(work, bare, `${label} ${i}`);
     wall.push(t.wall);
     cpu.push(t.cpu);
   }
@@ -123,22 +131,39 @@ export async function main(argv) {
     git(['-C', work, 'push', '-q', bare, 'main']);
     execFileSync('bash', [join(ROOT, 'scripts', 'install-server.sh'), '--server', '--log-key', key, bare], { env: ENV, stdio: 'ignore' });
     pushTimes(work, bare, 2, 'warm');
-    const withLog = pushTimes(work, bare, opts.pushes, 'log');
-    // (The pushes with the log off below are gaps, as they should be: verify before them.)
-    const v0 = spawnSync('node', [CLI, 'verify-log', '--repo', bare, '--pub', pub, '--ref', 'main'], { env: ENV, encoding: 'utf8' });
-    if (v0.status !== 0) throw new Error(`verify-log of the pushed log failed: ${v0.stdout}${v0.stderr}`);
-    // The same repository with the log off (reference-transaction hook and state folder aside).
-    renameSync(join(bare, 'hooks', 'reference-transaction'), join(dir, 'reference-transaction.off'));
-    renameSync(join(bare, 'receipt-gate'), join(dir, 'receipt-gate.off'));
-    const without = pushTimes(work, bare, opts.pushes, 'nolog');
-    renameSync(join(dir, 'reference-transaction.off'), join(bare, 'hooks', 'reference-transaction'));
-    renameSync(join(dir, 'receipt-gate.off'), join(bare, 'receipt-gate'));
-    const withLog2 = pushTimes(work, bare, opts.pushes, 'log2');
-    const on = { wall: median([...withLog.wall, ...withLog2.wall]), cpu: median([...withLog.cpu, ...withLog2.cpu]) };
-    const off = { wall: median(without.wall), cpu: median(without.cpu) };
+    // Interleaved rounds (the machine's load changes under a long run): the log on (the
+    // prepared entry appended by the shell hook), the log on through the Node logger
+    // (RECEIPT_GATE_LOG_NO_FAST=1: the hook's slow path), the log off (reference-transaction
+    // hook and state folder aside; those pushes are gaps in the log, as they should be).
+    const series = { on: { wall: [], cpu: [] }, node: { wall: [], cpu: [] }, off: { wall: [], cpu: [] } };
+    const add = (s, t) => {
+      s.wall.push(t.wall);
+      s.cpu.push(t.cpu);
+    };
+    for (let i = 0; i < opts.pushes; i++) {
+      add(series.on, pushOnce(work, bare, `log ${i}`));
+      add(series.node, pushOnce(work, bare, `node ${i}`, { ...ENV, RECEIPT_GATE_LOG_NO_FAST: '1' }));
+      if (i === 0) {
+        const v0 = spawnSync('node', [CLI, 'verify-log', '--repo', bare, '--pub', pub, '--ref', 'main'], { env: ENV, encoding: 'utf8' });
+        if (v0.status !== 0) throw new Error(`verify-log of the pushed log failed: ${v0.stdout}${v0.stderr}`);
+      }
+      renameSync(join(bare, 'hooks', 'reference-transaction'), join(dir, 'reference-transaction.off'));
+      renameSync(join(bare, 'receipt-gate'), join(dir, 'receipt-gate.off'));
+      add(series.off, pushOnce(work, bare, `nolog ${i}`));
+      renameSync(join(dir, 'reference-transaction.off'), join(bare, 'hooks', 'reference-transaction'));
+      renameSync(join(dir, 'receipt-gate.off'), join(bare, 'receipt-gate'));
+    }
+    const med = (s) => ({ wall: median(s.wall), cpu: median(s.cpu) });
+    const on = med(series.on);
+    const viaNode = med(series.node);
+    const off = med(series.off);
+    const diff = (a) => `wall median ${ms(a.wall)} (${a.wall >= off.wall ? '+' : ''}${ms(a.wall - off.wall)}); CPU median ${ms(a.cpu)} (${a.cpu >= off.cpu ? '+' : ''}${ms(a.cpu - off.cpu)})`;
     rows.push(['push of 1 commit over file://, hooks installed, log off', `${opts.pushes} pushes`, `wall median ${ms(off.wall)}; CPU median ${ms(off.cpu)}`]);
-    rows.push(['push of 1 commit over file://, hooks installed, log on', `${opts.pushes * 2} pushes`, `wall median ${ms(on.wall)} (+${ms(on.wall - off.wall)}); CPU median ${ms(on.cpu)} (+${ms(on.cpu - off.cpu)})`]);
-    log(`push: off ${ms(off.wall)} / ${ms(off.cpu)} CPU, on ${ms(on.wall)} / ${ms(on.cpu)} CPU`);
+    rows.push(['push of 1 commit over file://, log on (entry signed in pre-receive, appended by the shell hook)', `${opts.pushes} pushes`, diff(on)]);
+    rows.push(['push of 1 commit over file://, log on through the Node logger (RECEIPT_GATE_LOG_NO_FAST=1)', `${opts.pushes} pushes`, diff(viaNode)]);
+    log(`push: off ${ms(off.wall)} / ${ms(off.cpu)} CPU, on ${ms(on.wall)} / ${ms(on.cpu)} CPU, node logger ${ms(viaNode.wall)} / ${ms(viaNode.cpu)} CPU`);
+    const lastLog = spawnSync('git', ['--git-dir', bare, 'log', '-1', '--format=%s', 'refs/receipt-gate/log'], { env: ENV, encoding: 'utf8' }).stdout;
+    if (!lastLog.includes('push')) throw new Error(`the last push was not logged: ${lastLog}`);
 
     // 3. verify-log over a long log.
     const big = join(dir, 'big.git');

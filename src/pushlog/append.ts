@@ -12,7 +12,7 @@
 
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../git/store';
 import { checkEntry, LOG_REF, signEntry, type LogPredicate } from './entry';
@@ -143,7 +143,7 @@ export function readLogRef(gitdir: string): string | null {
   return m ? m[1]! : null;
 }
 
-async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
+export async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]): Promise<LogHead> {
   // (A store of its own, opened under the lock: one opened earlier may hold a loose-object
   // listing from before a concurrent append wrote the tip.)
   // The tip is read back and verified on every append (one object, one signature): the writer
@@ -151,9 +151,10 @@ async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]
   // entry vouches, through `prev`, for the whole log before it. A tip it cannot verify (forged
   // by someone with the files but not the key) is never extended: the update stays unlogged,
   // which verify-log reports.
-  const store = await ObjectStore.open({ gitdir, env: {} });
+  const loose = readLooseCommit(join(gitdir, 'objects'), tip);
+  const store = loose ? null : await ObjectStore.open({ gitdir, env: {} });
   try {
-    const text = entryTextOf(await store.readCommitBytes(tip));
+    const text = entryTextOf(loose ?? (await store!.readCommitBytes(tip)));
     const checked = text === null ? null : checkEntry(text, trusted);
     if (!checked || !checked.ok) {
       throw new LogWriteError(
@@ -162,12 +163,27 @@ async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]
     }
     return { commit: tip, seq: checked.predicate.seq, payloadSha256: checked.payloadSha256 };
   } finally {
-    store.close();
+    store?.close();
   }
 }
 
+/** A loose commit's content, checked against its oid; null when it is not loose (packed: the
+ * store reads it) or not a commit. The log's tip is usually loose: the writers write it so. */
+export function readLooseCommit(objectsDir: string, oid: string): Buffer | null {
+  let whole: Buffer;
+  try {
+    whole = inflateSync(readFileSync(join(objectsDir, oid.slice(0, 2), oid.slice(2))));
+  } catch {
+    return null;
+  }
+  if (createHash('sha1').update(whole).digest('hex') !== oid) return null;
+  const nul = whole.indexOf(0);
+  if (nul < 0 || whole.subarray(0, nul).toString('latin1') !== `commit ${whole.length - nul - 1}`) return null;
+  return whole.subarray(nul + 1);
+}
+
 /** A log commit: the empty tree, the previous entry as parent, the envelope in the message. */
-function commitBytes(parent: string | null, p: LogPredicate, envelope: string): Buffer {
+export function commitBytes(parent: string | null, p: LogPredicate, envelope: string): Buffer {
   const when = Math.floor(Date.parse(p.time) / 1000) || Math.floor(Date.now() / 1000);
   const subject = p.kind === 'genesis'
     ? `receipt-gate push log #${p.seq}: genesis, ${Object.keys(p.refs ?? {}).length} refs`
@@ -178,14 +194,17 @@ function commitBytes(parent: string | null, p: LogPredicate, envelope: string): 
   );
 }
 
-/** The entry's envelope: the last line of the commit message (null when there is none). */
+/** The entry's envelope: the last line of the commit message (null when there is none). Only
+ * that line is decoded (verify-log reads one commit per entry). */
 export function entryTextOf(commit: Uint8Array): string | null {
-  const text = Buffer.from(commit).toString('utf8');
-  const body = text.indexOf('\n\n');
+  const bytes = Buffer.isBuffer(commit) ? commit : Buffer.from(commit.buffer, commit.byteOffset, commit.byteLength);
+  const body = bytes.indexOf('\n\n');
   if (body < 0) return null;
-  const lines = text.slice(body + 2).split('\n').filter((l) => l !== '');
-  const last = lines[lines.length - 1];
-  return last !== undefined && last.startsWith('{') ? last : null;
+  let end = bytes.length;
+  while (end > body + 2 && bytes[end - 1] === 0x0a) end--;
+  if (end <= body + 2) return null;
+  const start = Math.max(bytes.lastIndexOf(0x0a, end - 1) + 1, body + 2);
+  return bytes[start] === 0x7b ? bytes.toString('utf8', start, end) : null;
 }
 
 /** Writes one loose object (zlib, as git does) unless the store has it loose already. */

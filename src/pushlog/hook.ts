@@ -4,7 +4,9 @@
 //   prepared   git holds the refs' locks: for lines that name no old value (all zeros: a
 //              `git update-ref` without one, or a creation), record what each ref holds now
 //   committed  the updates are on disk: append one entry for those the gate decided in this
-//              receive-pack's pre-receive (`push`), and one for any it did not (`ungated`)
+//              receive-pack's pre-receive (`push`), and one for any it did not (`ungated`).
+//              The shim runs this only when its fast path could not append an entry
+//              pre-receive signed in advance (prepare.ts, server-hooks/reference-transaction)
 //   aborted    nothing was applied: forget the transaction
 //
 // Updates of refs/receipt-gate/** are never logged (the log's own ref is written around git's
@@ -13,6 +15,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { RepositoryConfig } from '../git/config';
 import { ObjectStore } from '../git/store';
 import { loadPrivateKey, loadPublicKey } from '../receipt/dsse';
 import { isOid, ZERO_OID, type RefUpdate } from '../types';
@@ -47,14 +50,13 @@ export async function logKey(
 ): Promise<{ key: KeyObject; path: string; previous: KeyObject[] } | { error: string }> {
   let path = env.RECEIPT_GATE_LOG_KEY || null;
   let previousPaths: string[] = [];
-  const own = store ?? (await ObjectStore.open({ gitdir, env: {} }));
-  try {
-    path ??= await own.configValue('receipt-gate.logKey');
-    // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
-    previousPaths = await own.configValues('receipt-gate.logPreviousKey');
-  } finally {
-    if (!store) own.close();
-  }
+  // (The config alone, not a whole store, when none is open: pre-receive asks too.)
+  const config = store ?? new RepositoryConfig(gitdir);
+  const values = (key: string) => (store ? store.configValues(key) : (config as RepositoryConfig).values(key));
+  const own = await values('receipt-gate.logKey');
+  path ??= own.length ? own[own.length - 1]! : null;
+  // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
+  previousPaths = await values('receipt-gate.logPreviousKey');
   const previous: KeyObject[] = [];
   for (const p of previousPaths) {
     const full = resolve(gitdir, p);

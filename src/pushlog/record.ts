@@ -1,22 +1,36 @@
 // The pre-receive side of the push log: after the gate decided, an accepted push leaves its
 // per-ref decisions for the reference-transaction hook (which logs what git then really
-// applies), and a rejected one goes to the audit file. Nothing here changes the decision, but
+// applies) and signs its log entries in advance (prepare.ts: the hook's fast path appends one
+// without starting Node), and a rejected one goes to the audit file. Nothing here changes the decision, but
 // a decision that cannot be recorded rejects the push: an accepted update the log could not
 // attribute to the gate would read as a move outside it.
 
+import { createPublicKey } from 'node:crypto';
+import { namespacePrefix } from '../git/refs';
 import { ObjectStore } from '../git/store';
 import { finding } from '../findings';
 import { gateResult, refResult } from '../results';
 import { decidePush } from '../report/remote';
 import type { PushOutcome } from '../server/receive';
 import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
+import { logKey } from './hook';
+import { prepareCandidates, shellSafeRef, type PushFacts } from './prepare';
 import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
 
 export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, outcome: PushOutcome): Promise<PushOutcome> {
   if (!logEnabled(gitdir) || outcome.result.refs.length === 0) return outcome;
   const { result } = outcome;
+  // Under GIT_NAMESPACE, pre-receive reads the names inside the namespace (refs/heads/main);
+  // git applies, and reference-transaction reports, refs/namespaces/<ns>/refs/heads/main. The
+  // log records the name git applied.
+  let prefix = '';
+  try {
+    prefix = namespacePrefix(env.GIT_NAMESPACE);
+  } catch {
+    prefix = '';
+  }
   const updates: LoggedUpdate[] = result.refs.map((r) => ({
-    ref: r.update.ref,
+    ref: `${prefix}${r.update.ref}`,
     old: r.update.old,
     new: r.update.new,
     verdict: (result.unguarded && r.findings.length === 0 ? 'unguarded' : r.verdict) as LoggedVerdict,
@@ -31,14 +45,10 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
       audit(gitdir, { event: 'rejected', time, identity: result.identity, policy_blob: outcome.policyOid ?? null, updates, push_certificate: cert });
       return outcome;
     }
-    writePending(gitdir, {
-      receive_pid: receivePackPid(),
-      created: time,
-      identity: result.identity,
-      policy_blob: outcome.policyOid ?? null,
-      push_certificate: cert,
-      updates,
-    });
+    const receivePid = receivePackPid();
+    const facts: PushFacts = { time, identity: result.identity, policy_blob: outcome.policyOid ?? null, push_certificate: cert };
+    writePending(gitdir, { receive_pid: receivePid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
+    if (receivePid !== null) await prepareFastPath(gitdir, env, receivePid, facts, updates);
     return outcome;
   } catch (err) {
     if (!outcome.accepted) return outcome;
@@ -49,6 +59,19 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
     const refs = result.refs.map((r) => refResult(r.update, [{ ...f, ref: r.update.ref }], { isProtectedRef: r.isProtectedRef }));
     const failed = gateResult(refs, { policy: result.policy, identity: result.identity });
     return { ...decidePush(failed), result: failed, policyOid: outcome.policyOid };
+  }
+}
+
+/** The entries signed in advance (prepare.ts), so that reference-transaction appends one
+ * without starting Node. Best effort: without them the hook's Node logger signs instead. */
+async function prepareFastPath(gitdir: string, env: NodeJS.ProcessEnv, receivePid: number, facts: PushFacts, updates: LoggedUpdate[]): Promise<void> {
+  if (!updates.every((u) => shellSafeRef(u.ref))) return;
+  try {
+    const key = await logKey(gitdir, env);
+    if ('error' in key) return;
+    await prepareCandidates(gitdir, receivePid, key.key, [createPublicKey(key.key), ...key.previous], facts, updates);
+  } catch {
+    /* the logger signs in reference-transaction */
   }
 }
 

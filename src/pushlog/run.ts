@@ -37,7 +37,12 @@ export async function runLogCheck(store: ObjectStore, history: History, opts: Lo
     if (base.policy) {
       const baseRef = `refs/heads/${base.policy.baseBranch}`;
       const globs = refMatcher(base.policy.protectedRefs);
-      isProtected = (ref) => ref === baseRef || globs(ref);
+      // A namespace's refs (refs/namespaces/<ns>/refs/heads/main, as git applies a push under
+      // GIT_NAMESPACE) are checked as the names inside it.
+      isProtected = (ref) => {
+        const inner = withoutNamespace(ref);
+        return inner === baseRef || globs(inner);
+      };
     }
   } catch {
     isProtected = null;
@@ -57,6 +62,14 @@ export async function runLogCheck(store: ObjectStore, history: History, opts: Lo
     return [...out];
   };
   return verifyLog({ store, history, publicKeys: opts.publicKeys, logRef: opts.logRef ?? LOG_REF, refs, localName: toLocal, checkpoint: opts.checkpoint ?? null, everySignature: opts.everySignature });
+}
+
+/** The name inside the namespaces a ref is under: refs/namespaces/a/refs/namespaces/b/refs/heads/x
+ * → refs/heads/x (a ref outside any namespace is itself). */
+export function withoutNamespace(ref: string): string {
+  let inner = ref;
+  for (let m = /^refs\/namespaces\/[^/]+\/(refs\/.*)$/.exec(inner); m; m = /^refs\/namespaces\/[^/]+\/(refs\/.*)$/.exec(inner)) inner = m[1]!;
+  return inner;
 }
 
 /** A checkpoint file: {"commit", "seq"} of the last log tip verified; null when absent. */

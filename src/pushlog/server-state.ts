@@ -5,6 +5,9 @@
 //   pending/<pid>.json  the gate's decisions of an accepted push, written by pre-receive and
 //                       keyed by the receive-pack process that runs both hooks; the
 //                       reference-transaction hook takes from it the updates git really applied
+//   pending/<pid>.log   the push's log entries, signed in advance by pre-receive (prepare.ts)
+//   pending/<pid>.applied  `<old> <new> <ref>` lines the shell hook logged from <pid>.log
+//                       while other updates of the push were still to come
 //   txn-<pid>.json      what the refs of a transaction held when git had locked them
 //                       ("prepared"), for updates that name no old value (`git update-ref` without one)
 //   audit.jsonl         rejected attempts and anything the log could not record, one JSON
@@ -59,7 +62,7 @@ export function receivePackPid(start = process.ppid): number | null {
   return null;
 }
 
-function pendingDir(gitdir: string): string {
+export function pendingDir(gitdir: string): string {
   return join(stateDir(gitdir), 'pending');
 }
 
@@ -116,14 +119,16 @@ export function takePending(
     }
   }
   if (!chosen || !push) return null;
+  const applied = appliedBy(dir, chosen);
   const decided = new Map<string, LoggedUpdate>();
   const left: LoggedUpdate[] = [];
   for (const u of push.updates) {
+    if (applied.has(`${u.old} ${u.new} ${u.ref}`)) continue;
     const c = committed.find((x) => x.ref === u.ref && x.new === u.new);
     if (c && !decided.has(c.ref)) decided.set(c.ref, u);
     else left.push(u);
   }
-  if (left.length === 0) rmSync(join(dir, chosen), { force: true });
+  if (left.length === 0) removePending(dir, chosen);
   else writeFileSync(join(dir, chosen), JSON.stringify({ ...push, updates: left }));
   return { push, decided };
 }
@@ -154,9 +159,27 @@ export function sweepPending(gitdir: string, now = Date.now()): void {
     } catch {
       /* unreadable: dropped */
     }
-    rmSync(file, { force: true });
-    if (push) audit(gitdir, { event: 'not-applied', time: new Date(now).toISOString(), identity: push.identity, updates: push.updates, note: 'accepted by the gate, not applied by git (lock conflict, failed --atomic push, or the connection ended)' });
+    const applied = appliedBy(dir, name);
+    removePending(dir, name);
+    const updates = push?.updates.filter((u) => !applied.has(`${u.old} ${u.new} ${u.ref}`)) ?? [];
+    if (push && updates.length) audit(gitdir, { event: 'not-applied', time: new Date(now).toISOString(), identity: push.identity, updates, note: 'accepted by the gate, not applied by git (lock conflict, failed --atomic push, or the connection ended)' });
   }
+}
+
+/** The updates of a pending push that the shell hook logged from its prepared entries. */
+function appliedBy(dir: string, jsonName: string): Set<string> {
+  try {
+    return new Set(readFileSync(join(dir, jsonName.replace(/\.json$/, '.applied')), 'utf8').split('\n').filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}
+
+/** A pending push's decisions and what came with them (its prepared entries, what of them was
+ * applied). */
+function removePending(dir: string, jsonName: string): void {
+  const stem = jsonName.replace(/\.json$/, '');
+  for (const ext of ['.json', '.log', '.applied']) rmSync(join(dir, `${stem}${ext}`), { force: true });
 }
 
 function alive(pid: number): boolean {

@@ -25,8 +25,8 @@ import type { History } from '../git/history/history';
 import { isAncestor } from '../git/history/merge-base';
 import { short } from '../report/text';
 import { ZERO_OID } from '../types';
-import { entryTextOf } from './append';
-import { checkEntry, verdictAllows, type LogPredicate } from './entry';
+import { entryTextOf, readLooseCommit } from './append';
+import { checkEntry, verdictAllows, type LoggedUpdate, type LogPredicate } from './entry';
 
 export interface VerifiedEntry {
   commit: string;
@@ -64,64 +64,90 @@ export interface VerifyLogResult {
 }
 
 export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult> {
-  const { store, publicKeys, logRef } = input;
-  const findings: Finding[] = [];
-  const local = input.localName ?? ((r: string) => r);
+  const { store, logRef } = input;
   const tip = await store.resolveRef(logRef);
-  if (tip === null) {
-    findings.push(
-      finding('LOG_GAP', {
-        ref: logRef,
-        message: `there is no push log at ${logRef}: nothing proves how any ref got where it is`,
-        fix: `fetch the log (git fetch origin ${logRef}:${logRef}), or have the server administrator install it (install.sh --server --log-key KEY)`,
-      }),
-    );
-    return { findings, entries: 0, tip: null, refs: [] };
-  }
-
+  if (tip === null) return { findings: [noLogFinding(logRef)], entries: 0, tip: null, refs: [] };
   // 1. The chain, tip to genesis: one commit read per entry.
+  const read = await readChain(input, tip);
+  if ('findings' in read) return { findings: read.findings, entries: read.entries, tip, refs: [] };
+  const { chain, payloads } = read;
+  // 2. Sequence and links: #0 is the genesis, each entry names the one before it.
+  const link = linkProblem(chain, payloads, logRef);
+  if (link) return { findings: [link], entries: chain.length, tip, refs: [] };
+  const findings: Finding[] = [];
+  // 3. The checkpoint: the log seen last time is still part of this one.
+  const rewound = input.checkpoint ? checkpointProblem(chain, input.checkpoint, logRef, tip) : null;
+  if (rewound) findings.push(rewound);
+  // 4. Replay: every update starts where the ref stood.
+  const genesis = chain[0]!;
+  const named = new Set<string>(Object.keys(genesis.predicate.refs ?? {}));
+  for (const e of chain) for (const u of e.predicate.updates) named.add(u.ref);
+  const checked = new Set(await input.refs(named));
+  const state = replay(chain, checked, findings);
+  // 5. Each checked ref's tip is where the log leaves it.
+  const refs = await checkTips(input, genesis, state, checked, findings);
+  return { findings, entries: chain.length, tip, refs };
+}
+
+function noLogFinding(logRef: string): Finding {
+  return finding('LOG_GAP', {
+    ref: logRef,
+    message: `there is no push log at ${logRef}: nothing proves how any ref got where it is`,
+    fix: `fetch the log (git fetch origin ${logRef}:${logRef}), or have the server administrator install it (install.sh --server --log-key KEY)`,
+  });
+}
+
+type ChainRead = { chain: VerifiedEntry[]; payloads: string[] } | { findings: Finding[]; entries: number };
+
+/** The log's entries, oldest first, with their payloads' digests; the first entry that cannot
+ * be read or checked (or a merge) ends the reading with its finding. */
+async function readChain(input: VerifyLogInput, tip: string): Promise<ChainRead> {
+  const { store, publicKeys, logRef } = input;
   const chain: VerifiedEntry[] = [];
   const payloads: string[] = [];
-  let broken = false;
+  const objects = store.objectsDirectory();
+  // (Newest first: the entries since the last `git gc` are loose, the older ones packed. After
+  // the first that is not loose, the store reads the rest.)
+  let loose = true;
   for (let at: string | null = tip; at !== null; ) {
     const commitOid: string = at;
     let bytes: Uint8Array;
     let parents: string[];
     try {
-      bytes = await store.readCommitBytes(commitOid);
+      // The log's own commits are usually loose (the writers write them so): read directly,
+      // checked against the oid; packed ones (and anything unusual) through the store.
+      const direct: Buffer | null = loose ? readLooseCommit(objects, commitOid) : null;
+      loose = direct !== null;
+      bytes = direct ?? (await store.readCommitBytes(commitOid));
       parents = parentsOf(bytes);
     } catch (err) {
-      findings.push(logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} cannot be read (${(err as Error).message})`, 'fetch the whole log (a shallow or partial clone lacks it)'));
-      broken = true;
-      break;
+      const f = logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} cannot be read (${(err as Error).message})`, 'fetch the whole log (a shallow or partial clone lacks it)');
+      return { findings: [f], entries: chain.length };
     }
     const text = entryTextOf(bytes);
     const signature = commitOid === tip || input.everySignature === true;
     const checked = text === null ? ({ ok: false, reason: 'its message holds no entry' } as const) : checkEntry(text, publicKeys, { signature });
     if (!checked.ok) {
-      findings.push(
-        logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} is not a valid signed entry: ${checked.reason}`, 'never trust it: the log was written by something other than this server\'s key (docs/push-log.md)'),
-      );
-      broken = true;
-      chain.length = 0;
-      payloads.length = 0;
-      // Entries above a bad one are signed but rest on it: keep reading only to count nothing.
-      break;
+      // Entries above a bad one are signed but rest on it: none of them is trusted.
+      const f = logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} is not a valid signed entry: ${checked.reason}`, 'never trust it: the log was written by something other than this server\'s key (docs/push-log.md)');
+      return { findings: [f], entries: 0 };
     }
     if (parents.length > 1) {
-      findings.push(logFinding('LOG_FORKED', logRef, commitOid, `the log commit ${short(commitOid)} (#${checked.predicate.seq}) has ${parents.length} parents: the log is one chain, never a merge`, 'compare with a mirror that fetched the log earlier'));
-      broken = true;
-      break;
+      const f = logFinding('LOG_FORKED', logRef, commitOid, `the log commit ${short(commitOid)} (#${checked.predicate.seq}) has ${parents.length} parents: the log is one chain, never a merge`, 'compare with a mirror that fetched the log earlier');
+      return { findings: [f], entries: chain.length };
     }
     chain.push({ commit: commitOid, predicate: checked.predicate });
     payloads.push(checked.payloadSha256);
     at = parents[0] ?? null;
   }
-  if (broken) return { findings, entries: chain.length, tip, refs: [] };
   chain.reverse();
   payloads.reverse();
+  return { chain, payloads };
+}
 
-  // 2. Sequence and links: #0 is the genesis, each entry names the one before it.
+/** The first entry out of place: not #i at position i, naming another previous payload, a
+ * genesis that is not first or a first that is not a genesis. */
+function linkProblem(chain: VerifiedEntry[], payloads: string[], logRef: string): Finding | null {
   for (let i = 0; i < chain.length; i++) {
     const { predicate: p, commit } = chain[i]!;
     const expectedPrev = i === 0 ? null : payloads[i - 1]!;
@@ -131,68 +157,77 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
       : (i === 0) !== (p.kind === 'genesis') ? (i === 0 ? 'starts the log but is not a genesis entry' : 'is a second genesis entry')
       : null;
     if (problem) {
-      findings.push(logFinding('LOG_FORKED', logRef, commit, `the log entry ${short(commit)} ${problem}: entries were dropped, reordered or spliced from another log`, 'compare with a mirror that fetched the log earlier; restore the log the server signed'));
-      return { findings, entries: chain.length, tip, refs: [] };
+      return logFinding('LOG_FORKED', logRef, commit, `the log entry ${short(commit)} ${problem}: entries were dropped, reordered or spliced from another log`, 'compare with a mirror that fetched the log earlier; restore the log the server signed');
     }
   }
+  return null;
+}
 
-  // 3. The checkpoint: the log seen last time is still part of this one.
-  const cp = input.checkpoint;
-  if (cp) {
-    const there = chain[cp.seq];
-    if (!there || there.commit !== cp.commit) {
-      findings.push(
-        logFinding(
-          'LOG_FORKED',
-          logRef,
-          tip,
-          there ? `the log no longer holds entry #${cp.seq} ${short(cp.commit)} verified earlier (it has ${short(there.commit)} there): the log was rewritten` : `the log has ${chain.length} entries but entry #${cp.seq} ${short(cp.commit)} was verified earlier: the log was rewound (a restored backup?)`,
-          'find what rewrote refs/receipt-gate/log on the server; a log only grows',
-        ),
-      );
-    }
-  }
+function checkpointProblem(chain: VerifiedEntry[], cp: LogCheckpoint, logRef: string, tip: string): Finding | null {
+  const there = chain[cp.seq];
+  if (there && there.commit === cp.commit) return null;
+  return logFinding(
+    'LOG_FORKED',
+    logRef,
+    tip,
+    there ? `the log no longer holds entry #${cp.seq} ${short(cp.commit)} verified earlier (it has ${short(there.commit)} there): the log was rewritten` : `the log has ${chain.length} entries but entry #${cp.seq} ${short(cp.commit)} was verified earlier: the log was rewound (a restored backup?)`,
+    'find what rewrote refs/receipt-gate/log on the server; a log only grows',
+  );
+}
 
-  // 4. Replay: every update starts where the ref stood.
-  const state = new Map<string, { oid: string; seq: number; commit: string }>();
+interface RefState {
+  oid: string;
+  seq: number;
+  commit: string;
+}
+
+/** Replays the entries from the genesis refs: each update of a checked ref must start where
+ * the ref stood (LOG_GAP) and be allowed by its verdict (LOG_UNGATED). Returns each ref's state
+ * after the last entry. */
+function replay(chain: VerifiedEntry[], checked: ReadonlySet<string>, findings: Finding[]): Map<string, RefState> {
   const genesis = chain[0]!;
+  const state = new Map<string, RefState>();
   for (const [ref, oid] of Object.entries(genesis.predicate.refs ?? {})) state.set(ref, { oid, seq: 0, commit: genesis.commit });
-  const named = new Set<string>(state.keys());
-  for (const e of chain) for (const u of e.predicate.updates) named.add(u.ref);
-  const checked = new Set(await input.refs(named));
-  for (const { commit, predicate: p } of chain.slice(1)) {
+  for (let i = 1; i < chain.length; i++) {
+    const { commit, predicate: p } = chain[i]!;
     for (const u of p.updates) {
-      const before = state.get(u.ref) ?? { oid: ZERO_OID, seq: 0, commit: genesis.commit };
       if (checked.has(u.ref)) {
-        if (before.oid !== u.old) {
-          findings.push(
-            finding('LOG_GAP', {
-              ref: u.ref,
-              commit: u.old,
-              message: `${u.ref} moved from ${describe(before.oid)} (entry #${before.seq}) to ${describe(u.old)} with no entry: entry #${p.seq} (${short(commit)}) starts from ${describe(u.old)}`,
-              fix: `find who moved ${u.ref} outside the gate between entries #${before.seq} and #${p.seq} (a direct update-ref, a push without the hook, a restored backup)`,
-            }),
-          );
-        }
-        if (!verdictAllows(u, p.kind)) {
-          findings.push(
-            finding('LOG_UNGATED', {
-              ref: u.ref,
-              commit: u.new === ZERO_OID ? u.old : u.new,
-              message:
-                p.kind === 'ungated'
-                  ? `${u.ref} moved from ${describe(u.old)} to ${describe(u.new)} outside the gate (entry #${p.seq}, ${short(commit)}: git applied it with no gate decision, e.g. a direct update-ref or a push while pre-receive was missing)`
-                  : `${u.ref} moved from ${describe(u.old)} to ${describe(u.new)} with the gate's verdict '${u.verdict}' (entry #${p.seq}, ${short(commit)}), which does not allow it`,
-              fix: `an owner reviews ${describe(u.new)} and pushes ${u.ref} back through the gate`,
-            }),
-          );
-        }
+        const before = state.get(u.ref) ?? { oid: ZERO_OID, seq: 0, commit: genesis.commit };
+        if (before.oid !== u.old) findings.push(gapBetween(u, before, p, commit));
+        if (!verdictAllows(u, p.kind)) findings.push(ungated(u, p, commit));
       }
       state.set(u.ref, { oid: u.new, seq: p.seq, commit });
     }
   }
+  return state;
+}
 
-  // 5. Each checked ref's tip is where the log leaves it.
+function gapBetween(u: LoggedUpdate, before: RefState, p: LogPredicate, commit: string): Finding {
+  return finding('LOG_GAP', {
+    ref: u.ref,
+    commit: u.old,
+    message: `${u.ref} moved from ${describe(before.oid)} (entry #${before.seq}) to ${describe(u.old)} with no entry: entry #${p.seq} (${short(commit)}) starts from ${describe(u.old)}`,
+    fix: `find who moved ${u.ref} outside the gate between entries #${before.seq} and #${p.seq} (a direct update-ref, a push without the hook, a restored backup)`,
+  });
+}
+
+function ungated(u: LoggedUpdate, p: LogPredicate, commit: string): Finding {
+  return finding('LOG_UNGATED', {
+    ref: u.ref,
+    commit: u.new === ZERO_OID ? u.old : u.new,
+    message:
+      p.kind === 'ungated'
+        ? `${u.ref} moved from ${describe(u.old)} to ${describe(u.new)} outside the gate (entry #${p.seq}, ${short(commit)}: git applied it with no gate decision, e.g. a direct update-ref or a push while pre-receive was missing)`
+        : `${u.ref} moved from ${describe(u.old)} to ${describe(u.new)} with the gate's verdict '${u.verdict}' (entry #${p.seq}, ${short(commit)}), which does not allow it`,
+    fix: `an owner reviews ${describe(u.new)} and pushes ${u.ref} back through the gate`,
+  });
+}
+
+/** Each checked ref's tip against the state the log leaves it in (LOG_GAP, saying how it
+ * moved: one ancestry question when it does not match). */
+async function checkTips(input: VerifyLogInput, genesis: VerifiedEntry, state: Map<string, RefState>, checked: ReadonlySet<string>, findings: Finding[]): Promise<VerifyLogResult['refs']> {
+  const { store } = input;
+  const local = input.localName ?? ((r: string) => r);
   const refs: VerifyLogResult['refs'] = [];
   const deadline = Deadline.never();
   for (const ref of [...checked].sort()) {
@@ -210,7 +245,7 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
       }),
     );
   }
-  return { findings, entries: chain.length, tip, refs };
+  return refs;
 }
 
 async function movement(history: History, logged: string, actual: string, deadline: Deadline): Promise<string> {

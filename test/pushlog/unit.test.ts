@@ -3,7 +3,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -11,6 +12,8 @@ import { appendEntries, EMPTY_TREE, entryTextOf, writeLoose } from '../../src/pu
 import { checkEntry, signEntry, type LogPredicate } from '../../src/pushlog/entry';
 import { audit, auditFile } from '../../src/pushlog/server-state';
 import { verifyLog } from '../../src/pushlog/verify';
+import { prepareCandidates } from '../../src/pushlog/prepare';
+import { withoutNamespace } from '../../src/pushlog/run';
 import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../../src/receipt/dsse';
 import { History } from '../../src/git/history/history';
 import { ObjectStore } from '../../src/git/store';
@@ -187,6 +190,45 @@ test('the audit file rotates past its size and keeps five old files', () => {
   const newestOld = readFileSync(`${file}.1`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.is(newestOld[newestOld.length - 1].i, last[0].i - 1);
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('prepared candidates: each single extends the one before, "all" extends the tip; every one is an entry verify-log takes; a tip the key did not sign gets none', async () => {
+  const { dir, commits } = bareWithCommits(1);
+  await appendEntries(dir, key, () => [genesis({ 'refs/heads/main': commits[0]! })]);
+  const tip = git(dir, ['rev-parse', 'refs/receipt-gate/log']);
+  mkdirSync(join(dir, 'receipt-gate'));
+  const updates = ['a', 'b', 'c'].map((n) => ({ ref: `refs/heads/${n}`, old: ZERO, new: commits[0]!, verdict: 'eligible' as const, findings: [], protected: false }));
+  const facts = { time: '2026-09-10T00:00:00.000Z', identity: 'alice', policy_blob: null, push_certificate: null };
+  assert.ok(await prepareCandidates(dir, 4242, key, [pub], facts, updates));
+  const lines = readFileSync(join(dir, 'receipt-gate', 'pending', '4242.log'), 'utf8').trim().split('\n').map((l) => l.split(' '));
+  assert.is(lines.length, 4);
+  const singles = lines.slice(0, 3);
+  assert.equal(singles.map((l) => l.slice(2)), updates.map((u) => [u.old, u.new, u.ref]));
+  assert.equal(singles.map((l) => l[1]), [tip, singles[0]![0], singles[1]![0]]);
+  assert.equal(lines[3]!.slice(0, 1).concat(lines[3]!.slice(2)), ['all', tip]);
+  for (const c of [...singles.map((l) => l[0]!), lines[3]![1]!]) {
+    git(dir, ['update-ref', 'refs/receipt-gate/log', c]);
+    const v = await verify(dir);
+    assert.equal(v.findings, [], c);
+  }
+  git(dir, ['update-ref', 'refs/receipt-gate/log', singles[2]![0]!]);
+  assert.is((await verify(dir)).entries, 4);
+  git(dir, ['update-ref', 'refs/receipt-gate/log', lines[3]![1]!]);
+  assert.is((await verify(dir)).entries, 2);
+  // A tip signed by another key: nothing is prepared.
+  const other = loadPrivateKey(generateKeyPair().privateKeyPem, 'other');
+  await appendEntries(dir, other, () => [push('refs/heads/x', ZERO, commits[0]!)], [pub, createPublicKey(other)]);
+  rmSync(join(dir, 'receipt-gate', 'pending', '4242.log'));
+  assert.is(await prepareCandidates(dir, 4242, key, [pub], facts, updates), false);
+  assert.ok(!existsSync(join(dir, 'receipt-gate', 'pending', '4242.log')));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('withoutNamespace: the name inside every namespace a ref is under', () => {
+  assert.is(withoutNamespace('refs/heads/main'), 'refs/heads/main');
+  assert.is(withoutNamespace('refs/namespaces/proj/refs/heads/main'), 'refs/heads/main');
+  assert.is(withoutNamespace('refs/namespaces/a/refs/namespaces/b/refs/tags/v1'), 'refs/tags/v1');
+  assert.is(withoutNamespace('refs/namespaces/proj/HEAD'), 'refs/namespaces/proj/HEAD');
 });
 
 test('REF_RESERVED closes a push of refs/receipt-gate/** on an unguarded repository too', async () => {
