@@ -72,6 +72,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const findings: Finding[] = [];
   const warnings: string[] = [];
+  const notices: string[] = [];
   const parsed =
     policyEntry.kind === 'file'
       ? parsePolicy(await policyEntry.read())
@@ -96,6 +97,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       store = await ObjectStore.discover(worktree.top, io.env);
       const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
       const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+      if (baseTree === null) {
+        // Before the first commit: nothing to compare with yet; say which policy was read.
+        notices.push(
+          `no base yet (no commit, no origin/${printable(parsed.policy.baseBranch)}): checked against the policy proposed in the working tree (${POLICY_PATH}); the base-side rules (the epoch pin's history, globs that match nothing at the base) apply from the first commit on`,
+        );
+      }
       const report = await checkEvidence({
         policy: parsed.policy,
         atNew: tree,
@@ -117,6 +124,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
   }
 
+  for (const n of notices) io.stderr(`receipt-gate check: notice: ${n}\n`);
   for (const w of warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
   return report(io, format, findings, files.length, date);
 }
