@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { contextHolding, contextNamed, underRoot } from '../client/context-scope';
 import { locateWorktree } from '../client/git-cli';
 import { evidencePaths, parsePolicy } from '../evidence/policy';
 import { POLICY_PATH, type Policy } from '../evidence/types';
@@ -19,7 +20,7 @@ import { resolveBase } from '../run/base';
 import { isOwner, ownersText } from '../run/identity';
 import { openRepository } from '../run/repository';
 
-const USAGE = 'receipt-gate explain PATH... [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
+const USAGE = 'receipt-gate explain PATH... [--context NAME] [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
 
 /** What protects one path, as the gate would judge a change to it. */
 export interface Protection {
@@ -71,6 +72,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     args,
     {
       identity: { type: 'string' },
+      context: { type: 'string' },
       base: { type: 'string' },
       repo: { type: 'string' },
       format: { type: 'string' },
@@ -107,8 +109,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       policy = proposedPolicy(values.repo ?? io.cwd, io.env, where);
       source = `the proposed policy in the working tree (${POLICY_PATH}; ${where === null ? 'no base holds one yet' : `${where} has none yet`}: it applies once an owner commits and pushes it)`;
     }
+    // With bounded contexts a path is judged by the context whose root holds it (--context
+    // NAME: PATHs relative to its root), else by the repository-wide policy.
+    const named = values.context === undefined ? null : contextNamed(policy, values.context, 'explain');
+    const asked = named === null ? paths : paths.map((p) => underRoot(named, p));
+    const scopes = asked.map((p) => {
+      const holder = contextHolding(policy, p);
+      if (named !== null && holder !== named) {
+        throw new UsageError(`${quotePath(p)} is not under the root ${quotePath(named.root)} of context ${named.name}; name a path relative to that root, or leave --context out`);
+      }
+      return holder;
+    });
+    const answers = asked.map((p, i) => ({ ...protectionOf(scopes[i]?.policy ?? policy, p), context: scopes[i] ?? null }));
     const owner = isOwner(policy, identity);
-    const answers = paths.map((p) => protectionOf(policy, p));
     if (format === 'json') {
       io.stdout(
         `${JSON.stringify(
@@ -121,6 +134,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
             identity_is_owner: owner,
             paths: answers.map((a) => ({
               path: a.path,
+              ...(policy.contexts ? { context: a.context?.name ?? null, owners: (a.context?.policy ?? policy).owners } : {}),
               key: a.key,
               protected: a.protected,
               protected_by: a.protectedBy,
@@ -128,7 +142,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
               globs: a.globs,
               exceptions: a.exceptions,
               alias: a.alias,
-              may_change: a.protected ? owner : true,
+              may_change: a.protected ? isOwner(a.context?.policy ?? policy, identity) : true,
             })),
           },
           null,
@@ -138,7 +152,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       return 0;
     }
     const lines = [`receipt-gate explain: ${source}`];
-    for (const a of answers) lines.push(...explainLines(policy, a, identity, owner));
+    for (const a of answers) {
+      const scoped = a.context?.policy ?? policy;
+      const where = policy.contexts ? [a.context === null ? '  outside every context root: the repository-wide globs and owners' : `  in context ${a.context.name} (${quotePath(a.context.root)}): its globs and evidence, the repository-wide globs, its owners`] : [];
+      const [first, ...rest] = explainLines(scoped, a, identity, isOwner(scoped, identity));
+      lines.push(first!, ...where, ...rest);
+    }
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
   } finally {
