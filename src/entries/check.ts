@@ -14,6 +14,7 @@
 import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { contextHolding, contextNamed, type Scope } from '../client/context-scope';
 import { isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
@@ -22,7 +23,7 @@ import { internalError } from '../rules/errors';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
-import type { Policy } from '../evidence/types';
+import type { ContextPolicy, Policy } from '../evidence/types';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
 import type { Finding } from '../findings';
@@ -35,12 +36,12 @@ import { findingsOutcome, formatOption, renderOutcome, type Format } from '../re
 import { EXIT } from '../verdict';
 import { VERSION } from '../version';
 
-const USAGE = 'receipt-gate check FILE... [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate check FILE... [--context NAME] [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const cli = parseCommandArgs(
     args,
-    { now: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } },
+    { now: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' }, context: { type: 'string' } },
     USAGE,
     io,
   );
@@ -91,6 +92,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed.ok) {
     findings.push(...parsed.findings);
   } else {
+    const scopes = checkScopes(parsed.policy, files, values.context);
     // The base side of the epoch rule: the remote-tracking base branch, or HEAD.
     let store: ObjectStore | null = null;
     try {
@@ -103,14 +105,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
           `no base yet (no commit, no origin/${printable(parsed.policy.baseBranch)}): checked against the policy proposed in the working tree (${POLICY_PATH}); the base-side rules (the epoch pin's history, globs that match nothing at the base) apply from the first commit on`,
         );
       }
-      const report = await checkEvidence({
-        policy: parsed.policy,
-        atNew: tree,
-        atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
-        today: date,
-      });
       const named = new Set(files);
-      findings.push(...report.findings.filter((f) => f.path !== undefined && named.has(f.path)));
+      for (const scope of scopes) {
+        const report = await checkEvidence({
+          policy: scope.policy,
+          atNew: tree,
+          atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
+          today: date,
+        });
+        const ours = report.findings.filter((f) => f.path !== undefined && named.has(f.path) && (scope.context === null || contextHolding(parsed.policy, f.path) === scope.context));
+        findings.push(...ours.map((f) => (scope.context === null ? f : { ...f, context: scope.context.name })));
+      }
       if (named.has(POLICY_PATH)) {
         if (baseTree !== null) {
           const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
@@ -142,6 +147,24 @@ function report(io: CliIO, format: Format, findings: Finding[], fileCount: numbe
     else io.stdout(text);
   }
   return outcome.verdict === 'closed' ? EXIT.closed : EXIT.eligible;
+}
+
+/**
+ * The policies the named files are checked under: the repository's, and (bounded contexts) each
+ * context whose root holds a named file, each reading only its own evidence; with --context
+ * NAME that context alone, and every file must lie in its root.
+ */
+function checkScopes(policy: Policy, files: readonly string[], name: string | undefined): Scope[] {
+  if (name !== undefined) {
+    const context = contextNamed(policy, name, 'check');
+    const outside = files.find((f) => contextHolding(policy, f) !== context);
+    if (outside !== undefined) {
+      throw new UsageError(`${quotePath(outside)} is not under the root ${quotePath(context.root)} of context ${context.name}; check it without --context, or name files of that context`);
+    }
+    return [{ policy: context.policy, context }];
+  }
+  const holders = new Set(files.map((f) => contextHolding(policy, f)).filter((c): c is ContextPolicy => c !== null));
+  return [{ policy, context: null }, ...(policy.contexts ?? []).filter((c) => holders.has(c)).map((c) => ({ policy: c.policy, context: c }))];
 }
 
 /** The policy's globs, each with the list it stands in. */
