@@ -139,7 +139,7 @@ test('check 0/1/2, explain 0/2, init 0/1/2', () => {
 });
 
 test('the authoring tools: 0 written, 1 refused (nothing written), 2 a malformed command line; freeze review 0/3/1', () => {
-  const repo = guardedRepo({ 'checks/properties.json': `${JSON.stringify({ properties: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], k: 2 })}\n` });
+  const repo = guardedRepo({ 'checks/properties.json': `${JSON.stringify({ properties: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], k: 2 })}\n`, ...heldFlake('o9') });
   try {
     git(repo, ['config', 'user.email', 'alice']);
     writeFileSync(join(repo, 'witness.txt'), 'ran green\n');
@@ -156,9 +156,12 @@ test('the authoring tools: 0 written, 1 refused (nothing written), 2 a malformed
       { what: 'freeze add of an absent observation (keyed)', args: ['freeze', 'add', '--observation', 'nope', '--expires-on', '2026-12-01', '--reason', 'r'], code: 1, says: /nothing written: there is no observation/ },
       { what: 'freeze add', args: ['freeze', 'add', '--id', 't1', '--reason', 'timing', '--expires', '2026-12-01'], code: 0, says: /froze t1/ },
       { what: 'freeze add of a test already frozen', args: ['freeze', 'add', '--id', 't1', '--reason', 'timing', '--expires', '2026-12-02'], code: 1, says: /already frozen/ },
+      { what: 'freeze add past the policy\'s maxDays', args: ['freeze', 'add', '--id', 't2', '--reason', 'timing', '--expires', '2027-01-30'], code: 1, says: /nothing written; the gate would reject the result/ },
+      { what: 'freeze add of a keyed freeze that exists', args: ['freeze', 'add', '--observation', 'o9', '--expires-on', '2026-12-01', '--reason', 'r'], code: 1, says: /nothing written: freezes\/o9\.json exists/ },
+      { what: 'freeze add of a keyed freeze with a malformed date', args: ['freeze', 'add', '--observation', 'o9', '--expires-on', 'soon', '--reason', 'r'], code: 2, says: /--expires-on must be a UTC calendar date/ },
       { what: 'freeze list', args: ['freeze', 'list'], code: 0, says: /1 frozen, 0 expired/ },
       { what: 'freeze prune with nothing expired', args: ['freeze', 'prune'], code: 0, says: /no expired freezes/ },
-      { what: 'freeze review: t1 expires within 7 days', args: ['freeze', 'review'], code: 3, says: /1 expiring within 7 days/ },
+      { what: 'freeze review: t1 and the keyed o9 expire within 7 days', args: ['freeze', 'review'], code: 3, says: /2 expiring within 7 days/ },
       { what: 'freeze review: nothing within 1 day', args: ['freeze', 'review', '--expiring', '1d'], code: 0 },
       { what: 'freeze review after t1 expired', args: ['freeze', 'review', '--now', '2026-12-03'], code: 1, says: /1 expired/ },
       { what: 'freeze review with a bad window', args: ['freeze', 'review', '--expiring', 'soon'], code: 2, says: /--expiring takes a number of days/ },
