@@ -82,6 +82,9 @@ test('an unknown --context is exit 2 with the nearest name and the list, for eve
     assert.is(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, /--context billng: the policy declares no such context; did you mean billing\? It declares billing, inventory: pass one of them/, args.join(' '));
   }
+  const receipt = cli(['receipt', '--ref', 'main', '--base', 'main', '--context', 'billng', '--properties-cmd', 'true', '--fixture-cmd', 'cat']);
+  assert.is(receipt.status, 2, receipt.stdout + receipt.stderr);
+  assert.match(receipt.stderr, /--context billng: the policy at the base declares no such context; did you mean billing\? \(it declares billing, inventory\)/);
   assert.is(git(work, ['status', '--porcelain']), '', 'nothing written');
 });
 
