@@ -58,22 +58,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (policyEntry.kind === 'missing') {
     throw new UsageError(`no ${POLICY_PATH} at ${worktree.top}: nothing to check against (run 'receipt-gate init' first)`);
   }
-  const missing: string[] = [];
-  for (const file of files) if ((await tree.stat(file)).kind === 'missing') missing.push(file);
-  if (missing.length > 0) {
-    throw new UsageError(
-      missing
-        .map((f) => {
-          const near = nearestName(worktree.top, f);
-          return `${quotePath(f)}: no such file in the working tree${near === null ? '' : ` (did you mean ${quotePath(near)}?)`}`;
-        })
-        .join('\n') + `\ncheck validates files that exist: name them as they are spelled (lint-staged passes the staged ones)`,
-    );
-  }
+  refuseMissing(worktree.top, await missingFiles(tree, files));
 
-  const findings: Finding[] = [];
-  const warnings: string[] = [];
-  const notices: string[] = [];
   const parsed =
     policyEntry.kind === 'file'
       ? parsePolicy(await policyEntry.read())
@@ -89,49 +75,83 @@ export async function run(args: string[], io: CliIO): Promise<number> {
             },
           ],
         };
-  if (!parsed.ok) {
-    findings.push(...parsed.findings);
-  } else {
-    const scopes = checkScopes(parsed.policy, files, values.context);
-    // The base side of the epoch rule: the remote-tracking base branch, or HEAD.
-    let store: ObjectStore | null = null;
-    try {
-      store = await ObjectStore.discover(worktree.top, io.env);
-      const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
-      const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
-      if (baseTree === null) {
-        // Before the first commit: nothing to compare with yet; say which policy was read.
-        notices.push(
-          `no base yet (no commit, no origin/${printable(parsed.policy.baseBranch)}): checked against the policy proposed in the working tree (${POLICY_PATH}); the base-side rules (the epoch pin's history, globs that match nothing at the base) apply from the first commit on`,
-        );
-      }
-      const named = new Set(files);
-      for (const scope of scopes) {
-        const report = await checkEvidence({
-          policy: scope.policy,
-          atNew: tree,
-          atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
-          today: date,
-        });
-        const ours = report.findings.filter((f) => f.path !== undefined && named.has(f.path) && (scope.context === null || contextHolding(parsed.policy, f.path) === scope.context));
-        findings.push(...ours.map((f) => (scope.context === null ? f : { ...f, context: scope.context.name })));
-      }
-      if (named.has(POLICY_PATH)) {
-        if (baseTree !== null) {
-          const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
-          warnings.push(...unmatchedGlobs(parsed.policy, paths, base.name ?? 'the base'));
-        }
-      }
-    } catch (err) {
-      findings.push(internalError(err, {}));
-    } finally {
-      store?.close();
-    }
-  }
+  const judged = parsed.ok
+    ? await judgeFiles({ top: worktree.top, env: io.env, tree, policy: parsed.policy, files, scopes: checkScopes(parsed.policy, files, values.context), date })
+    : { findings: parsed.findings, notices: [], warnings: [] };
+  for (const n of judged.notices) io.stderr(`receipt-gate check: notice: ${n}\n`);
+  for (const w of judged.warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
+  return report(io, format, judged.findings, files.length, date);
+}
 
-  for (const n of notices) io.stderr(`receipt-gate check: notice: ${n}\n`);
-  for (const w of warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
-  return report(io, format, findings, files.length, date);
+async function missingFiles(tree: DirectorySource, files: readonly string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const file of files) if ((await tree.stat(file)).kind === 'missing') missing.push(file);
+  return missing;
+}
+
+/** A usage error naming each file that does not exist, with the nearest name beside it. */
+function refuseMissing(top: string, missing: readonly string[]): void {
+  if (missing.length === 0) return;
+  throw new UsageError(
+    missing
+      .map((f) => {
+        const near = nearestName(top, f);
+        return `${quotePath(f)}: no such file in the working tree${near === null ? '' : ` (did you mean ${quotePath(near)}?)`}`;
+      })
+      .join('\n') + `\ncheck validates files that exist: name them as they are spelled (lint-staged passes the staged ones)`,
+  );
+}
+
+interface JudgeInput {
+  top: string;
+  env: NodeJS.ProcessEnv;
+  tree: DirectorySource;
+  policy: Policy;
+  files: readonly string[];
+  scopes: Scope[];
+  date: string;
+}
+
+/** The findings on the named files under each scope's policy, against the base (the
+ * remote-tracking base branch, or HEAD: the base side of the epoch rule); when the policy
+ * itself is named, its globs that match nothing at the base. Any error fails closed. */
+async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; notices: string[]; warnings: string[] }> {
+  const { policy, tree, files, date } = input;
+  const findings: Finding[] = [];
+  const notices: string[] = [];
+  const warnings: string[] = [];
+  let store: ObjectStore | null = null;
+  try {
+    store = await ObjectStore.discover(input.top, input.env);
+    const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
+    const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+    if (baseTree === null) {
+      // Before the first commit: nothing to compare with yet; say which policy was read.
+      notices.push(
+        `no base yet (no commit, no origin/${printable(policy.baseBranch)}): checked against the policy proposed in the working tree (${POLICY_PATH}); the base-side rules (the epoch pin's history, globs that match nothing at the base) apply from the first commit on`,
+      );
+    }
+    const named = new Set(files);
+    for (const scope of input.scopes) {
+      const report = await checkEvidence({
+        policy: scope.policy,
+        atNew: tree,
+        atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
+        today: date,
+      });
+      const ours = report.findings.filter((f) => f.path !== undefined && named.has(f.path) && (scope.context === null || contextHolding(policy, f.path) === scope.context));
+      findings.push(...ours.map((f) => (scope.context === null ? f : { ...f, context: scope.context.name })));
+    }
+    if (named.has(POLICY_PATH) && baseTree !== null) {
+      const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
+      warnings.push(...unmatchedGlobs(policy, paths, base.name ?? 'the base'));
+    }
+  } catch (err) {
+    findings.push(internalError(err, {}));
+  } finally {
+    store?.close();
+  }
+  return { findings, notices, warnings };
 }
 
 function report(io: CliIO, format: Format, findings: Finding[], fileCount: number, date: string): number {
