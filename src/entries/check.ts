@@ -187,21 +187,24 @@ function checkScopes(policy: Policy, files: readonly string[], name: string | un
   return [{ policy, context: null }, ...(policy.contexts ?? []).filter((c) => holders.has(c)).map((c) => ({ policy: c.policy, context: c }))];
 }
 
-/** The policy's globs, each with the list it stands in. */
-function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string }[] {
-  return [
-    ...policy.protected.map((glob) => ({ list: 'protected' as const, glob })),
-    ...policy.exceptions.map((glob) => ({ list: 'exceptions' as const, glob })),
+/** The policy's globs, each with the list it stands in; with bounded contexts, each context's
+ * own globs too (as repository globs, the root joined), named with their context. */
+function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string; context: string | null }[] {
+  const own = (p: Policy, context: string | null, prefix: string) => [
+    ...p.protected.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'protected' as const, glob, context })),
+    ...p.exceptions.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'exceptions' as const, glob, context })),
   ];
+  // A context's own globs are the ones under its root (its policy also holds the repository's).
+  return [own(policy, null, ''), ...(policy.contexts ?? []).map((c) => own(c.policy, c.name, `${c.root}/`))].flat();
 }
 
 /** Globs that match none of `paths` (the base's files): a typo protects nothing. */
 function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
   const out: string[] = [];
-  for (const { list, glob } of policyGlobs(policy)) {
+  for (const { list, glob, context } of policyGlobs(policy)) {
     if (isGuardGlob(glob)) continue; // protected before it exists, on purpose
     if (!paths.some((p) => globMatches(glob, p))) {
-      out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
+      out.push(`the ${list} glob ${printable(JSON.stringify(glob))}${context === null ? '' : ` of context ${context}`} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
     }
   }
   return out;

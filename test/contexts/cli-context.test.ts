@@ -189,6 +189,21 @@ test("check reads a context's evidence under its policy; --context limits it to 
   assert.is(cli(['check', 'services/billing/freeze.json', 'services/inventory/freezes/slow_restock.json']).status, 0);
 });
 
+test("check .receipt-gate.json warns about a context's own glob that matches nothing at the base, naming the context", () => {
+  const policy = JSON.parse(read('.receipt-gate.json'));
+  policy.contexts[0].protected = ['properties/**', 'checks/**', 'fixturs/**'];
+  write(work, '.receipt-gate.json', `${JSON.stringify(policy, null, 2)}\n`);
+  const r = cli(['check', '.receipt-gate.json']);
+  assert.is(r.status, 0, r.stdout + r.stderr);
+  const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+  // The typo, and the example's exception for fixture notes (no .md file is there yet).
+  assert.equal(warnings.map((w) => w.replace(/\(of \d+ paths\)/, '(of N paths)')), [
+    'receipt-gate check: warning: the protected glob "services/billing/fixturs/**" of context billing matches no path at HEAD (of N paths); check it for a typo',
+    'receipt-gate check: warning: the exceptions glob "services/billing/fixtures/**/*.md" of context billing matches no path at HEAD (of N paths); check it for a typo',
+  ]);
+  reset();
+});
+
 test('--context in a policy without contexts is exit 2 saying to leave it out', () => {
   const plain = tempDir('ctx-plain');
   try {
