@@ -7,7 +7,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commitAll, EPOCH_ID, git, guardedRepo, runCli, sha256, tempDir, writeFiles, type CliRun } from '../helpers/repo';
 import { cli as receiptCli, exampleRepo, GRADER } from '../receipt/helpers';
@@ -108,7 +109,7 @@ test('verify-ref, pre-commit and pre-push: 0 eligible, 1 closed, 3 hold, 2 nothi
   }
 });
 
-test('check 0/1/2, explain 0/2, init 0/1/2', () => {
+test('check 0/1/2, explain 0/2, init 0/1/2 (an invalid policy kept, an install that fails)', () => {
   const repo = guardedRepo();
   const fresh = tempDir('rg-exit-init-');
   try {
@@ -132,6 +133,18 @@ test('check 0/1/2, explain 0/2, init 0/1/2', () => {
       { what: 'init below the top level', args: ['init'], cwd: join(fresh, 'sub'), code: 2, says: /run init at the top level/ },
       { what: 'init in a fresh project', args: ['init', '--no-install', '--no-lint-staged'], cwd: fresh, code: 0, says: /next steps:/ },
     ]);
+    // An install init runs that fails is exit 1: a pnpm project (its lock file) where pnpm is
+    // not on PATH (only git is), with node_modules present so init installs.
+    const pnpm = join(fresh, 'pnpm-project');
+    const bin = join(fresh, 'bin');
+    mkdirSync(pnpm);
+    mkdirSync(bin);
+    symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+    git(pnpm, ['init', '-q', '-b', 'main']);
+    writeFiles(pnpm, { 'package.json': '{"name": "shop"}\n', 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n", 'node_modules/.keep': '' });
+    const failed = runCli(['init', '--owner', 'alice@example.com', '--no-lint-staged'], { cwd: pnpm, env: { ...env, PATH: bin } });
+    assert.is(failed.status, 1, `init whose install fails: ${failed.stdout}${failed.stderr}`);
+    assert.match(failed.stdout, /'pnpm install' failed \(.*\): run it again before the next commit; package\.json names husky@9\.1\.7, receipt-gate@/);
   } finally {
     rmSync(repo, { recursive: true, force: true });
     rmSync(fresh, { recursive: true, force: true });
