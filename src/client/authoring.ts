@@ -47,6 +47,9 @@ export interface ScopeRequest {
   context: string | undefined;
   paths?: readonly string[];
   needs: (policy: Policy) => boolean;
+  /** More repository paths that say which context is meant, found in the working tree (the
+   * observation a keyed freeze cites). */
+  found?: (policy: Policy, tree: DirectorySource) => Promise<string[]>;
   /** What it needs, for the message: `"epoch" section`. */
   what: string;
 }
@@ -66,7 +69,11 @@ export async function openAuthoring(io: CliIO, command: string, scope?: ScopeReq
       `${POLICY_PATH} is invalid, fix it first:\n${parsed.findings.map((f) => `  ${findingLine(f)}`).join('\n')}`,
     );
   }
-  const chosen = scope === undefined ? { policy: parsed.policy, context: null } : chooseScope(parsed.policy, { name: scope.context, paths: scope.paths, command, needs: scope.needs, what: scope.what });
+  const implied = scope?.context === undefined && scope?.found ? await scope.found(parsed.policy, tree) : [];
+  const chosen =
+    scope === undefined
+      ? { policy: parsed.policy, context: null }
+      : chooseScope(parsed.policy, { name: scope.context, paths: [...(scope.paths ?? []), ...implied], command, needs: scope.needs, what: scope.what });
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
     const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });

@@ -32,6 +32,7 @@ import { dayNumber, isCalendarDate, plural } from '../evidence/dates';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
 import type { FreezeRow as CheckedFreezeRow } from '../evidence/freeze';
 import { validateAgainst } from '../evidence/schema';
+import type { DirectorySource } from '../evidence/sources';
 import type { Policy } from '../evidence/types';
 import { UsageError, type CliIO } from '../io';
 import { printable, quotePath } from '../quote';
@@ -104,6 +105,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
           context: values.context,
           needs: keyed ? (p) => p.observations !== undefined : sub === 'review' ? (p) => p.freeze !== undefined || p.observations !== undefined : (p) => p.freeze !== undefined,
           what: keyed ? '"observations" section (keyed freezes)' : sub === 'review' ? '"freeze" or "observations" section' : '"freeze" section',
+          // A keyed freeze belongs to the context whose observations hold the one it cites.
+          found: keyed && values.observation !== undefined ? citedObservation(values.observation) : undefined,
         },
   );
   try {
@@ -141,6 +144,18 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     a.close();
   }
+}
+
+/** The observation records named `id` in the contexts' observations folders (the working tree). */
+function citedObservation(id: string): (policy: Policy, tree: DirectorySource) => Promise<string[]> {
+  return async (policy, tree) => {
+    const found: string[] = [];
+    for (const c of policy.contexts ?? []) {
+      const dir = c.policy.observations?.dir;
+      if (dir !== undefined && (await tree.stat(`${dir}/${id}.json`)).kind === 'file') found.push(`${dir}/${id}.json`);
+    }
+    return found;
+  };
 }
 
 /** A request the gate's rules refuse (not a malformed command line): exit 1, nothing written,

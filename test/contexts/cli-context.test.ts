@@ -149,6 +149,19 @@ test('freeze --context: add, list and a refusal in that context; review without 
   assert.is(keyedMissing.status, 2);
   assert.match(keyedMissing.stderr, /context billing of the policy has no "observations" section/);
 
+  // A keyed freeze without --context: the context whose observations hold the cited one.
+  const exists = cli(['freeze', 'add', '--observation', 'slow_restock', '--expires-on', '2026-12-10', '--reason', 'r']);
+  assert.is(exists.status, 1, exists.stdout + exists.stderr);
+  assert.match(exists.stderr, /nothing written: services\/inventory\/freezes\/slow_restock\.json exists/);
+  const keyed = cli(['freeze', 'add', '--observation', 'slow_restock', '--name', 'slow_restock_b', '--expires-on', '2026-12-10', '--reason', 'r'], work, { GIT_AUTHOR_EMAIL: 'carol' });
+  assert.is(keyed.status, 0, keyed.stdout + keyed.stderr);
+  assert.match(keyed.stdout, /froze observation slow_restock in services\/inventory\/freezes\/slow_restock_b\.json until 2026-12-10/);
+  assert.match(keyed.stdout, /only carol may push it/);
+  git(work, ['clean', '-fdq', 'services/inventory']);
+  const unknown = cli(['freeze', 'add', '--observation', 'nowhere', '--expires-on', '2026-12-10', '--reason', 'r']);
+  assert.is(unknown.status, 2);
+  assert.match(unknown.stderr, /works in one bounded context, and the context inventory has its own "observations" section \(keyed freezes\): pass --context NAME, one of billing, inventory/);
+
   const review = JSON.parse(cli(['freeze', 'review', '--json']).stdout);
   assert.equal(review.freezes.map((f: { id: string; context: string; file: string }) => [f.context, f.id, f.file]), [
     ['billing', 'tests/rounding.test.js', 'services/billing/freeze.json'],
