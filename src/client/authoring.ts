@@ -12,7 +12,8 @@ import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
 import { TreeSource } from '../evidence/tree-source';
-import { POLICY_PATH, type EvidenceReport, type EvidenceSource, type Policy } from '../evidence/types';
+import { POLICY_PATH, type ContextPolicy, type EvidenceReport, type EvidenceSource, type Policy } from '../evidence/types';
+import { chooseScope, underRoot } from './context-scope';
 import type { Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
@@ -21,7 +22,17 @@ import { findingLine } from '../report/text';
 
 export interface Authoring {
   worktree: Worktree;
+  /** The policy the command works under: the bounded context's (docs/contexts.md), else the
+   * repository's. */
   policy: Policy;
+  /** The context the command works in, or null for the repository as a whole. */
+  context: ContextPolicy | null;
+  /** The repository's policy (with every context). */
+  repository: Policy;
+  /** A path argument as a repository path: with --context NAME, relative to the context's root
+   * (a path already under it is kept); else as given. */
+  resolve(path: string): string;
+  resolve(path: string | undefined): string | undefined;
   store: ObjectStore;
   /** The working tree as an evidence source. */
   tree: DirectorySource;
@@ -30,8 +41,22 @@ export interface Authoring {
   close(): void;
 }
 
-/** Opens the working tree around io.cwd and reads its policy (which must exist and be valid). */
-export async function openAuthoring(io: CliIO, command: string): Promise<Authoring> {
+/** Which context a command works in (src/client/context-scope.ts): `--context NAME`, the
+ * repository paths it was given, and what it needs of a policy. */
+export interface ScopeRequest {
+  context: string | undefined;
+  paths?: readonly string[];
+  needs: (policy: Policy) => boolean;
+  /** More repository paths that say which context is meant, found in the working tree (the
+   * observation a keyed freeze cites). */
+  found?: (policy: Policy, tree: DirectorySource) => Promise<string[]>;
+  /** What it needs, for the message: `"epoch" section`. */
+  what: string;
+}
+
+/** Opens the working tree around io.cwd and reads its policy (which must exist and be valid);
+ * with `scope`, the command works in the context it chooses. */
+export async function openAuthoring(io: CliIO, command: string, scope?: ScopeRequest): Promise<Authoring> {
   const worktree = locateWorktree(io.cwd, io.env);
   const tree = new DirectorySource(worktree.top, 'the working tree');
   const entry = await tree.stat(POLICY_PATH);
@@ -44,13 +69,22 @@ export async function openAuthoring(io: CliIO, command: string): Promise<Authori
       `${POLICY_PATH} is invalid, fix it first:\n${parsed.findings.map((f) => `  ${findingLine(f)}`).join('\n')}`,
     );
   }
+  const implied = scope?.context === undefined && scope?.found ? await scope.found(parsed.policy, tree) : [];
+  const chosen =
+    scope === undefined
+      ? { policy: parsed.policy, context: null }
+      : chooseScope(parsed.policy, { name: scope.context, paths: [...(scope.paths ?? []), ...implied], command, needs: scope.needs, what: scope.what });
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
     const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
     const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
     return {
       worktree,
-      policy: parsed.policy,
+      policy: chosen.policy,
+      context: chosen.context,
+      repository: parsed.policy,
+      resolve: ((path: string | undefined) =>
+        path === undefined || scope?.context === undefined || chosen.context === null ? path : underRoot(chosen.context, path)) as Authoring['resolve'],
       store,
       tree,
       base: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
@@ -102,6 +136,11 @@ export function writePlanned(a: Authoring, files: PlannedFile[]): void {
     mkdirSync(dirname(full), { recursive: true });
     writeFileSync(full, f.bytes);
   }
+}
+
+/** Where a section is missing, for a message: `the policy`, or `context billing of the policy`. */
+export function scopeName(a: Pick<Authoring, 'context'>): string {
+  return a.context === null ? 'the policy' : `context ${a.context.name} of the policy`;
 }
 
 /** The line that ends every authoring command: what to commit, and who may. */

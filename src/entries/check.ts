@@ -14,6 +14,7 @@
 import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { contextHolding, contextNamed, type Scope } from '../client/context-scope';
 import { isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
@@ -22,7 +23,7 @@ import { internalError } from '../rules/errors';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
-import type { Policy } from '../evidence/types';
+import type { ContextPolicy, Policy } from '../evidence/types';
 import { TreeSource } from '../evidence/tree-source';
 import { POLICY_PATH } from '../evidence/types';
 import type { Finding } from '../findings';
@@ -35,12 +36,12 @@ import { findingsOutcome, formatOption, renderOutcome, type Format } from '../re
 import { EXIT } from '../verdict';
 import { VERSION } from '../version';
 
-const USAGE = 'receipt-gate check FILE... [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate check FILE... [--context NAME] [--format text|json|sarif|github|junit] [--json] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const cli = parseCommandArgs(
     args,
-    { now: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } },
+    { now: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' }, context: { type: 'string' } },
     USAGE,
     io,
   );
@@ -57,21 +58,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (policyEntry.kind === 'missing') {
     throw new UsageError(`no ${POLICY_PATH} at ${worktree.top}: nothing to check against (run 'receipt-gate init' first)`);
   }
-  const missing: string[] = [];
-  for (const file of files) if ((await tree.stat(file)).kind === 'missing') missing.push(file);
-  if (missing.length > 0) {
-    throw new UsageError(
-      missing
-        .map((f) => {
-          const near = nearestName(worktree.top, f);
-          return `${quotePath(f)}: no such file in the working tree${near === null ? '' : ` (did you mean ${quotePath(near)}?)`}`;
-        })
-        .join('\n') + `\ncheck validates files that exist: name them as they are spelled (lint-staged passes the staged ones)`,
-    );
-  }
+  refuseMissing(worktree.top, await missingFiles(tree, files));
 
-  const findings: Finding[] = [];
-  const warnings: string[] = [];
   const parsed =
     policyEntry.kind === 'file'
       ? parsePolicy(await policyEntry.read())
@@ -87,38 +75,83 @@ export async function run(args: string[], io: CliIO): Promise<number> {
             },
           ],
         };
-  if (!parsed.ok) {
-    findings.push(...parsed.findings);
-  } else {
-    // The base side of the epoch rule: the remote-tracking base branch, or HEAD.
-    let store: ObjectStore | null = null;
-    try {
-      store = await ObjectStore.discover(worktree.top, io.env);
-      const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
-      const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+  const judged = parsed.ok
+    ? await judgeFiles({ top: worktree.top, env: io.env, tree, policy: parsed.policy, files, scopes: checkScopes(parsed.policy, files, values.context), date })
+    : { findings: parsed.findings, notices: [], warnings: [] };
+  for (const n of judged.notices) io.stderr(`receipt-gate check: notice: ${n}\n`);
+  for (const w of judged.warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
+  return report(io, format, judged.findings, files.length, date);
+}
+
+async function missingFiles(tree: DirectorySource, files: readonly string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const file of files) if ((await tree.stat(file)).kind === 'missing') missing.push(file);
+  return missing;
+}
+
+/** A usage error naming each file that does not exist, with the nearest name beside it. */
+function refuseMissing(top: string, missing: readonly string[]): void {
+  if (missing.length === 0) return;
+  throw new UsageError(
+    missing
+      .map((f) => {
+        const near = nearestName(top, f);
+        return `${quotePath(f)}: no such file in the working tree${near === null ? '' : ` (did you mean ${quotePath(near)}?)`}`;
+      })
+      .join('\n') + `\ncheck validates files that exist: name them as they are spelled (lint-staged passes the staged ones)`,
+  );
+}
+
+interface JudgeInput {
+  top: string;
+  env: NodeJS.ProcessEnv;
+  tree: DirectorySource;
+  policy: Policy;
+  files: readonly string[];
+  scopes: Scope[];
+  date: string;
+}
+
+/** The findings on the named files under each scope's policy, against the base (the
+ * remote-tracking base branch, or HEAD: the base side of the epoch rule); when the policy
+ * itself is named, its globs that match nothing at the base. Any error fails closed. */
+async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; notices: string[]; warnings: string[] }> {
+  const { policy, tree, files, date } = input;
+  const findings: Finding[] = [];
+  const notices: string[] = [];
+  const warnings: string[] = [];
+  let store: ObjectStore | null = null;
+  try {
+    store = await ObjectStore.discover(input.top, input.env);
+    const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
+    const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+    if (baseTree === null) {
+      // Before the first commit: nothing to compare with yet; say which policy was read.
+      notices.push(
+        `no base yet (no commit, no origin/${printable(policy.baseBranch)}): checked against the policy proposed in the working tree (${POLICY_PATH}); the base-side rules (the epoch pin's history, globs that match nothing at the base) apply from the first commit on`,
+      );
+    }
+    const named = new Set(files);
+    for (const scope of input.scopes) {
       const report = await checkEvidence({
-        policy: parsed.policy,
+        policy: scope.policy,
         atNew: tree,
         atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
         today: date,
       });
-      const named = new Set(files);
-      findings.push(...report.findings.filter((f) => f.path !== undefined && named.has(f.path)));
-      if (named.has(POLICY_PATH)) {
-        if (baseTree !== null) {
-          const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
-          warnings.push(...unmatchedGlobs(parsed.policy, paths, base.name ?? 'the base'));
-        }
-      }
-    } catch (err) {
-      findings.push(internalError(err, {}));
-    } finally {
-      store?.close();
+      const ours = report.findings.filter((f) => f.path !== undefined && named.has(f.path) && (scope.context === null || contextHolding(policy, f.path) === scope.context));
+      findings.push(...ours.map((f) => (scope.context === null ? f : { ...f, context: scope.context.name })));
     }
+    if (named.has(POLICY_PATH) && baseTree !== null) {
+      const paths = (await diffTrees(store, null, baseTree)).map((c) => c.path);
+      warnings.push(...unmatchedGlobs(policy, paths, base.name ?? 'the base'));
+    }
+  } catch (err) {
+    findings.push(internalError(err, {}));
+  } finally {
+    store?.close();
   }
-
-  for (const w of warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
-  return report(io, format, findings, files.length, date);
+  return { findings, notices, warnings };
 }
 
 function report(io: CliIO, format: Format, findings: Finding[], fileCount: number, date: string): number {
@@ -136,21 +169,42 @@ function report(io: CliIO, format: Format, findings: Finding[], fileCount: numbe
   return outcome.verdict === 'closed' ? EXIT.closed : EXIT.eligible;
 }
 
-/** The policy's globs, each with the list it stands in. */
-function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string }[] {
-  return [
-    ...policy.protected.map((glob) => ({ list: 'protected' as const, glob })),
-    ...policy.exceptions.map((glob) => ({ list: 'exceptions' as const, glob })),
+/**
+ * The policies the named files are checked under: the repository's, and (bounded contexts) each
+ * context whose root holds a named file, each reading only its own evidence; with --context
+ * NAME that context alone, and every file must lie in its root.
+ */
+function checkScopes(policy: Policy, files: readonly string[], name: string | undefined): Scope[] {
+  if (name !== undefined) {
+    const context = contextNamed(policy, name, 'check');
+    const outside = files.find((f) => contextHolding(policy, f) !== context);
+    if (outside !== undefined) {
+      throw new UsageError(`${quotePath(outside)} is not under the root ${quotePath(context.root)} of context ${context.name}; check it without --context, or name files of that context`);
+    }
+    return [{ policy: context.policy, context }];
+  }
+  const holders = new Set(files.map((f) => contextHolding(policy, f)).filter((c): c is ContextPolicy => c !== null));
+  return [{ policy, context: null }, ...(policy.contexts ?? []).filter((c) => holders.has(c)).map((c) => ({ policy: c.policy, context: c }))];
+}
+
+/** The policy's globs, each with the list it stands in; with bounded contexts, each context's
+ * own globs too (as repository globs, the root joined), named with their context. */
+function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string; context: string | null }[] {
+  const own = (p: Policy, context: string | null, prefix: string) => [
+    ...p.protected.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'protected' as const, glob, context })),
+    ...p.exceptions.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'exceptions' as const, glob, context })),
   ];
+  // A context's own globs are the ones under its root (its policy also holds the repository's).
+  return [own(policy, null, ''), ...(policy.contexts ?? []).map((c) => own(c.policy, c.name, `${c.root}/`))].flat();
 }
 
 /** Globs that match none of `paths` (the base's files): a typo protects nothing. */
 function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
   const out: string[] = [];
-  for (const { list, glob } of policyGlobs(policy)) {
+  for (const { list, glob, context } of policyGlobs(policy)) {
     if (isGuardGlob(glob)) continue; // protected before it exists, on purpose
     if (!paths.some((p) => globMatches(glob, p))) {
-      out.push(`the ${list} glob ${printable(JSON.stringify(glob))} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
+      out.push(`the ${list} glob ${printable(JSON.stringify(glob))}${context === null ? '' : ` of context ${context}`} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
     }
   }
   return out;

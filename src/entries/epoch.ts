@@ -5,7 +5,7 @@
 // new generator is a new epoch.
 
 import { parseCommandArgs } from '../args';
-import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
+import { checkPlanned, commitHint, openAuthoring, printRefusal, scopeName, writePlanned, type Authoring } from '../client/authoring';
 import { runGit } from '../client/git-cli';
 import { IndexSource } from '../client/index-source';
 import { jsonText } from '../client/templates';
@@ -20,7 +20,7 @@ import { sha256Hex } from '../hash';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 
-const USAGE = 'receipt-gate epoch pin --id ID [--generator PATH] [--input PATH]... [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate epoch pin --id ID [--generator PATH] [--input PATH]... [--context NAME] [--now YYYY-MM-DD]';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
@@ -29,6 +29,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       id: { type: 'string' },
       generator: { type: 'string' },
       input: { type: 'string', multiple: true },
+      context: { type: 'string' },
       now: { type: 'string' },
     },
     USAGE,
@@ -41,9 +42,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (id === undefined || id === '') throw new UsageError(`--id ID is required (a new name for this epoch)\nusage: ${USAGE}`);
   const date = today(io, values.now);
 
-  const a = await openAuthoring(io, 'epoch pin');
+  const a = await openAuthoring(io, 'epoch pin', {
+    context: values.context,
+    paths: values.generator === undefined ? [] : [values.generator],
+    needs: (p) => p.epoch !== undefined,
+    what: '"epoch" section',
+  });
   try {
-    return await pin(a, io, { id, generator: values.generator, inputs: values.input as string[] | undefined, date });
+    return await pin(a, io, { id, generator: a.resolve(values.generator), inputs: (values.input as string[] | undefined)?.map((p) => a.resolve(p)), date });
   } finally {
     a.close();
   }
@@ -55,7 +61,7 @@ async function pin(
   opts: { id: string; generator?: string; inputs?: string[]; date: string },
 ): Promise<number> {
   if (!a.policy.epoch) {
-    throw new UsageError(`the policy has no "epoch" section; an owner adds "epoch": {"pin": "fixtures/EPOCH"} to .receipt-gate.json first`);
+    throw new UsageError(`${scopeName(a)} has no "epoch" section; an owner adds "epoch": {"pin": "fixtures/EPOCH"} to ${a.context === null ? '' : `context ${a.context.name} in `}.receipt-gate.json first`);
   }
   const pinPath = a.policy.epoch.pin;
   const current = (await readPin(a.tree, pinPath, a.policy, Deadline.never())).pin;

@@ -6,20 +6,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { contextHolding, contextNamed, underRoot } from '../client/context-scope';
 import { locateWorktree } from '../client/git-cli';
 import { evidencePaths, parsePolicy } from '../evidence/policy';
-import { POLICY_PATH, type Policy } from '../evidence/types';
+import { POLICY_PATH, type ContextPolicy, type Policy } from '../evidence/types';
 import { UsageError, type CliIO } from '../io';
 import { matcher } from '../matchers';
 import { foldKey } from '../paths';
 import { compileProtection } from '../protection';
 import { printable, quotePath } from '../quote';
 import { formatOption, SetupError, short } from '../report/index';
-import { resolveBase } from '../run/base';
+import { resolveBase, type Base } from '../run/base';
 import { isOwner, ownersText } from '../run/identity';
 import { openRepository } from '../run/repository';
 
-const USAGE = 'receipt-gate explain PATH... [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
+const USAGE = 'receipt-gate explain PATH... [--context NAME] [--identity NAME] [--base REF] [--repo DIR] [--format text|json] [--json]';
 
 /** What protects one path, as the gate would judge a change to it. */
 export interface Protection {
@@ -71,6 +72,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     args,
     {
       identity: { type: 'string' },
+      context: { type: 'string' },
       base: { type: 'string' },
       repo: { type: 'string' },
       format: { type: 'string' },
@@ -90,60 +92,80 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   try {
     const base = await resolveBase(store, values.base === undefined ? { kind: 'default' } : { kind: 'named', spec: values.base });
-    const where = base.policyCommit === null ? null : `${printable(base.name ?? 'the base')} (${short(base.policyCommit)})`;
-    let policy: Policy;
-    let source: string;
-    if (base.policy) {
-      policy = base.policy;
-      source = `the policy at ${where}`;
-    } else if (base.policyCommit !== null && base.findings.length > 0) {
-      throw new SetupError(
-        `the policy at ${where} is invalid: ${base.findings.map((f) => f.message || f.code).join('; ')}. An owner fixes it ('receipt-gate check ${POLICY_PATH}' names each problem)`,
-        { base: base.policyCommit },
-      );
-    } else {
-      // No policy committed at the base yet (before the first commit or push): the policy
-      // proposed in the working tree, as `check` reads it, said so on the first line.
-      policy = proposedPolicy(values.repo ?? io.cwd, io.env, where);
-      source = `the proposed policy in the working tree (${POLICY_PATH}; ${where === null ? 'no base holds one yet' : `${where} has none yet`}: it applies once an owner commits and pushes it)`;
-    }
-    const owner = isOwner(policy, identity);
-    const answers = paths.map((p) => protectionOf(policy, p));
+    const { policy, source } = policyInForce(base, values.repo ?? io.cwd, io.env);
+    const answers = scopedAnswers(policy, paths, values.context);
     if (format === 'json') {
-      io.stdout(
-        `${JSON.stringify(
-          {
-            base: base.policyCommit,
-            base_name: base.name,
-            policy_source: base.policy ? 'base' : 'working tree',
-            owners: policy.owners,
-            identity,
-            identity_is_owner: owner,
-            paths: answers.map((a) => ({
-              path: a.path,
-              key: a.key,
-              protected: a.protected,
-              protected_by: a.protectedBy,
-              pinned: a.pinned,
-              globs: a.globs,
-              exceptions: a.exceptions,
-              alias: a.alias,
-              may_change: a.protected ? owner : true,
-            })),
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      io.stdout(`${JSON.stringify(explainJson(base, policy, answers, identity), null, 2)}\n`);
       return 0;
     }
     const lines = [`receipt-gate explain: ${source}`];
-    for (const a of answers) lines.push(...explainLines(policy, a, identity, owner));
+    for (const a of answers) {
+      const scoped = a.context?.policy ?? policy;
+      const where = policy.contexts ? [a.context === null ? '  outside every context root: the repository-wide globs and owners' : `  in context ${a.context.name} (${quotePath(a.context.root)}): its globs and evidence, the repository-wide globs, its owners`] : [];
+      const [first, ...rest] = explainLines(scoped, a, identity, isOwner(scoped, identity));
+      lines.push(first!, ...where, ...rest);
+    }
     io.stdout(`${lines.join('\n')}\n`);
     return 0;
   } finally {
     store.close();
   }
+}
+
+/** The policy explain answers from, and how its first line names it: the base's; when the base
+ * has none yet (before the first commit or push), the one proposed in the working tree. */
+function policyInForce(base: Base, dir: string, env: NodeJS.ProcessEnv): { policy: Policy; source: string } {
+  const where = base.policyCommit === null ? null : `${printable(base.name ?? 'the base')} (${short(base.policyCommit)})`;
+  if (base.policy) return { policy: base.policy, source: `the policy at ${where}` };
+  if (base.policyCommit !== null && base.findings.length > 0) {
+    throw new SetupError(
+      `the policy at ${where} is invalid: ${base.findings.map((f) => f.message || f.code).join('; ')}. An owner fixes it ('receipt-gate check ${POLICY_PATH}' names each problem)`,
+      { base: base.policyCommit },
+    );
+  }
+  return {
+    policy: proposedPolicy(dir, env, where),
+    source: `the proposed policy in the working tree (${POLICY_PATH}; ${where === null ? 'no base holds one yet' : `${where} has none yet`}: it applies once an owner commits and pushes it)`,
+  };
+}
+
+type Answer = Protection & { context: ContextPolicy | null };
+
+/** Each path's protection. With bounded contexts a path is judged by the context whose root
+ * holds it (--context NAME: PATHs relative to its root), else by the repository-wide policy. */
+function scopedAnswers(policy: Policy, paths: string[], contextName: string | undefined): Answer[] {
+  const named = contextName === undefined ? null : contextNamed(policy, contextName, 'explain');
+  const asked = named === null ? paths : paths.map((p) => underRoot(named, p));
+  return asked.map((p) => {
+    const holder = contextHolding(policy, p);
+    if (named !== null && holder !== named) {
+      throw new UsageError(`${quotePath(p)} is not under the root ${quotePath(named.root)} of context ${named.name}; name a path relative to that root, or leave --context out`);
+    }
+    return { ...protectionOf(holder?.policy ?? policy, p), context: holder };
+  });
+}
+
+function explainJson(base: Base, policy: Policy, answers: Answer[], identity: string | null): Record<string, unknown> {
+  return {
+    base: base.policyCommit,
+    base_name: base.name,
+    policy_source: base.policy ? 'base' : 'working tree',
+    owners: policy.owners,
+    identity,
+    identity_is_owner: isOwner(policy, identity),
+    paths: answers.map((a) => ({
+      path: a.path,
+      ...(policy.contexts ? { context: a.context?.name ?? null, owners: (a.context?.policy ?? policy).owners } : {}),
+      key: a.key,
+      protected: a.protected,
+      protected_by: a.protectedBy,
+      pinned: a.pinned,
+      globs: a.globs,
+      exceptions: a.exceptions,
+      alias: a.alias,
+      may_change: a.protected ? isOwner(a.context?.policy ?? policy, identity) : true,
+    })),
+  };
 }
 
 function explainLines(policy: Policy, a: Protection, identity: string | null, owner: boolean): string[] {

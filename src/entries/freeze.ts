@@ -24,7 +24,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
-import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
+import { checkPlanned, commitHint, openAuthoring, printRefusal, scopeName, writePlanned, type Authoring } from '../client/authoring';
 import { gitConfig } from '../client/git-cli';
 import { jsonText, STARTER_FREEZE } from '../client/templates';
 import { today } from '../clock';
@@ -32,16 +32,18 @@ import { dayNumber, isCalendarDate, plural } from '../evidence/dates';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
 import type { FreezeRow as CheckedFreezeRow } from '../evidence/freeze';
 import { validateAgainst } from '../evidence/schema';
+import type { DirectorySource } from '../evidence/sources';
+import type { Policy } from '../evidence/types';
 import { UsageError, type CliIO } from '../io';
 import { printable, quotePath } from '../quote';
 import { EXIT } from '../verdict';
 
 const USAGE = [
-  'receipt-gate freeze add --id TEST --reason REASON --expires YYYY-MM-DD [--owner NAME] [--now YYYY-MM-DD]',
-  '       receipt-gate freeze add --observation ID --expires-on YYYY-MM-DD --reason TEXT [--name NAME] [--now YYYY-MM-DD]',
-  '       receipt-gate freeze list [--now YYYY-MM-DD]',
-  '       receipt-gate freeze prune [--now YYYY-MM-DD]',
-  '       receipt-gate freeze review [--expiring 7d] [--run CMD] [--format text|json] [--out FILE.json] [--now YYYY-MM-DD]',
+  'receipt-gate freeze add --id TEST --reason REASON --expires YYYY-MM-DD [--owner NAME] [--context NAME] [--now YYYY-MM-DD]',
+  '       receipt-gate freeze add --observation ID --expires-on YYYY-MM-DD --reason TEXT [--name NAME] [--context NAME] [--now YYYY-MM-DD]',
+  '       receipt-gate freeze list [--context NAME] [--now YYYY-MM-DD]',
+  '       receipt-gate freeze prune [--context NAME] [--now YYYY-MM-DD]',
+  '       receipt-gate freeze review [--expiring 7d] [--run CMD] [--format text|json] [--out FILE.json] [--context NAME] [--now YYYY-MM-DD]',
 ].join('\n');
 
 /** A row as written back: the rule module's fields and any others the file had. */
@@ -71,6 +73,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       out: { type: 'string' },
       format: { type: 'string' },
       json: { type: 'boolean' },
+      context: { type: 'string' },
       now: { type: 'string' },
     },
     USAGE,
@@ -91,7 +94,21 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (keyed && (values.id !== undefined || values.expires !== undefined || values.owner !== undefined)) {
     throw new UsageError(`a keyed freeze takes --observation, --expires-on and --reason; --id, --expires and --owner are for freeze.json rows\nusage: ${USAGE}`);
   }
-  const a = await openAuthoring(io, `freeze ${sub}`);
+  // review without --context reads the repository's freezes and every context's.
+  const everyContext = sub === 'review' && values.context === undefined;
+  const a = await openAuthoring(
+    io,
+    `freeze ${sub}`,
+    everyContext
+      ? undefined
+      : {
+          context: values.context,
+          needs: keyed ? (p) => p.observations !== undefined : sub === 'review' ? (p) => p.freeze !== undefined || p.observations !== undefined : (p) => p.freeze !== undefined,
+          what: keyed ? '"observations" section (keyed freezes)' : sub === 'review' ? '"freeze" or "observations" section' : '"freeze" section',
+          // A keyed freeze belongs to the context whose observations hold the one it cites.
+          found: keyed && values.observation !== undefined ? citedObservation(values.observation) : undefined,
+        },
+  );
   try {
     if (sub === 'review') {
       return await review(a, io, { window: windowDays(values.expiring ?? '7d'), run: values.run ?? null, json: values.json === true || values.format === 'json', format: values.format, out: values.out ?? null, date });
@@ -109,7 +126,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       });
     }
     if (!a.policy.freeze) {
-      throw new UsageError(`the policy has no "freeze" section; an owner adds "freeze": {"path": "freeze.json"} to .receipt-gate.json first`);
+      throw new UsageError(`${scopeName(a)} has no "freeze" section; an owner adds "freeze": {"path": "freeze.json"} to .receipt-gate.json first`);
     }
     const { file, crlf } = await readFreezeFile(a, a.policy.freeze.path);
     if (sub === 'list') return list(io, a.policy.freeze.path, file, date);
@@ -127,6 +144,18 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     a.close();
   }
+}
+
+/** The observation records named `id` in the contexts' observations folders (the working tree). */
+function citedObservation(id: string): (policy: Policy, tree: DirectorySource) => Promise<string[]> {
+  return async (policy, tree) => {
+    const found: string[] = [];
+    for (const c of policy.contexts ?? []) {
+      const dir = c.policy.observations?.dir;
+      if (dir !== undefined && (await tree.stat(`${dir}/${id}.json`)).kind === 'file') found.push(`${dir}/${id}.json`);
+    }
+    return found;
+  };
 }
 
 /** A request the gate's rules refuse (not a malformed command line): exit 1, nothing written,
@@ -259,7 +288,7 @@ async function addKeyed(
 ): Promise<number> {
   const section = a.policy.observations;
   if (!section) {
-    throw new UsageError(`the policy has no "observations" section; an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
+    throw new UsageError(`${scopeName(a)} has no "observations" section; an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
   }
   if (!FREEZE_NAME.test(opts.name)) {
     throw new UsageError(`the freeze name '${printable(opts.name)}' must be letters, digits, '.', '_' or '-' (pass --name NAME when the observation id is not one)`);
@@ -300,7 +329,7 @@ async function addKeyed(
 /** The epoch_id of the working tree's pin: a keyed freeze must name the pinned epoch. */
 async function pinnedEpochId(a: Authoring): Promise<string> {
   const pin = a.policy.epoch?.pin;
-  if (!pin) throw new UsageError('the policy has no "epoch" section, so no keyed freeze can be valid (it must name the pinned epoch)');
+  if (!pin) throw new UsageError(`${scopeName(a)} has no "epoch" section, so no keyed freeze can be valid (it must name the pinned epoch)`);
   const entry = await a.tree.stat(pin);
   if (entry.kind !== 'file') throw new UsageError(`the epoch pin ${quotePath(pin)} is missing; an owner pins the epoch first ('receipt-gate epoch pin')`);
   try {
@@ -319,6 +348,47 @@ function windowDays(given: string): number {
   return Number(m[1]);
 }
 
+/** The freezes one policy (the repository's or a context's) names: its freeze file's rows and
+ * its keyed freezes. */
+async function freezesOf(a: Authoring, policy: Policy, date: string, status: (left: number) => ReviewedFreeze['status']): Promise<ReviewedFreeze[]> {
+  const found: ReviewedFreeze[] = [];
+  if (policy.freeze) {
+    const { file } = await readFreezeFile(a, policy.freeze.path);
+    for (const r of file.frozen) {
+      const left = daysLeft(r.expires, date);
+      found.push({ kind: 'row', id: r.id, file: policy.freeze.path, expires: r.expires, days_left: left, status: status(left), reason: r.reason, owner: typeof r.owner === 'string' ? r.owner : null, run: null });
+    }
+  }
+  const section = policy.observations;
+  if (!section) return found;
+  const listed = await a.tree.list(section.freezes);
+  for (const path of listed.filter((n) => n.endsWith('.json')).sort()) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    const entry = await a.tree.stat(path);
+    if (entry.kind !== 'file') continue;
+    let plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
+    try {
+      plain = toPlain(parsePyJson(await entry.read())) as typeof plain;
+    } catch {
+      continue; // the gate itself reports a malformed keyed freeze (check, pre-commit)
+    }
+    if (typeof plain.expires_on !== 'string' || !isCalendarDate(plain.expires_on)) continue;
+    const left = daysLeft(plain.expires_on, date);
+    found.push({
+      kind: 'keyed',
+      id: typeof plain.observation_id === 'string' ? plain.observation_id : name.slice(0, -'.json'.length),
+      file: path,
+      expires: plain.expires_on,
+      days_left: left,
+      status: status(left),
+      reason: typeof plain.reason === 'string' ? plain.reason : '',
+      owner: null,
+      run: null,
+    });
+  }
+  return found;
+}
+
 interface ReviewedFreeze {
   kind: 'row' | 'keyed';
   /** The test id (freeze.json) or observation id (keyed freeze). */
@@ -329,6 +399,8 @@ interface ReviewedFreeze {
   status: 'expired' | 'expiring' | 'active';
   reason: string;
   owner: string | null;
+  /** The bounded context whose freeze it is (a policy with contexts, no --context). */
+  context?: string;
   /** With --run: the frozen test's run by its id. */
   run: { command: string; exit_code: number; result: 'pass' | 'fail' } | null;
 }
@@ -351,44 +423,17 @@ async function review(
   if (opts.format !== undefined && opts.format !== 'text' && opts.format !== 'json') {
     throw new UsageError(`freeze review prints text or json, not ${printable(opts.format)}\nusage: ${USAGE}`);
   }
-  const found: ReviewedFreeze[] = [];
   const status = (left: number): ReviewedFreeze['status'] => (left < 0 ? 'expired' : left <= opts.window ? 'expiring' : 'active');
-  if (a.policy.freeze) {
-    const { file } = await readFreezeFile(a, a.policy.freeze.path);
-    for (const r of file.frozen) {
-      const left = daysLeft(r.expires, opts.date);
-      found.push({ kind: 'row', id: r.id, file: a.policy.freeze.path, expires: r.expires, days_left: left, status: status(left), reason: r.reason, owner: typeof r.owner === 'string' ? r.owner : null, run: null });
-    }
+  // With bounded contexts and no --context: the repository's freezes and every context's.
+  const scopes: { policy: Policy; context: string | null }[] =
+    a.context === null && a.repository.contexts
+      ? [{ policy: a.repository, context: null }, ...a.repository.contexts.map((c) => ({ policy: c.policy, context: c.name }))]
+      : [{ policy: a.policy, context: a.context?.name ?? null }];
+  const found: ReviewedFreeze[] = [];
+  for (const scope of scopes) {
+    for (const f of await freezesOf(a, scope.policy, opts.date, status)) found.push(scope.context === null ? f : { ...f, context: scope.context });
   }
-  const section = a.policy.observations;
-  if (section) {
-    const listed = await a.tree.list(section.freezes);
-    for (const path of listed.filter((n) => n.endsWith('.json')).sort()) {
-      const name = path.slice(path.lastIndexOf('/') + 1);
-      const entry = await a.tree.stat(path);
-      if (entry.kind !== 'file') continue;
-      let plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
-      try {
-        plain = toPlain(parsePyJson(await entry.read())) as typeof plain;
-      } catch {
-        continue; // the gate itself reports a malformed keyed freeze (check, pre-commit)
-      }
-      if (typeof plain.expires_on !== 'string' || !isCalendarDate(plain.expires_on)) continue;
-      const left = daysLeft(plain.expires_on, opts.date);
-      found.push({
-        kind: 'keyed',
-        id: typeof plain.observation_id === 'string' ? plain.observation_id : name.slice(0, -'.json'.length),
-        file: path,
-        expires: plain.expires_on,
-        days_left: left,
-        status: status(left),
-        reason: typeof plain.reason === 'string' ? plain.reason : '',
-        owner: null,
-        run: null,
-      });
-    }
-  }
-  found.sort((x, y) => x.days_left - y.days_left || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  found.sort((x, y) => x.days_left - y.days_left || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) || (x.file < y.file ? -1 : x.file > y.file ? 1 : 0));
 
   if (opts.run !== null) {
     for (const f of found.filter((x) => x.kind === 'row')) {
@@ -425,7 +470,7 @@ async function review(
   for (const f of found) {
     const when = f.days_left < 0 ? `EXPIRED ${plural(-f.days_left, 'day')} ago` : f.days_left === 0 ? 'last day today' : `${plural(f.days_left, 'day')} left`;
     const ran = f.run === null ? '' : f.run.result === 'pass' ? '; passes now: an owner may lift the freeze' : `; still fails (exit ${f.run.exit_code})`;
-    lines.push(`  ${f.expires}  ${when.padEnd(20)} ${printable(f.id)}  (${f.kind === 'row' ? f.file : quotePath(f.file)}, ${printable(f.reason)}${f.owner ? `, ${printable(f.owner)}` : ''})${ran}`);
+    lines.push(`  ${f.expires}  ${when.padEnd(20)} ${f.context === undefined ? '' : `[${f.context}] `}${printable(f.id)}  (${f.kind === 'row' ? f.file : quotePath(f.file)}, ${printable(f.reason)}${f.owner ? `, ${printable(f.owner)}` : ''})${ran}`);
   }
   if (expired.length > 0) lines.push(`expired freezes close the gate for every push: an owner runs 'receipt-gate freeze prune' (or removes the keyed freeze) and fixes or re-freezes the test`);
   else if (expiring.length > 0) lines.push(`review these before they expire: fix the test, or an owner freezes it again with a fresh reason once it has expired`);

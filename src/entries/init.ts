@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseCommandArgs } from '../args';
 import { clientIdentity, gitConfig, locateWorktree, runGit } from '../client/git-cli';
-import { planHooks } from '../client/hook-plan';
+import { planHooks, type Activation, type HookPlan } from '../client/hook-plan';
 import { addOwnersToPolicyText, mergePackageJson, parsePackageJson, toLf, withEol } from '../client/init';
 import { proposeFromLayout } from '../client/layout';
 import { describeManager, detectHookManager, type HookManager, type ProjectView } from '../client/managers';
@@ -18,7 +18,8 @@ import { today } from '../clock';
 import { checkEvidence } from '../evidence/index';
 import { parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
-import { POLICY_PATH, type Policy } from '../evidence/types';
+import { POLICY_PATH, type EvidenceReport, type Policy } from '../evidence/types';
+import type { Finding } from '../findings';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { printable } from '../quote';
@@ -52,7 +53,80 @@ interface PendingFile {
   mode?: number;
 }
 
+interface InitOptions {
+  owners: string[];
+  baseBranch: string | undefined;
+  lintStaged: boolean;
+  install: boolean;
+  date: string;
+}
+
+/** One run of init: the project it sets up, and what it plans to write and say. */
+interface InitRun {
+  io: CliIO;
+  options: InitOptions;
+  top: string;
+  /** A path from the top (or absolute), made absolute. */
+  abs: (path: string) => string;
+  /** A file's text with LF line ends (CRLF files are written back with CRLF), or null. */
+  read: (path: string) => string | null;
+  /** Which files were read with CRLF line ends (by absolute path). */
+  crlf: Map<string, boolean>;
+  pending: PendingFile[];
+  notes: string[];
+}
+
+/** The project as init found it: its package.json and hook manager. */
+interface Project {
+  packageJson: string | null;
+  view: ProjectView;
+  manager: HookManager;
+}
+
+/** What step 6 found to install: the command, and the sentence init stops with, if any. */
+interface InstallOutcome {
+  install: { missing: string[]; command: string[] } | null;
+  stopped: string | null;
+  /** The install init ran failed: the next commit would fail too. */
+  failed: boolean;
+}
+
 export async function run(args: string[], io: CliIO): Promise<number> {
+  const options = parseOptions(args, io);
+  if (options === null) return 0;
+  const r = await openRun(io, options);
+  const project = findProject(r);
+
+  // 1. The policy: kept when there is one (it must be valid; --owner adds owners to it), else
+  //    the starter policy.
+  const existing = r.read(POLICY_PATH);
+  const policy = existing !== null ? keepPolicy(r, existing) : starterPolicyFor(r, project);
+  if (typeof policy === 'number') return policy;
+
+  // 2. Starter evidence: only files that are valid as written.
+  if (policy.freeze && r.read(policy.freeze.path) === null) {
+    r.pending.push({ path: policy.freeze.path, text: jsonText(STARTER_FREEZE) });
+    r.notes.push(`wrote ${policy.freeze.path} (no frozen tests)`);
+  }
+
+  // 3. The hooks, in that manager; 4. package.json.
+  const plan = planHookFiles(r, project, policy);
+  mergePackage(r, project, plan);
+
+  // 5. Never write what the gate would reject: check the evidence as it will be.
+  const report = await judgePending(r, policy);
+  if (report === null) return EXIT.closed;
+  writePending(r);
+
+  // 6. Install what package.json now names; 7. let the manager install its hooks.
+  const installed = installAdded(r, project);
+  activateHooks(r, project, plan.activation);
+
+  printSummary(r, policy, report.findings.filter((f) => f.severity === 'closed'), installed);
+  return installed.failed ? EXIT.closed : EXIT.eligible;
+}
+
+function parseOptions(args: string[], io: CliIO): InitOptions | null {
   const parsed = parseCommandArgs(
     args,
     {
@@ -65,12 +139,21 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     USAGE,
     io,
   );
-  if (!parsed) return 0;
+  if (!parsed) return null;
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`init takes no arguments, got '${positionals[0]}'\nusage: ${USAGE}`);
-  const date = today(io, values.now);
-  const worktree = locateWorktree(io.cwd, io.env);
-  const top = worktree.top;
+  return {
+    owners: ownersList(values.owner as string[] | string | undefined),
+    baseBranch: values['base-branch'] as string | undefined,
+    lintStaged: values['no-lint-staged'] !== true,
+    install: values['no-install'] !== true,
+    date: today(io, values.now),
+  };
+}
+
+/** The working tree init runs at the top of (refusing a repository the hooks could never check). */
+async function openRun(io: CliIO, options: InitOptions): Promise<InitRun> {
+  const top = locateWorktree(io.cwd, io.env).top;
   if (realpathSync(io.cwd) !== realpathSync(top)) {
     throw new UsageError(`run init at the top level of the working tree (${top}), where package.json and the hook configuration belong`);
   }
@@ -81,10 +164,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } catch (err) {
     throw new UsageError(`${err instanceof Error ? err.message : String(err)} Nothing was written.`);
   }
-
   const abs = (path: string) => (isAbsolute(path) ? path : join(top, path));
   const crlf = new Map<string, boolean>();
-  /** A file's text with LF line ends (CRLF files are written back with CRLF), or null. */
   const read = (path: string): string | null => {
     const file = abs(path);
     if (!existsSync(file) || !statSync(file).isFile()) return null;
@@ -92,13 +173,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     crlf.set(file, lf.crlf);
     return lf.text;
   };
+  return { io, options, top, abs, read, crlf, pending: [], notes: [] };
+}
 
-  const pending: PendingFile[] = [];
-  const notes: string[] = [];
-  const owners = ownersList(values.owner as string[] | string | undefined);
-
-  // The hook manager the project already uses (its configuration is protected too).
-  const packageJson = read('package.json');
+/** The hook manager the project already uses (its configuration is protected too). */
+function findProject(r: InitRun): Project {
+  const packageJson = r.read('package.json');
   let pkg = null;
   if (packageJson !== null) {
     try {
@@ -107,203 +187,222 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       throw new UsageError(`cannot merge into package.json: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
     }
   }
-  const hooksDir = gitPath('hooks', top, io.env);
+  const { abs, top, io } = r;
   const view: ProjectView = {
-    read,
+    read: r.read,
     exists: (path) => existsSync(abs(path)),
     isDirectory: (path) => existsSync(abs(path)) && statSync(abs(path)).isDirectory(),
     list: (dir) => (existsSync(abs(dir)) ? readdirSync(abs(dir)) : []),
     pkg,
     hooksPath: gitConfig('core.hooksPath', top, io.env),
-    hooksDir,
+    hooksDir: gitPath('hooks', top, io.env),
   };
   const manager = detectHookManager(view);
-  notes.push(`hook manager: ${describeManager(manager)}`);
+  r.notes.push(`hook manager: ${describeManager(manager)}`);
+  return { packageJson, view, manager };
+}
 
-  // 1. The policy: kept when there is one (it must be valid; --owner adds owners to it), else
-  //    the starter policy.
-  let policy: Policy;
-  const existingPolicy = read(POLICY_PATH);
-  if (existingPolicy !== null) {
-    const parsedPolicy = parsePolicy(Buffer.from(existingPolicy));
-    if (!parsedPolicy.ok) {
-      io.stderr(`receipt-gate init: the existing ${POLICY_PATH} is invalid; fix it first (init never overwrites it):\n`);
-      for (const f of parsedPolicy.findings) io.stderr(`  ${findingLine(f)}\n`);
-      return EXIT.closed;
-    }
-    policy = parsedPolicy.policy;
-    const adding = owners.filter((o) => !policy.owners.includes(o));
-    if (adding.length === 0) {
-      notes.push(`kept the existing ${POLICY_PATH}${owners.length > 0 ? ` (${owners.join(', ')} already owners)` : ''}`);
-    } else {
-      const identity = clientIdentity(top, io.env);
-      if (identity === null || !policy.owners.includes(identity)) {
-        io.stderr(
-          `receipt-gate init: not adding ${adding.join(', ')} to the owners of ${POLICY_PATH}: only an owner (${policy.owners.join(', ') || 'none listed'}) may change the policy, and you are ${identity === null ? 'nobody (git config user.email is not set)' : identity}; the hooks and the server would refuse the commit. Ask an owner to run 'receipt-gate init --owner ${adding[0]}'. Nothing was written.\n`,
-        );
-        return EXIT.closed;
-      }
-      const text =
-        addOwnersToPolicyText(existingPolicy, adding) ??
-        jsonText({ ...(JSON.parse(existingPolicy) as Record<string, unknown>), owners: [...policy.owners, ...adding] });
-      const reparsed = parsePolicy(Buffer.from(text));
-      if (!reparsed.ok) {
-        for (const f of reparsed.findings) io.stderr(`  ${findingLine(f)}\n`);
-        throw new UsageError(`not adding ${adding.join(', ')} to the owners: the policy would be invalid (see above); check --owner. Nothing was written.`);
-      }
-      policy = reparsed.policy;
-      pending.push({ path: POLICY_PATH, text });
-      notes.push(`added ${adding.join(', ')} to the owners in ${POLICY_PATH}`);
-    }
-  } else {
-    const starterOwners = owners.length > 0 ? owners : defaultOwners(top, io.env);
-    const baseBranch = (values['base-branch'] as string | undefined) ?? defaultBranch(top, io.env);
-    // The protected globs from what the project holds (git's tracked and untracked, not
-    // ignored, files, and the hook files init is about to write), each with its reason.
-    const written = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
-    const layout = proposeFromLayout(projectFiles(top, io.env), written);
-    const text = jsonText(
-      starterPolicy({
-        baseBranch,
-        owners: starterOwners,
-        hookConfig: hookConfigFiles(manager),
-        protected: layout.protected.map((g) => g.glob),
-        exceptions: layout.exceptions.map((g) => g.glob),
-      }),
-    );
-    const parsedPolicy = parsePolicy(Buffer.from(text));
-    if (!parsedPolicy.ok) {
-      // e.g. an owner or branch name the schema refuses
-      for (const f of parsedPolicy.findings) io.stderr(`  ${findingLine(f)}\n`);
-      throw new UsageError(`the policy init would write is invalid (see above); check --owner and --base-branch`);
-    }
-    policy = parsedPolicy.policy;
-    pending.push({ path: POLICY_PATH, text });
-    const hookConfig = hookConfigFiles(manager).filter((p) => !layout.protected.some((g) => g.glob === p));
-    const found = [
-      ...layout.protected.map((g) => `protected ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
-      ...hookConfig.map((p) => `protected ${JSON.stringify(p)}: the hook manager's configuration`),
-      ...layout.exceptions.map((g) => `exception ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
-    ];
-    notes.push(
-      `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.map((f) => `\n      ${f}`).join('')}`,
-    );
+/** The existing policy, kept (it must be valid); --owner adds owners to it, which only an
+ * owner may. An exit code when init stops. */
+function keepPolicy(r: InitRun, existing: string): Policy | number {
+  const { io, options } = r;
+  const parsedPolicy = parsePolicy(Buffer.from(existing));
+  if (!parsedPolicy.ok) {
+    io.stderr(`receipt-gate init: the existing ${POLICY_PATH} is invalid; fix it first (init never overwrites it):\n`);
+    for (const f of parsedPolicy.findings) io.stderr(`  ${findingLine(f)}\n`);
+    return EXIT.closed;
   }
-
-  // 2. Starter evidence: only files that are valid as written.
-  if (policy.freeze && read(policy.freeze.path) === null) {
-    pending.push({ path: policy.freeze.path, text: jsonText(STARTER_FREEZE) });
-    notes.push(`wrote ${policy.freeze.path} (no frozen tests)`);
+  const policy = parsedPolicy.policy;
+  const adding = options.owners.filter((o) => !policy.owners.includes(o));
+  if (adding.length === 0) {
+    r.notes.push(`kept the existing ${POLICY_PATH}${options.owners.length > 0 ? ` (${options.owners.join(', ')} already owners)` : ''}`);
+    return policy;
   }
+  const identity = clientIdentity(r.top, io.env);
+  if (identity === null || !policy.owners.includes(identity)) {
+    io.stderr(
+      `receipt-gate init: not adding ${adding.join(', ')} to the owners of ${POLICY_PATH}: only an owner (${policy.owners.join(', ') || 'none listed'}) may change the policy, and you are ${identity === null ? 'nobody (git config user.email is not set)' : identity}; the hooks and the server would refuse the commit. Ask an owner to run 'receipt-gate init --owner ${adding[0]}'. Nothing was written.\n`,
+    );
+    return EXIT.closed;
+  }
+  const text =
+    addOwnersToPolicyText(existing, adding) ??
+    jsonText({ ...(JSON.parse(existing) as Record<string, unknown>), owners: [...policy.owners, ...adding] });
+  const reparsed = parsePolicy(Buffer.from(text));
+  if (!reparsed.ok) {
+    for (const f of reparsed.findings) io.stderr(`  ${findingLine(f)}\n`);
+    throw new UsageError(`not adding ${adding.join(', ')} to the owners: the policy would be invalid (see above); check --owner. Nothing was written.`);
+  }
+  r.pending.push({ path: POLICY_PATH, text });
+  r.notes.push(`added ${adding.join(', ')} to the owners in ${POLICY_PATH}`);
+  return reparsed.policy;
+}
 
-  // 3. The hooks, in that manager.
-  let plan;
+/** The starter policy, from what the project holds (git's tracked and untracked, not ignored,
+ * files, and the hook files init is about to write), each glob with its reason. */
+function starterPolicyFor(r: InitRun, project: Project): Policy {
+  const { io, options, top } = r;
+  const { manager } = project;
+  const starterOwners = options.owners.length > 0 ? options.owners : defaultOwners(top, io.env);
+  const baseBranch = options.baseBranch ?? defaultBranch(top, io.env);
+  const written = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
+  const layout = proposeFromLayout(projectFiles(top, io.env), written);
+  const text = jsonText(
+    starterPolicy({
+      baseBranch,
+      owners: starterOwners,
+      hookConfig: hookConfigFiles(manager),
+      protected: layout.protected.map((g) => g.glob),
+      exceptions: layout.exceptions.map((g) => g.glob),
+    }),
+  );
+  const parsedPolicy = parsePolicy(Buffer.from(text));
+  if (!parsedPolicy.ok) {
+    // e.g. an owner or branch name the schema refuses
+    for (const f of parsedPolicy.findings) io.stderr(`  ${findingLine(f)}\n`);
+    throw new UsageError(`the policy init would write is invalid (see above); check --owner and --base-branch`);
+  }
+  r.pending.push({ path: POLICY_PATH, text });
+  const hookConfig = hookConfigFiles(manager).filter((p) => !layout.protected.some((g) => g.glob === p));
+  const found = [
+    ...layout.protected.map((g) => `protected ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
+    ...hookConfig.map((p) => `protected ${JSON.stringify(p)}: the hook manager's configuration`),
+    ...layout.exceptions.map((g) => `exception ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
+  ];
+  r.notes.push(
+    `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.map((f) => `\n      ${f}`).join('')}`,
+  );
+  return parsedPolicy.policy;
+}
+
+/** 3. The hook files (or configuration entries) in the project's manager. */
+function planHookFiles(r: InitRun, project: Project, policy: Policy): HookPlan {
+  let plan: HookPlan;
   try {
     plan = planHooks({
-      manager,
-      read,
-      packageJson,
+      manager: project.manager,
+      read: r.read,
+      packageJson: project.packageJson,
       lintStagedGlob: lintStagedGlob(policy),
       selfVersion: SELF_VERSION,
-      lintStaged: values['no-lint-staged'] !== true,
+      lintStaged: r.options.lintStaged,
     });
   } catch (err) {
     throw new UsageError(`cannot add the hooks: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
   }
-  notes.push(...plan.notes);
-  pending.push(...plan.files.filter((f) => f.path !== 'package.json'));
+  r.notes.push(...plan.notes);
+  r.pending.push(...plan.files.filter((f) => f.path !== 'package.json'));
+  return plan;
+}
 
-  // 4. package.json (only when the project has one): prepare script, lint-staged entry, exact
-  //    dev dependencies.
-  const otherConfig = OTHER_LINT_STAGED_CONFIGS.find((f) => existsSync(join(top, f))) ?? null;
+/** 4. package.json (only when the project has one): prepare script, lint-staged entry (or the
+ * note to add it to a separate lint-staged config that lacks it), exact dev dependencies. */
+function mergePackage(r: InitRun, project: Project, plan: HookPlan): void {
+  const { packageJson } = project;
+  const otherConfig = OTHER_LINT_STAGED_CONFIGS.find((f) => existsSync(join(r.top, f))) ?? null;
   const plannedPkg = plan.files.find((f) => f.path === 'package.json')?.text ?? null;
-  if (packageJson !== null && plan.packageJson !== null) {
-    let pkgMerge;
-    try {
-      pkgMerge = mergePackageJson(plannedPkg ?? packageJson, { ...plan.packageJson, otherLintStagedConfig: otherConfig });
-    } catch (err) {
-      throw new UsageError(`cannot merge into package.json: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
-    }
-    const text = pkgMerge.text ?? plannedPkg;
-    if (text !== null) pending.push({ path: 'package.json', text });
-    notes.push(...pkgMerge.notes);
-    if (otherConfig !== null && plan.packageJson.glob !== null && !(read(otherConfig) ?? '').includes(CHECK_COMMAND)) {
-      notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "${CHECK_COMMAND}" there yourself`);
-    }
-  } else if (plannedPkg !== null) {
-    pending.push({ path: 'package.json', text: plannedPkg });
+  if (packageJson === null || plan.packageJson === null) {
+    if (plannedPkg !== null) r.pending.push({ path: 'package.json', text: plannedPkg });
+    return;
   }
+  let pkgMerge;
+  try {
+    pkgMerge = mergePackageJson(plannedPkg ?? packageJson, { ...plan.packageJson, otherLintStagedConfig: otherConfig });
+  } catch (err) {
+    throw new UsageError(`cannot merge into package.json: ${err instanceof Error ? err.message : String(err)}; fix it and run init again`);
+  }
+  const text = pkgMerge.text ?? plannedPkg;
+  if (text !== null) r.pending.push({ path: 'package.json', text });
+  r.notes.push(...pkgMerge.notes);
+  if (otherConfig !== null && plan.packageJson.glob !== null && !(r.read(otherConfig) ?? '').includes(CHECK_COMMAND)) {
+    r.notes.push(`lint-staged is configured in ${otherConfig}: add "${plan.packageJson.glob}": "${CHECK_COMMAND}" there yourself`);
+  }
+}
 
-  // 5. Never write what the gate would reject: check the evidence as it will be.
-  const overlay = new OverlaySource(new DirectorySource(top, 'the working tree'), 'the working tree after init');
-  for (const file of pending) if (!isAbsolute(file.path)) overlay.set(file.path, Buffer.from(file.text));
-  const report = await checkEvidence({ policy, atNew: overlay, atBase: null, today: date });
-  const written = new Set(pending.map((f) => f.path));
+/** 5. The evidence as it will be, judged by the gate's rules; null (and the reasons on
+ * stderr) when the gate would reject a file init is about to write. */
+async function judgePending(r: InitRun, policy: Policy): Promise<EvidenceReport | null> {
+  const overlay = new OverlaySource(new DirectorySource(r.top, 'the working tree'), 'the working tree after init');
+  for (const file of r.pending) if (!isAbsolute(file.path)) overlay.set(file.path, Buffer.from(file.text));
+  const report = await checkEvidence({ policy, atNew: overlay, atBase: null, today: r.options.date });
+  const written = new Set(r.pending.map((f) => f.path));
   const ours = report.findings.filter((f) => f.severity === 'closed' && f.path !== undefined && written.has(f.path));
   if (ours.length > 0) {
-    io.stderr('receipt-gate init: refusing to write files the gate would reject:\n');
-    for (const f of sortFindings(ours)) io.stderr(`  ${findingLine(f)}\n`);
-    return EXIT.closed;
+    r.io.stderr('receipt-gate init: refusing to write files the gate would reject:\n');
+    for (const f of sortFindings(ours)) r.io.stderr(`  ${findingLine(f)}\n`);
+    return null;
   }
+  return report;
+}
 
-  for (const file of pending) {
-    const target = abs(file.path);
+function writePending(r: InitRun): void {
+  for (const file of r.pending) {
+    const target = r.abs(file.path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, withEol(file.text, crlf.get(target) ?? false), file.mode !== undefined ? { mode: file.mode } : {});
+    writeFileSync(target, withEol(file.text, r.crlf.get(target) ?? false), file.mode !== undefined ? { mode: file.mode } : {});
   }
+}
 
-  // 6. What package.json now names must be installed before the next commit runs the hooks:
-  //    install it (the project's package manager), or stop with the one command to run.
-  const install = missingInstall(top, packageJson, pending.find((f) => f.path === 'package.json')?.text ?? null);
-  let stopped: string | null = null;
-  if (install !== null) {
-    const names = install.missing.join(', ');
-    if (values['no-install'] === true || !existsSync(join(top, 'node_modules'))) {
-      stopped = `run '${install.command.join(' ')}' before the next commit: package.json names ${names}, which ${install.missing.length === 1 ? 'is' : 'are'} not installed yet and the hooks run ${install.missing.length === 1 ? 'it' : 'them'}`;
-    } else {
-      const ran = spawnSync(install.command[0]!, install.command.slice(1), { cwd: top, env: io.env, encoding: 'utf8' });
-      if (ran.status === 0) {
-        notes.push(`ran '${install.command.join(' ')}': ${names} installed`);
-      } else {
-        const why = (ran.stderr || ran.stdout || String(ran.error)).trim().split('\n').slice(-1)[0];
-        stopped = `'${install.command.join(' ')}' failed (${why}): run it again before the next commit; package.json names ${names}, which the hooks run`;
-      }
-    }
+/** 6. What package.json now names must be installed before the next commit runs the hooks:
+ * install it (the project's package manager), or stop with the one command to run. */
+function installAdded(r: InitRun, project: Project): InstallOutcome {
+  const install = missingInstall(r.top, project.packageJson, r.pending.find((f) => f.path === 'package.json')?.text ?? null);
+  if (install === null) return { install, stopped: null, failed: false };
+  const names = install.missing.join(', ');
+  const command = install.command.join(' ');
+  if (!r.options.install || !existsSync(join(r.top, 'node_modules'))) {
+    const one = install.missing.length === 1;
+    return {
+      install,
+      stopped: `run '${command}' before the next commit: package.json names ${names}, which ${one ? 'is' : 'are'} not installed yet and the hooks run ${one ? 'it' : 'them'}`,
+      failed: false,
+    };
   }
-
-  // 7. Let the manager install the hooks it now has (never core.hooksPath for another one).
-  const activation = plan.activation;
-  if (activation !== null && (activation.unlessHooksPath === null || view.hooksPath !== activation.unlessHooksPath)) {
-    const program = activation.program.includes('/') ? join(top, activation.program) : activation.program;
-    if (activation.requires !== null && !existsSync(join(top, activation.requires))) {
-      notes.push(activation.otherwise);
-    } else {
-      const ran = spawnSync(program, activation.args, { cwd: top, env: io.env, encoding: 'utf8' });
-      const shown = [activation.program.replace(/^node_modules\/\.bin\//, ''), ...activation.args].join(' ');
-      if (ran.status === 0) notes.push(`ran '${shown}': git runs the new hooks`);
-      else notes.push(`'${shown}' did not succeed (${(ran.stderr || ran.stdout || String(ran.error)).trim().split('\n')[0]}); ${activation.otherwise}`);
-    }
+  const ran = spawnSync(install.command[0]!, install.command.slice(1), { cwd: r.top, env: r.io.env, encoding: 'utf8' });
+  if (ran.status === 0) {
+    r.notes.push(`ran '${command}': ${names} installed`);
+    return { install, stopped: null, failed: false };
   }
+  const why = (ran.stderr || ran.stdout || String(ran.error)).trim().split('\n').slice(-1)[0];
+  return { install, stopped: `'${command}' failed (${why}): run it again before the next commit; package.json names ${names}, which the hooks run`, failed: true };
+}
 
-  const remaining = report.findings.filter((f) => f.severity === 'closed');
+/** 7. Let the manager install the hooks it now has (never core.hooksPath for another one). */
+function activateHooks(r: InitRun, project: Project, activation: Activation | null): void {
+  if (activation === null || (activation.unlessHooksPath !== null && project.view.hooksPath === activation.unlessHooksPath)) return;
+  const program = activation.program.includes('/') ? join(r.top, activation.program) : activation.program;
+  if (activation.requires !== null && !existsSync(join(r.top, activation.requires))) {
+    r.notes.push(activation.otherwise);
+    return;
+  }
+  const ran = spawnSync(program, activation.args, { cwd: r.top, env: r.io.env, encoding: 'utf8' });
+  const shown = [activation.program.replace(/^node_modules\/\.bin\//, ''), ...activation.args].join(' ');
+  if (ran.status === 0) r.notes.push(`ran '${shown}': git runs the new hooks`);
+  else r.notes.push(`'${shown}' did not succeed (${(ran.stderr || ran.stdout || String(ran.error)).trim().split('\n')[0]}); ${activation.otherwise}`);
+}
+
+/** What init did, what the gate already closes on, and the next steps. */
+function printSummary(r: InitRun, policy: Policy, remaining: Finding[], installed: InstallOutcome): void {
+  const { io, top } = r;
   io.stdout(`receipt-gate init in ${top}:\n`);
-  if (pending.length === 0) {
+  if (r.pending.length === 0) {
     io.stdout('  nothing to change: the policy, evidence and hooks are in place\n');
   }
-  for (const note of notes) io.stdout(`  - ${note}\n`);
+  for (const note of r.notes) io.stdout(`  - ${note}\n`);
   if (remaining.length > 0) {
     io.stdout(`  the gate closes on evidence already in the tree; fix these before the first push:\n`);
     for (const f of sortFindings(remaining)) io.stdout(`    ${findingLine(f)}\n`);
   }
-  const toCommit = [...new Set([POLICY_PATH, ...(policy.freeze ? [policy.freeze.path] : []), ...pending.map((f) => f.path)])]
+  const toCommit = [...new Set([POLICY_PATH, ...(policy.freeze ? [policy.freeze.path] : []), ...r.pending.map((f) => f.path)])]
     .filter((p) => !isAbsolute(p) || !relative(top, p).startsWith('..'))
     .map((p) => (isAbsolute(p) ? relative(top, p) : p))
     .filter((p) => !p.startsWith('.git/'));
+  const { stopped, install } = installed;
   if (stopped !== null) io.stdout(`  - ${stopped}\n`);
   io.stdout(
     [
       'next steps:',
-      ...(stopped !== null ? [`  0. before anything else, install what package.json now names: ${install!.command.join(' ')}`] : []),
+      ...(stopped !== null && install !== null ? [`  0. before anything else, install what package.json now names: ${install.command.join(' ')}`] : []),
       `  1. review ${POLICY_PATH} (owners, protected paths), then commit it with the hooks as an owner:`,
       `       git add ${toCommit.join(' ')} && git commit -m "Guard evidence with receipt-gate"`,
       '  2. install the server hook, the control (client hooks are early feedback anyone can skip):',
@@ -312,8 +411,6 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       '',
     ].join('\n'),
   );
-  // The install init ran failed: the next commit would fail too.
-  return stopped !== null && install !== null && values['no-install'] !== true && existsSync(join(top, 'node_modules')) ? EXIT.closed : EXIT.eligible;
 }
 
 /** The files that configure the manager's hooks, for the starter policy's protected paths

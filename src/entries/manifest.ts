@@ -4,7 +4,7 @@
 // {"seed", "properties"}. The seed is an integer of any size; k defaults to the catalog's.
 
 import { parseCommandArgs } from '../args';
-import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
+import { checkPlanned, commitHint, openAuthoring, printRefusal, scopeName, writePlanned, type Authoring } from '../client/authoring';
 import { dumpsIndented } from '../client/pretty-json';
 import { today } from '../clock';
 import { manifestDigest } from '../evidence/manifest';
@@ -14,7 +14,7 @@ import { validateAgainst } from '../evidence/schema';
 import { UsageError, type CliIO } from '../io';
 import { EXIT } from '../verdict';
 
-const USAGE = 'receipt-gate manifest sample --seed N [--k K] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate manifest sample --seed N [--k K] [--context NAME] [--now YYYY-MM-DD]';
 
 const INTEGER = /^-?\d+$/;
 
@@ -24,6 +24,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     {
       seed: { type: 'string' },
       k: { type: 'string' },
+      context: { type: 'string' },
       now: { type: 'string' },
     },
     USAGE,
@@ -37,7 +38,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   if (values.k !== undefined && !/^\d+$/.test(values.k)) throw new UsageError(`--k must be a whole number, got '${values.k}'`);
   const date = today(io, values.now);
-  const a = await openAuthoring(io, 'manifest sample');
+  const a = await openAuthoring(io, 'manifest sample', { context: values.context, needs: (p) => p.manifest !== undefined, what: '"manifest" section' });
   try {
     return await sample(a, io, BigInt(values.seed), values.k === undefined ? undefined : Number(values.k), date);
   } finally {
@@ -48,7 +49,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 async function sample(a: Authoring, io: CliIO, seed: bigint, kGiven: number | undefined, date: string): Promise<number> {
   const section = a.policy.manifest;
   if (!section) {
-    throw new UsageError(`the policy has no "manifest" section; an owner adds "manifest": {"path": "checks/manifest.json", "catalog": "checks/properties.json"} to .receipt-gate.json first`);
+    throw new UsageError(`${scopeName(a)} has no "manifest" section; an owner adds "manifest": {"path": "checks/manifest.json", "catalog": "checks/properties.json"} to .receipt-gate.json first`);
   }
   if (section.catalog === undefined) {
     throw new UsageError(`the policy's manifest section names no catalog to draw from; an owner adds "catalog": "checks/properties.json" to it`);

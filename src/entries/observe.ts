@@ -10,7 +10,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
-import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, type Authoring } from '../client/authoring';
+import { checkPlanned, commitHint, openAuthoring, printRefusal, scopeName, writePlanned, type Authoring } from '../client/authoring';
 import { jsonText } from '../client/templates';
 import { today } from '../clock';
 import { Deadline } from '../deadline';
@@ -24,7 +24,7 @@ import { sortFindings } from '../report/order';
 import { findingLine } from '../report/text';
 import { EXIT } from '../verdict';
 
-const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed] [--context NAME] [--now YYYY-MM-DD]';
 
 /** An observation id is a file name: letters, digits, '.', '_', '-', not starting with '.'. */
 const ID_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -37,6 +37,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       status: { type: 'string' },
       witness: { type: 'string' },
       'rerun-passed': { type: 'boolean' },
+      context: { type: 'string' },
       now: { type: 'string' },
     },
     USAGE,
@@ -64,7 +65,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (size > MAX_BLOB_BYTES) throw new UsageError(`the witness ${witness} is ${size} bytes, over the ${MAX_BLOB_BYTES}-byte limit`);
   const bytes = new Uint8Array(readFileSync(witnessPath));
 
-  const a = await openAuthoring(io, 'observe');
+  const a = await openAuthoring(io, 'observe', { context: values.context, needs: (p) => p.observations !== undefined, what: '"observations" section' });
   try {
     return await observe(a, io, { id, status, rerunPassed: values['rerun-passed'] === true, bytes, date });
   } finally {
@@ -79,7 +80,7 @@ async function observe(
 ): Promise<number> {
   const section = a.policy.observations;
   if (!section || !a.policy.epoch) {
-    throw new UsageError(`the policy has no "observations" section (it needs "epoch" too); an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
+    throw new UsageError(`${scopeName(a)} has no "observations" section (it needs "epoch" too); an owner adds "observations": {"dir": "observations", "freezes": "freezes"} to .receipt-gate.json first`);
   }
   const pin = await readPin(a.tree, a.policy.epoch.pin, a.policy, Deadline.never());
   if (!pin.pin) {

@@ -6,7 +6,7 @@
 import type { KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseCommandArgs } from '../args';
+import { nearestName, parseCommandArgs } from '../args';
 import { today } from '../clock';
 import type { ContextPolicy, Policy } from '../evidence/types';
 import { addNote } from '../git/notes';
@@ -110,7 +110,10 @@ async function contextsToGrade(
   if (asked.length > 0) {
     return asked.map((name) => {
       const found = declared.find((c) => c.name === name);
-      if (!found) throw new UsageError(`--context ${name}: the policy at the base declares no such context (it declares ${declared.map((c) => c.name).join(', ')})`);
+      if (!found) {
+        const guess = nearestName(name, declared.map((c) => c.name));
+        throw new UsageError(`--context ${name}: the policy at the base declares no such context${guess === null ? '' : `; did you mean ${guess}?`} (it declares ${declared.map((c) => c.name).join(', ')})`);
+      }
       return found;
     });
   }

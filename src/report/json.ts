@@ -33,7 +33,8 @@ export function jsonFinding(f: Finding): JsonFinding {
 }
 
 export interface JsonOutput {
-  verdict: Outcome['verdict'];
+  /** null when nothing was checked (a setup failure, exit 2): there is no verdict. */
+  verdict: Outcome['verdict'] | null;
   findings: JsonFinding[];
   identities: Identities | null;
   base: string | null;
@@ -55,11 +56,11 @@ export function toJson(outcome: Outcome): JsonOutput {
   };
 }
 
-/** Nothing was checked: verdict closed (every hook treats exit 2 as closed), the reason in
- * `error`. */
+/** Nothing was checked: no verdict (`"verdict": null`; every hook treats exit 2 as closed),
+ * the reason in `error`. */
 export function jsonFailure(failure: SetupFailure): JsonOutput {
   return {
-    verdict: 'closed',
+    verdict: null,
     ...(failure.unguarded ? { unguarded: true } : {}),
     error: failure.message,
     findings: [],

@@ -93,6 +93,6 @@ export function junitFailure(failure: SetupFailure): string {
         failure: { type: failure.exitCode === 2 ? 'setup' : 'INTERNAL_ERROR', message: failure.message, body: failure.message },
       },
     ],
-    { verdict: 'closed', error: failure.message },
+    { error: failure.message },
   );
 }

@@ -114,7 +114,7 @@ export function sarifFailure(failure: SetupFailure, version: string): Log {
       },
     ],
     results: [],
-    properties: { verdict: 'closed', error: failure.message, base: failure.base ?? null, head: failure.head ?? null },
+    properties: { verdict: null, error: failure.message, base: failure.base ?? null, head: failure.head ?? null },
   };
   return { $schema: SARIF_SCHEMA_URI, version: '2.1.0', runs: [run] };
 }

@@ -167,4 +167,58 @@ test('verify-ref exit codes: 0 eligible, 1 closed, 3 hold, 2 nothing was checked
   }
 });
 
+test('check before the first commit says it read the policy proposed in the working tree', () => {
+  const repo = initRepo();
+  try {
+    writeFiles(repo, { '.receipt-gate.json': `${JSON.stringify(POLICY)}\n`, 'freeze.json': '{"version": 1, "frozen": []}\n' });
+    const r = runCli(['check', 'freeze.json', '.receipt-gate.json'], { cwd: repo });
+    assert.is(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, /^receipt-gate check: notice: no base yet \(no commit, no origin\/main\): checked against the policy proposed in the working tree \(\.receipt-gate\.json\)/);
+    assertSentence(r.stderr, 'check before the first commit');
+    commitAll(repo, 'first');
+    const after = runCli(['check', 'freeze.json'], { cwd: repo });
+    assert.is(after.status, 0);
+    assert.not.match(after.stderr, /no base yet/, 'a base exists now');
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test('setup failures are exit 2 with a message and no verdict, in JSON, SARIF and JUnit; a missing ref names the fetch', () => {
+  const dir = tempDir('rg-err-');
+  const repo = guardedRepo();
+  try {
+    mkdirSync(join(dir, 'bare'));
+    const bare = initRepo(join(dir, 'bare'));
+    writeFiles(bare, { 'src/app.js': 'x\n' });
+    commitAll(bare, 'no policy');
+    const cases: { cwd: string; args: string[]; what: RegExp }[] = [
+      { cwd: bare, args: ['explain', 'fixtures/a.json'], what: /has no \.receipt-gate\.json, and the working tree has none either/ },
+      { cwd: bare, args: ['verify-ref'], what: /unguarded and nothing was checked/ },
+      { cwd: bare, args: ['check', 'a.json'], what: /no \.receipt-gate\.json at .*run 'receipt-gate init' first/ },
+      { cwd: repo, args: ['verify-ref', 'HEAD', '--base', 'release'], what: /git fetch origin release:refs\/remotes\/origin\/release, then pass origin\/release/ },
+      { cwd: repo, args: ['explain', 'fixtures/a.json', '--base', 'release'], what: /git fetch origin release:refs\/remotes\/origin\/release, then pass origin\/release/ },
+      { cwd: repo, args: ['check', 'freez.json'], what: /did you mean freeze\.json/ },
+    ];
+    for (const c of cases) {
+      const json = runCli([...c.args, '--json'], { cwd: c.cwd });
+      assert.is(json.status, 2, `${c.args.join(' ')}: ${json.stdout}${json.stderr}`);
+      assert.match(json.json.error, c.what, c.args.join(' '));
+      assert.is(json.json.verdict, null, `${c.args.join(' ')}: no verdict when nothing was checked`);
+      assert.not.match(json.stdout, /"(closed|eligible|hold)"/, c.args.join(' '));
+      assertSentence(json.json.error, c.args.join(' '));
+      if (c.args[0] === 'explain') continue; // explain prints text or json
+      const sarif = JSON.parse(runCli([...c.args, '--format', 'sarif'], { cwd: c.cwd }).stdout);
+      assert.is(sarif.runs[0].properties.verdict, null);
+      assert.is(sarif.runs[0].invocations[0].executionSuccessful, false);
+      const junit = runCli([...c.args, '--format', 'junit'], { cwd: c.cwd }).stdout;
+      assert.not.match(junit, /name="verdict"/);
+      assert.match(junit, /type="setup"/);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
 test.run();

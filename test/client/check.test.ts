@@ -36,7 +36,12 @@ test('schema, digest and expiry errors on the named files; other files and other
 
     const code = await repo.cli(['check', at('src/app.js')]);
     assert.is(code.code, 0);
-    assert.is(code.stdout + code.stderr, '');
+    // Clean: nothing but the one line that says which policy was read (no commit, no base yet).
+    assert.is(code.stdout, '');
+    assert.is(
+      code.stderr,
+      "receipt-gate check: notice: no base yet (no commit, no origin/main): checked against the policy proposed in the working tree (.receipt-gate.json); the base-side rules (the epoch pin's history, globs that match nothing at the base) apply from the first commit on\n",
+    );
 
     const relative = await repo.cli(['check', 'freeze.json']);
     assert.is(relative.code, 1, 'a relative path is taken from the current directory');

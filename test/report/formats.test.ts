@@ -159,7 +159,7 @@ test('setup errors print every machine format (exit 2), never an empty stdout', 
       const json = runCli([...c.args, '--json'], { cwd: c.cwd });
       assert.is(json.status, 2, `${c.args.join(' ')}: ${json.stderr}`);
       assert.match(json.json?.error ?? '', c.what, json.stdout);
-      assert.is(json.json.verdict, 'closed');
+      assert.is(json.json.verdict, null, 'nothing was checked: no verdict');
 
       const sarif = runCli([...c.args, '--format', 'sarif'], { cwd: c.cwd });
       assert.is(sarif.status, 2);
