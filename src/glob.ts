@@ -676,3 +676,132 @@ function segmentProgram(glob: GlobSegment[], counter: StepCounter | null): Segme
   };
   return { run: counter === null ? run : counted, acceptBit: 1 << m, belowMask: (1 << m) - 1 };
 }
+
+// ---------------------------------------------------------------------------------------------
+// The folder a glob starts in
+
+const isExtglobChar = (c: number) => c === 0x2b /* + */ || c === 0x40 /* @ */ || c === 0x2a /* * */ || c === 0x3f /* ? */ || c === 0x21; /* ! */
+
+/**
+ * The leading part of `glob` before its first wildcard, as picomatch's `scan(glob).base` gives it
+ * (picomatch 4, lib/scan.js, default options): the folders up to the last '/' before the first
+ * `*`, `?`, `[...]`, `{...,...}`, `(` or extglob; the whole glob when it has none; '' when the
+ * wildcard is in the first segment. Backslash escapes are kept as written, a leading `!` and
+ * leading `./` are dropped. Every path the glob matches lies in this folder; the fixture
+ * records are listed from it.
+ */
+export function globBase(input: string): string {
+  const length = input.length - 1;
+  let index = -1;
+  let start = 0;
+  let lastIndex = 0;
+  let isGlob = false;
+  let braceEscaped = false;
+  let finished = false;
+  let braces = 0;
+  let prev = -1;
+  let code = -1;
+  const eos = () => index >= length;
+  const advance = () => {
+    prev = code;
+    return input.charCodeAt(++index);
+  };
+  scan: while (index < length) {
+    code = advance();
+    if (code === 0x5c /* \ */) {
+      code = advance();
+      if (code === 0x7b /* { */) braceEscaped = true;
+      continue;
+    }
+    if (braceEscaped || code === 0x7b) {
+      braces++;
+      while (!eos() && (code = advance())) {
+        if (code === 0x5c) {
+          advance();
+          continue;
+        }
+        if (code === 0x7b) {
+          braces++;
+          continue;
+        }
+        if (!braceEscaped && code === 0x2e /* . */ && (code = advance()) === 0x2e) {
+          isGlob = true;
+          break;
+        }
+        if (!braceEscaped && code === 0x2c /* , */) {
+          isGlob = true;
+          break;
+        }
+        if (code === 0x7d /* } */) {
+          braces--;
+          if (braces === 0) {
+            braceEscaped = false;
+            break;
+          }
+        }
+      }
+      break;
+    }
+    if (code === 0x2f /* / */) {
+      if (finished) continue;
+      if (prev === 0x2e && index === start + 1) {
+        start += 2;
+        continue;
+      }
+      lastIndex = index + 1;
+      continue;
+    }
+    if (isExtglobChar(code) && input.charCodeAt(index + 1) === 0x28 /* ( */) {
+      isGlob = true;
+      break;
+    }
+    switch (code) {
+      case 0x2a /* * */:
+      case 0x3f /* ? */:
+        isGlob = true;
+        break scan;
+      case 0x5b /* [ */: {
+        while (!eos()) {
+          const next = advance();
+          if (!next) break;
+          if (next === 0x5c) {
+            advance();
+            continue;
+          }
+          if (next === 0x5d /* ] */) {
+            isGlob = true;
+            break;
+          }
+        }
+        break scan;
+      }
+      case 0x21 /* ! */:
+        if (index === start) {
+          start++;
+          continue scan;
+        }
+        break;
+      case 0x28 /* ( */:
+        isGlob = true;
+        break scan;
+    }
+    if (isGlob) {
+      finished = true;
+      break;
+    }
+  }
+  let str = input;
+  if (start > 0) {
+    str = input.slice(start);
+    lastIndex -= start;
+  }
+  let base: string;
+  if (input !== '' && isGlob && lastIndex > 0) base = str.slice(0, lastIndex);
+  else if (isGlob) base = '';
+  else base = str;
+  if (base !== '' && base !== '/' && base !== str) {
+    const last = base.charCodeAt(base.length - 1);
+    if (last === 0x2f || last === 0x5c) base = base.slice(0, -1);
+  }
+  return base;
+}

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { compileGlob, countedGlob, GlobError } from '../../src/glob';
+import { compileGlob, countedGlob, globBase, GlobError } from '../../src/glob';
 import { refMatcher } from '../../src/matchers';
 import { foldKey, pathSegments } from '../../src/paths';
 
@@ -254,6 +254,20 @@ test('picomatch itself would be slow on the refused forms (why they are refused)
   const source = picomatch.makeRe('+(a|aa)*(b)', { dot: true }).source;
   assert.match(source, /\(\?:a\|aa\)\+/);
   assert.match(refusal('+(a|aa)*(b)'), /backtracks/);
+});
+
+test('globBase is picomatch.scan(glob).base, on random globs of every character the scan looks at', () => {
+  const chars = ['a', 'b', '/', '.', '*', '?', '[', ']', '{', '}', ',', '(', ')', '!', '+', '@', '\\', ' ', '\u0000'];
+  const globArb = fc.oneof(
+    fc.array(fc.constantFrom(...chars), { maxLength: 14 }).map((cs) => cs.join('')),
+    fc.constantFrom('fixtures/*.json', 'services/s00/fixtures/*.json', 'services/a\\(b\\)/fixtures/*.json', './fixtures/*.json', '!fixtures/*.json', 'a/b/c', '**/*.json', 'a/{b,c}/*.json', 'a/\\{b,c}/x/*', 'a/{b..c}/*', 'a/+(b)/c', 'a/b(c)/d', 'a/[bc]/d', 'a//b/*', ''),
+  );
+  fc.assert(
+    fc.property(globArb, (glob) => {
+      assert.is(globBase(glob), picomatch.scan(glob).base, JSON.stringify(glob));
+    }),
+    { seed: SEED, numRuns: 20000 },
+  );
 });
 
 test.run();
