@@ -304,6 +304,17 @@ export class RawTree {
    * without a backslash can only be the decoding of its own UTF-8 bytes (see
    * decodePathBytes), so the raw names are compared with those bytes. */
   find(name: string): TreeEntry | null {
+    const buf = this.buf;
+    if (isPlainAscii(name)) {
+      // Its UTF-8 bytes are its char codes: compared without encoding the name.
+      next: for (let i = 0; i < this.length; i++) {
+        const n = this.spaces[i]! + 1;
+        if (this.nuls[i]! - n !== name.length) continue;
+        for (let k = 0; k < name.length; k++) if (buf[n + k] !== name.charCodeAt(k)) continue next;
+        return this.entry(i);
+      }
+      return null;
+    }
     const bytes = Buffer.from(name, 'utf8');
     if (name.includes('\\') || bytes.toString('utf8') !== name) {
       for (let i = 0; i < this.length; i++) {
@@ -312,7 +323,6 @@ export class RawTree {
       }
       return null;
     }
-    const buf = this.buf;
     next: for (let i = 0; i < this.length; i++) {
       const n = this.spaces[i]! + 1;
       if (this.nuls[i]! - n !== bytes.length) continue;
@@ -344,6 +354,15 @@ export class RawTree {
 /** Every entry of a tree's content, as RawTree.entries reads them. */
 export function parseTree(treeOid: string, content: Uint8Array): TreeEntry[] {
   return RawTree.parse(treeOid, content).entries();
+}
+
+/** True for a name of ASCII characters other than the backslash. */
+function isPlainAscii(name: string): boolean {
+  for (let k = 0; k < name.length; k++) {
+    const c = name.charCodeAt(k);
+    if (c >= 0x80 || c === 0x5c) return false;
+  }
+  return true;
 }
 
 /** True when one of entries `last`, `last - 1`, ... (walking back while each name begins with
