@@ -307,9 +307,10 @@ function expand(glob: string, seq: Tok[]): Tok[][] {
 // ---------------------------------------------------------------------------------------------
 // Segment matchers
 
-/** Counts the steps matching takes (NFA state visits and characters compared), so tests can
- * show that matching is linear in the path's length without timing anything. */
-export const matchStats = { steps: 0 };
+/** The steps a counted glob's matching took (see countedGlob). */
+export interface StepCounter {
+  steps: number;
+}
 
 type Pred = (ch: string) => boolean;
 
@@ -377,16 +378,22 @@ function literalOf(tokens: Tok[]): string | null {
   return s;
 }
 
-function compileSegment(tokens: Tok[], fold: boolean): SegmentMatcher {
+/** `test`, counting `cost(key)` steps per call on `counter` (a counted glob only). */
+function countedTest(test: (key: string) => boolean, counter: StepCounter | null, cost: (key: string) => number): (key: string) => boolean {
+  if (counter === null) return test;
+  return (key) => {
+    counter.steps += cost(key);
+    return test(key);
+  };
+}
+
+function compileSegment(tokens: Tok[], fold: boolean, counter: StepCounter | null): SegmentMatcher {
   const all = literalOf(tokens);
   if (all !== null) {
     const literal = fold ? foldSegment(all) : all;
     return {
       literal,
-      test: (key) => {
-        matchStats.steps += 1;
-        return key === literal;
-      },
+      test: countedTest((key) => key === literal, counter, () => 1),
       mayMatchShort: (short) => shortNameMayStandFor(short, literal),
     };
   }
@@ -398,10 +405,11 @@ function compileSegment(tokens: Tok[], fold: boolean): SegmentMatcher {
     const suffix = literalOf(toks.slice(starAt[0]! + 1))!;
     return {
       literal: null,
-      test: (key) => {
-        matchStats.steps += prefix.length + suffix.length + 1;
-        return key.length >= prefix.length + suffix.length && key.startsWith(prefix) && key.endsWith(suffix);
-      },
+      test: countedTest(
+        (key) => key.length >= prefix.length + suffix.length && key.startsWith(prefix) && key.endsWith(suffix),
+        counter,
+        () => prefix.length + suffix.length + 1,
+      ),
       mayMatchShort: (short) => {
         if (prefix !== '') return true; // errs towards a match
         // `*` + suffix: a long name the short name stands for can be built, so ask it exactly.
@@ -410,12 +418,12 @@ function compileSegment(tokens: Tok[], fold: boolean): SegmentMatcher {
       },
     };
   }
-  const nfa = buildNfa(toks, fold);
-  return { literal: null, test: (key) => nfa(key), mayMatchShort: () => true };
+  return { literal: null, test: buildNfa(toks, fold, counter), mayMatchShort: () => true };
 }
 
-/** A character NFA for one segment, simulated as a set of states (no backtracking). */
-function buildNfa(tokens: Tok[], fold: boolean): (key: string) => boolean {
+/** A character NFA for one segment, simulated as a set of states (no backtracking). With a
+ * counter, every edge tested and every state the epsilon closure may visit is a step. */
+function buildNfa(tokens: Tok[], fold: boolean, counter: StepCounter | null): (key: string) => boolean {
   const edges: Array<Array<{ pred: Pred; to: number }>> = [];
   const eps: number[][] = [];
   const state = () => {
@@ -463,16 +471,26 @@ function buildNfa(tokens: Tok[], fold: boolean): (key: string) => boolean {
   };
   const start = state();
   const accept = seq(start, tokens);
+  if (counter !== null) {
+    for (const list of edges) {
+      for (const e of list) {
+        const pred = e.pred;
+        e.pred = (c) => {
+          counter.steps++;
+          return pred(c);
+        };
+      }
+    }
+  }
   const n = edges.length;
   const mark = new Int32Array(n).fill(-1);
   let generation = 0;
-  const close = (set: number[]): number[] => {
+  const closure = (set: number[]): number[] => {
     generation++;
     const out: number[] = [];
     const stack = [...set];
     while (stack.length > 0) {
       const s = stack.pop()!;
-      matchStats.steps++;
       if (mark[s] === generation) continue;
       mark[s] = generation;
       out.push(s);
@@ -480,13 +498,23 @@ function buildNfa(tokens: Tok[], fold: boolean): (key: string) => boolean {
     }
     return out;
   };
+  // Counted: the states taken off the stack are at most the set plus the epsilon edges of the
+  // states reached.
+  const close =
+    counter === null
+      ? closure
+      : (set: number[]): number[] => {
+          const out = closure(set);
+          counter.steps += set.length;
+          for (const s of out) counter.steps += eps[s]!.length + 1;
+          return out;
+        };
   return (key: string) => {
     let current = close([start]);
     for (const ch of key) {
       const next: number[] = [];
       for (const s of current) {
         for (const e of edges[s]!) {
-          matchStats.steps++;
           if (e.pred(ch)) next.push(e.to);
         }
       }
@@ -518,7 +546,7 @@ export interface CompiledGlob {
   readonly lastSegments: readonly string[] | null;
 }
 
-function splitSegments(glob: string, alt: Tok[], fold: boolean): GlobSegment[] {
+function splitSegments(glob: string, alt: Tok[], fold: boolean, counter: StepCounter | null): GlobSegment[] {
   const parts: Tok[][] = [[]];
   for (const tok of alt) {
     if (tok.t === 'sep') parts.push([]);
@@ -545,7 +573,7 @@ function splitSegments(glob: string, alt: Tok[], fold: boolean): GlobSegment[] {
       throw new GlobError(glob, `it has a "${lit}" segment, which no git path has: write the path from the repository root`);
     }
     if (isGlobstar(p)) return { globstar: true };
-    return { globstar: false, m: compileSegment(p, fold) };
+    return { globstar: false, m: compileSegment(p, fold, counter) };
   });
 }
 
@@ -577,9 +605,20 @@ export function compileGlob(glob: string, opts: { fold: boolean }): CompiledGlob
 const compiledGlobs = new Map<string, CompiledGlob | GlobError>();
 const COMPILED_GLOBS_KEPT = 4096;
 
-function compileFresh(glob: string, opts: { fold: boolean }): CompiledGlob {
-  const alternatives = expand(glob, new Parser(glob).parse()).map((alt) => splitSegments(glob, alt, opts.fold));
-  const programs = alternatives.map(segmentProgram);
+/**
+ * compileGlob's glob, compiled anew with matchers that count their steps (segment positions
+ * visited, NFA edges tested and states closed over, characters compared) on `counter`: for
+ * showing that matching is linear in the path's length without timing anything. Only tests
+ * build one; the globs compileGlob gives count nothing.
+ */
+export function countedGlob(glob: string, opts: { fold: boolean }): { glob: CompiledGlob; counter: StepCounter } {
+  const counter: StepCounter = { steps: 0 };
+  return { glob: compileFresh(glob, opts, counter), counter };
+}
+
+function compileFresh(glob: string, opts: { fold: boolean }, counter: StepCounter | null = null): CompiledGlob {
+  const alternatives = expand(glob, new Parser(glob).parse()).map((alt) => splitSegments(glob, alt, opts.fold, counter));
+  const programs = alternatives.map((alt) => segmentProgram(alt, counter));
   return {
     source: glob,
     literal: alternatives.every((alt) => alt.every((s) => !s.globstar && s.m.literal !== null)),
@@ -602,21 +641,20 @@ interface SegmentProgram {
   belowMask: number;
 }
 
-function segmentProgram(glob: GlobSegment[]): SegmentProgram {
+function segmentProgram(glob: GlobSegment[], counter: StepCounter | null): SegmentProgram {
   const m = glob.length;
   // Positions 0..m; a globstar at position i may be skipped (epsilon to i + 1).
   const closure = (set: number): number => {
     for (let i = 0; i < m; i++) if (set & (1 << i) && glob[i]!.globstar) set |= 1 << (i + 1);
     return set;
   };
-  const run = (segments: readonly PathSegment[]): number => {
-    let set = closure(1);
+  const run = (segments: readonly PathSegment[], from = closure(1)): number => {
+    let set = from;
     for (const seg of segments) {
       let next = 0;
       for (let i = 0; i < m; i++) {
         if (!(set & (1 << i))) continue;
         const g = glob[i]!;
-        matchStats.steps++;
         if (g.globstar) next |= 1 << i;
         else if (g.m.test(seg.key) || (seg.short !== null && g.m.mayMatchShort(seg.short))) next |= 1 << (i + 1);
       }
@@ -625,5 +663,145 @@ function segmentProgram(glob: GlobSegment[]): SegmentProgram {
     }
     return set;
   };
-  return { run, acceptBit: 1 << m, belowMask: (1 << m) - 1 };
+  // Counted: one step per glob position live before each segment (the positions the loop
+  // above visits), computed from the same sets.
+  const counted = (segments: readonly PathSegment[]): number => {
+    let set = closure(1);
+    for (let k = 0; k < segments.length; k++) {
+      for (let i = 0; i < m; i++) if (set & (1 << i)) counter!.steps++;
+      set = run(segments.slice(k, k + 1), set);
+      if (set === 0) return 0;
+    }
+    return set;
+  };
+  return { run: counter === null ? run : counted, acceptBit: 1 << m, belowMask: (1 << m) - 1 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The folder a glob starts in
+
+const isExtglobChar = (c: number) => c === 0x2b /* + */ || c === 0x40 /* @ */ || c === 0x2a /* * */ || c === 0x3f /* ? */ || c === 0x21; /* ! */
+
+/**
+ * The leading part of `glob` before its first wildcard, as picomatch's `scan(glob).base` gives it
+ * (picomatch 4, lib/scan.js, default options): the folders up to the last '/' before the first
+ * `*`, `?`, `[...]`, `{...,...}`, `(` or extglob; the whole glob when it has none; '' when the
+ * wildcard is in the first segment. Backslash escapes are kept as written, a leading `!` and
+ * leading `./` are dropped. Every path the glob matches lies in this folder; the fixture
+ * records are listed from it.
+ */
+export function globBase(input: string): string {
+  const length = input.length - 1;
+  let index = -1;
+  let start = 0;
+  let lastIndex = 0;
+  let isGlob = false;
+  let braceEscaped = false;
+  let finished = false;
+  let braces = 0;
+  let prev = -1;
+  let code = -1;
+  const eos = () => index >= length;
+  const advance = () => {
+    prev = code;
+    return input.charCodeAt(++index);
+  };
+  scan: while (index < length) {
+    code = advance();
+    if (code === 0x5c /* \ */) {
+      code = advance();
+      if (code === 0x7b /* { */) braceEscaped = true;
+      continue;
+    }
+    if (braceEscaped || code === 0x7b) {
+      braces++;
+      while (!eos() && (code = advance())) {
+        if (code === 0x5c) {
+          advance();
+          continue;
+        }
+        if (code === 0x7b) {
+          braces++;
+          continue;
+        }
+        if (!braceEscaped && code === 0x2e /* . */ && (code = advance()) === 0x2e) {
+          isGlob = true;
+          break;
+        }
+        if (!braceEscaped && code === 0x2c /* , */) {
+          isGlob = true;
+          break;
+        }
+        if (code === 0x7d /* } */) {
+          braces--;
+          if (braces === 0) {
+            braceEscaped = false;
+            break;
+          }
+        }
+      }
+      break;
+    }
+    if (code === 0x2f /* / */) {
+      if (finished) continue;
+      if (prev === 0x2e && index === start + 1) {
+        start += 2;
+        continue;
+      }
+      lastIndex = index + 1;
+      continue;
+    }
+    if (isExtglobChar(code) && input.charCodeAt(index + 1) === 0x28 /* ( */) {
+      isGlob = true;
+      break;
+    }
+    switch (code) {
+      case 0x2a /* * */:
+      case 0x3f /* ? */:
+        isGlob = true;
+        break scan;
+      case 0x5b /* [ */: {
+        while (!eos()) {
+          const next = advance();
+          if (!next) break;
+          if (next === 0x5c) {
+            advance();
+            continue;
+          }
+          if (next === 0x5d /* ] */) {
+            isGlob = true;
+            break;
+          }
+        }
+        break scan;
+      }
+      case 0x21 /* ! */:
+        if (index === start) {
+          start++;
+          continue scan;
+        }
+        break;
+      case 0x28 /* ( */:
+        isGlob = true;
+        break scan;
+    }
+    if (isGlob) {
+      finished = true;
+      break;
+    }
+  }
+  let str = input;
+  if (start > 0) {
+    str = input.slice(start);
+    lastIndex -= start;
+  }
+  let base: string;
+  if (input !== '' && isGlob && lastIndex > 0) base = str.slice(0, lastIndex);
+  else if (isGlob) base = '';
+  else base = str;
+  if (base !== '' && base !== '/' && base !== str) {
+    const last = base.charCodeAt(base.length - 1);
+    if (last === 0x2f || last === 0x5c) base = base.slice(0, -1);
+  }
+  return base;
 }

@@ -4,11 +4,11 @@
 // receipt's job (FIXTURE_DIGEST), not this rule's: it gets every record from here, with its
 // input as the bytes the fixture command reads.
 
-import picomatch from 'picomatch';
 import { finding, type Finding } from '../findings';
 import { dumpsCanonical, toPlain } from './pyjson';
 import { member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { byCodeUnit } from './sources';
+import { globBase } from '../glob';
 import { matcher } from '../matchers';
 import { show } from './schema';
 import type { EvidenceSource, RuleContext } from './types';
@@ -37,7 +37,7 @@ export interface FixturesCheck {
  * (docs/contract.md §6 Aliases), under the folder the glob starts with; the epoch pin is not a record. */
 async function fixtureRecordPaths(source: EvidenceSource, glob: string, pin: string | undefined): Promise<string[]> {
   const isMatch = matcher([glob]);
-  const base = picomatch.scan(glob).base;
+  const base = globBase(glob);
   const candidates = await source.list(base);
   return candidates.filter((p) => p !== pin && isMatch(p));
 }

@@ -979,7 +979,10 @@ function plain(v: PyValue, deadline: Deadline | undefined): unknown {
     case 'dict': {
       const obj: Record<string, unknown> = {};
       for (const [key, value] of v.v) {
-        Object.defineProperty(obj, key, { value: plain(value, deadline), enumerable: true, writable: true, configurable: true });
+        // An assignment makes an own, enumerable, writable member of every key but __proto__,
+        // which would set the prototype instead.
+        if (key === '__proto__') Object.defineProperty(obj, key, { value: plain(value, deadline), enumerable: true, writable: true, configurable: true });
+        else obj[key] = plain(value, deadline);
       }
       return obj;
     }

@@ -104,18 +104,34 @@ export function validateAgainst(schemaFile: string, value: unknown): SchemaProbl
 }
 
 /** Ajv knows numbers, not bigints: an integer too large for a double stands in as the largest
- * finite double of its sign, which is still an integer and still beyond every bound we set. */
+ * finite double of its sign, which is still an integer and still beyond every bound we set.
+ * Ajv only reads the value (no defaults, no coercion), so a value without a bigint is passed as
+ * it is; only the containers above a bigint are copied. */
 function forAjv(value: unknown): unknown {
   if (typeof value === 'bigint') {
     if (Number.isSafeInteger(Number(value))) return Number(value);
     return value < 0n ? -Number.MAX_VALUE : Number.MAX_VALUE;
   }
-  if (Array.isArray(value)) return value.map(forAjv);
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const item = forAjv(value[i]);
+      if (item !== value[i]) (out ??= [...(value as unknown[])])[i] = item;
+    }
+    return out ?? value;
+  }
   if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    let changed: Map<string, unknown> | null = null;
+    for (const key of Object.keys(record)) {
+      const item = forAjv(record[key]);
+      if (item !== record[key]) (changed ??= new Map()).set(key, item);
+    }
+    if (changed === null) return value;
     const out = {};
-    for (const key of Object.keys(value)) {
+    for (const key of Object.keys(record)) {
       Object.defineProperty(out, key, {
-        value: forAjv((value as Record<string, unknown>)[key]),
+        value: changed.has(key) ? changed.get(key) : record[key],
         enumerable: true,
         writable: true,
         configurable: true,

@@ -97,6 +97,25 @@ function namesByDirectory(paths: ReadonlySet<string>): Map<string, Set<string>> 
 /** One entry of a tree being compared: its decoded form and its index in the RawTree. */
 type Slot = { e: TreeEntry; i: number };
 
+/** What git fsck says of one entry of b: each message id with the sentence saying why. */
+type Flags = { id: FsckId; reason: string }[];
+
+/** One level of the compare: the two trees at `prefix` and the entries to pair up. */
+interface Level {
+  ra: RawTree | null;
+  rb: RawTree | null;
+  prefix: string;
+  /** The reason every path below is unsafe (a directory above has an unsafe name), or null. */
+  inherited: string | null;
+  /** The entries of a and of b that may differ, by raw name (first copy of a name). */
+  before: Map<string, Slot>;
+  after: Map<string, Slot>;
+  /** The entries of b git fsck names, by index (null: none). */
+  problems: Map<number, Flags> | null;
+  /** a's entry of a name, looked up beyond `before` when needed (see oldEntry). */
+  namesOfA: Map<string, number> | null;
+}
+
 /**
  * Compares tree `a` with tree `b` at `prefix`. `inherited` is the reason every path below is
  * unsafe (a directory above has an unsafe name), or null; `own` is how the path `prefix`
@@ -112,7 +131,6 @@ async function compareTrees(
 ): Promise<void> {
   const ra = a !== null ? await w.store.readRawTree(a) : null;
   const rb = b !== null ? await w.store.readRawTree(b) : null;
-  const deadline = w.deadline;
   if (ra === null || rb === null) {
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.
@@ -122,9 +140,28 @@ async function compareTrees(
       return;
     }
   }
-  const before = new Map<string, Slot>();
-  const after = new Map<string, Slot>();
-  const tick = () => deadline?.tick();
+  const level: Level = { ra, rb, prefix, inherited, before: new Map(), after: new Map(), problems: null, namesOfA: null };
+  collectDiffering(w, level);
+  if (rb && rb.unsafeProblems.length > 0) {
+    // What git fsck says about b, by entry; the entries it names are reported even unchanged.
+    level.problems = problemsByEntry(rb, prefix);
+    reportNotSorted(w, level, rb, own);
+    addFlaggedEntries(level, rb);
+  }
+  const keys = [...level.before.keys()];
+  for (const key of level.after.keys()) if (!level.before.has(key)) keys.push(key);
+  for (const key of keys) {
+    w.deadline?.tick();
+    await compareEntry(w, level, level.before.get(key), level.after.get(key));
+  }
+  if (level.problems) reportLaterCopies(w, level, rb!);
+}
+
+/** Fills `before` and `after` with the entries of a and b that may differ (every entry, but
+ * those an ordered walk finds byte-identical on both sides). */
+function collectDiffering(w: Walk, level: Level): void {
+  const { ra, rb, before, after } = level;
+  const tick = () => w.deadline?.tick();
   // First copy of a name wins (see raw-tree.ts): a later copy never replaces it.
   const take = (map: Map<string, Slot>, t: RawTree, i: number) => {
     if (!t.isFirstOfName(i)) return;
@@ -133,7 +170,7 @@ async function compareTrees(
   };
   // Restricted to `only`: an entry whose name is not wanted here is not decoded (a name holding
   // '/', which only a crafted tree has, is always looked at: its path splits differently).
-  const wanted = w.onlyNames === null ? null : (w.onlyNames.get(prefix) ?? NO_NAMES);
+  const wanted = w.onlyNames === null ? null : (w.onlyNames.get(level.prefix) ?? NO_NAMES);
   const admit = (t: RawTree, i: number) => {
     if (wanted === null) return true;
     const name = t.name(i);
@@ -142,7 +179,7 @@ async function compareTrees(
   if (ra && rb && ra.ordered && rb.ordered) {
     // Both trees are in git's order with unique names: walk them side by side and skip every
     // entry whose bytes are identical on both sides (same name, mode and oid: unchanged);
-    // only the rest is decoded and paired by name below.
+    // only the rest is decoded and paired by name.
     let i = 0;
     let j = 0;
     while (i < ra.length && j < rb.length) {
@@ -169,109 +206,113 @@ async function compareTrees(
     if (ra) for (let i = 0; i < ra.length; i++, tick()) if (admit(ra, i)) take(before, ra, i);
     if (rb) for (let j = 0; j < rb.length; j++, tick()) if (admit(rb, j)) take(after, rb, j);
   }
+}
 
-  // What git fsck says about b, by entry; the entries it names are reported even unchanged.
-  const problems = rb && rb.unsafeProblems.length > 0 ? problemsByEntry(rb, prefix) : null;
-  const notSorted = rb?.unsafeProblems.find((p) => p.id === 'treeNotSorted');
-  if (rb && problems && notSorted) {
-    // Reported at the tree's own path; the root tree has none, so at the entry out of order.
-    const reason = problemReason(rb, notSorted, prefix);
-    if (prefix !== '') {
-      const was = own?.before;
-      w.out.push({ path: prefix, change: was ? (was.kind === 'tree' ? 'modify' : 'type') : 'add', ...(was ? { before: was } : {}), after: treeSide(rb.oid), unsafe: true, unsafeReason: reason });
-    } else {
-      problems.set(notSorted.entry, [...(problems.get(notSorted.entry) ?? []), { id: notSorted.id, reason }]);
-    }
+/** treeNotSorted is about the whole tree: reported at the tree's own path; the root tree has
+ * none, so there it is a flag on the entry out of order. */
+function reportNotSorted(w: Walk, level: Level, rb: RawTree, own: { before: Side | undefined } | null): void {
+  const notSorted = rb.unsafeProblems.find((p) => p.id === 'treeNotSorted');
+  if (!notSorted) return;
+  const { prefix, problems } = level;
+  const reason = problemReason(rb, notSorted, prefix);
+  if (prefix !== '') {
+    const was = own?.before;
+    w.out.push({ path: prefix, change: was ? (was.kind === 'tree' ? 'modify' : 'type') : 'add', ...(was ? { before: was } : {}), after: treeSide(rb.oid), unsafe: true, unsafeReason: reason });
+  } else {
+    problems!.set(notSorted.entry, [...(problems!.get(notSorted.entry) ?? []), { id: notSorted.id, reason }]);
   }
-  // Entries fsck names are compared even when the walk skipped them as identical, so the old
-  // side's entry of that name is looked up too (one index of a's names, built only here).
-  let namesOfA: Map<string, number> | null = null;
-  const oldEntry = (key: string): Slot | undefined => {
-    const hit = before.get(key);
-    if (hit || !ra) return hit;
-    if (!namesOfA) {
-      namesOfA = new Map();
-      for (let i = 0; i < ra.length; i++) if (ra.isFirstOfName(i) && !namesOfA.has(ra.nameKey(i))) namesOfA.set(ra.nameKey(i), i);
-    }
-    const i = namesOfA.get(key);
-    return i === undefined ? undefined : { e: ra.entry(i), i };
+}
+
+/** Entries fsck names are compared even when the walk skipped them as identical, so they
+ * join `after`, with the old side's entry of that name in `before`. */
+function addFlaggedEntries(level: Level, rb: RawTree): void {
+  for (const j of level.problems!.keys()) {
+    const key = rb.nameKey(j);
+    if (!rb.isFirstOfName(j) || level.after.has(key)) continue;
+    level.after.set(key, { e: rb.entry(j), i: j });
+    const was = oldEntry(level, key);
+    if (was) level.before.set(key, was);
+  }
+}
+
+/** a's entry named `key` (raw name bytes), from `before` or else from one index of a's names,
+ * built only when first needed. */
+function oldEntry(level: Level, key: string): Slot | undefined {
+  const { ra, before } = level;
+  const hit = before.get(key);
+  if (hit || !ra) return hit;
+  if (!level.namesOfA) {
+    const names = new Map<string, number>();
+    for (let i = 0; i < ra.length; i++) if (ra.isFirstOfName(i) && !names.has(ra.nameKey(i))) names.set(ra.nameKey(i), i);
+    level.namesOfA = names;
+  }
+  const i = level.namesOfA.get(key);
+  return i === undefined ? undefined : { e: ra.entry(i), i };
+}
+
+/** Reports the entry of one name, a's (`sa`) against b's (`sb`), descending into directories. */
+async function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slot | undefined): Promise<void> {
+  const { prefix, inherited, problems } = level;
+  const ea = sa?.e;
+  const eb = sb?.e;
+  const entry = (ea ?? eb)!;
+  const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+  if (w.only !== null && !w.only.has(path)) return;
+  const flagged = sb && problems ? problems.get(sb.i) : undefined;
+  const fsckReason = flagged ? flagged.map((f) => f.reason).join('; ') : null;
+  const fsckNameReason = flagged?.find((f) => NAME_PROBLEMS.has(f.id))?.reason ?? null;
+  // The path is unsafe for its name (or a name above it) or for what fsck says of the entry;
+  // the paths below a directory only for a name, not for the directory's mode.
+  const nameReason = inherited ?? fsckNameReason ?? (isUnsafeName(entry.rawName) ? unsafeNameReason(entry.name) : null);
+  const reason = inherited ?? fsckReason ?? nameReason;
+  const unsafe = reason !== null;
+  const record = (c: Omit<PathChange, 'unsafe' | 'unsafeReason'>) => {
+    w.out.push(unsafe ? { ...c, unsafe, unsafeReason: reason } : { ...c, unsafe });
   };
-  if (rb && problems) {
-    for (const j of problems.keys()) {
-      const key = rb.nameKey(j);
-      if (!rb.isFirstOfName(j) || after.has(key)) continue;
-      after.set(key, { e: rb.entry(j), i: j });
-      const was = oldEntry(key);
-      if (was) before.set(key, was);
-    }
+  const below = nameReason;
+  if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind && ea.mode === eb.mode) {
+    if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
+    return;
   }
+  if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') {
+    await compareTrees(w, ea.oid, eb.oid, path, below, { before: side(ea) });
+    if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
+    return;
+  }
+  if (!eb) {
+    if (ea!.kind === 'tree') await compareTrees(w, ea!.oid, null, path, nameReason, null);
+    else record({ path, change: 'delete', before: side(ea!) });
+    return;
+  }
+  if (!ea) {
+    if (eb.kind === 'tree') {
+      await compareTrees(w, null, eb.oid, path, below, { before: undefined });
+      if (flagged) record({ path, change: 'add', after: side(eb) });
+    } else {
+      record({ path, change: 'add', after: side(eb) });
+    }
+    return;
+  }
+  record({ path, change: changeKind(ea, eb), before: side(ea), after: side(eb) });
+  if (ea.kind === 'tree') await compareTrees(w, ea.oid, null, path, nameReason, null);
+  if (eb.kind === 'tree') await compareTrees(w, null, eb.oid, path, below, { before: side(ea) });
+}
 
-  const keys = [...before.keys()];
-  for (const key of after.keys()) if (!before.has(key)) keys.push(key);
-  for (const key of keys) {
-    tick();
-    const sa = before.get(key);
-    const sb = after.get(key);
-    const ea = sa?.e;
-    const eb = sb?.e;
-    const entry = (ea ?? eb)!;
-    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+/** Later copies of a name in b (a duplicateEntries tree, or any other problem on a copy):
+ * reported against the entry the old side has at that name. */
+function reportLaterCopies(w: Walk, level: Level, rb: RawTree): void {
+  const { prefix, inherited } = level;
+  for (const [j, reasons] of level.problems!) {
+    if (rb.isFirstOfName(j)) continue;
+    const eb = rb.entry(j);
+    const path = prefix === '' ? eb.name : `${prefix}/${eb.name}`;
     if (w.only !== null && !w.only.has(path)) continue;
-    const flagged = sb && problems ? problems.get(sb.i) : undefined;
-    const fsckReason = flagged ? flagged.map((f) => f.reason).join('; ') : null;
-    const fsckNameReason = flagged?.find((f) => NAME_PROBLEMS.has(f.id))?.reason ?? null;
-    // The path is unsafe for its name (or a name above it) or for what fsck says of the entry;
-    // the paths below a directory only for a name, not for the directory's mode.
-    const nameReason = inherited ?? fsckNameReason ?? (isUnsafeName(entry.rawName) ? unsafeNameReason(entry.name) : null);
-    const reason = inherited ?? fsckReason ?? nameReason;
-    const unsafe = reason !== null;
-    const record = (c: Omit<PathChange, 'unsafe' | 'unsafeReason'>) => {
-      w.out.push(unsafe ? { ...c, unsafe, unsafeReason: reason } : { ...c, unsafe });
-    };
-    const below = nameReason;
-    if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind && ea.mode === eb.mode) {
-      if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
-      continue;
-    }
-    if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') {
-      await compareTrees(w, ea.oid, eb.oid, path, below, { before: side(ea) });
-      if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
-      continue;
-    }
-    if (!eb) {
-      if (ea!.kind === 'tree') await compareTrees(w, ea!.oid, null, path, nameReason, null);
-      else record({ path, change: 'delete', before: side(ea!) });
-      continue;
-    }
-    if (!ea) {
-      if (eb.kind === 'tree') {
-        await compareTrees(w, null, eb.oid, path, below, { before: undefined });
-        if (flagged) record({ path, change: 'add', after: side(eb) });
-      } else {
-        record({ path, change: 'add', after: side(eb) });
-      }
-      continue;
-    }
-    record({ path, change: changeKind(ea, eb), before: side(ea), after: side(eb) });
-    if (ea.kind === 'tree') await compareTrees(w, ea.oid, null, path, nameReason, null);
-    if (eb.kind === 'tree') await compareTrees(w, null, eb.oid, path, below, { before: side(ea) });
-  }
-
-  // Later copies of a name in b (a duplicateEntries tree, or any other problem on a copy):
-  // reported against the entry the old side has at that name.
-  if (problems) {
-    for (const [j, reasons] of problems) {
-      if (rb!.isFirstOfName(j)) continue;
-      const eb = rb!.entry(j);
-      const path = prefix === '' ? eb.name : `${prefix}/${eb.name}`;
-      if (w.only !== null && !w.only.has(path)) continue;
-      const ea = oldEntry(rb!.nameKey(j))?.e;
-      const unsafeReason = inherited ?? reasons.map((r) => r.reason).join('; ');
-      const c: PathChange = ea
-        ? { path, change: changeKind(ea, eb), before: side(ea), after: side(eb), unsafe: true, unsafeReason }
-        : { path, change: 'add', after: side(eb), unsafe: true, unsafeReason };
-      w.out.push(c);
-    }
+    const ea = oldEntry(level, rb.nameKey(j))?.e;
+    const unsafeReason = inherited ?? reasons.map((r) => r.reason).join('; ');
+    const c: PathChange = ea
+      ? { path, change: changeKind(ea, eb), before: side(ea), after: side(eb), unsafe: true, unsafeReason }
+      : { path, change: 'add', after: side(eb), unsafe: true, unsafeReason };
+    w.out.push(c);
   }
 }
 
@@ -305,8 +346,8 @@ function changeKind(ea: TreeEntry, eb: TreeEntry): ChangeKind {
 
 /** The entries of `t` git fsck names (treeNotSorted aside: it is about the whole tree), each
  * with its message ids and the sentences saying why. */
-function problemsByEntry(t: RawTree, prefix: string): Map<number, { id: FsckId; reason: string }[]> {
-  const out = new Map<number, { id: FsckId; reason: string }[]>();
+function problemsByEntry(t: RawTree, prefix: string): Map<number, Flags> {
+  const out = new Map<number, Flags>();
   for (const p of t.unsafeProblems) {
     if (p.id === 'treeNotSorted') continue;
     const list = out.get(p.entry) ?? [];

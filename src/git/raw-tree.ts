@@ -27,7 +27,7 @@
 //   stops at the first name that sorts after the one it looks for; a checkout still writes it).
 
 import { fsckTree, type TreeProblem } from './fsck';
-import { canonMode, decodePathBytes, isDirMode, isUnsafeName, kindOfCanonMode, parseModeBytes } from './tree';
+import { canonMode, decodePathBytes, isDirMode, isUnsafeName, kindOfCanonMode } from './tree';
 import { GitReadError, type EntryKind, type FsckId, type TreeEntry } from './types';
 
 export type { TreeProblem } from './fsck';
@@ -37,13 +37,11 @@ export type { TreeProblem } from './fsck';
 const READ_AS_ORDINARY: ReadonlySet<FsckId> = new Set<FsckId>(['zeroPaddedFilemode']);
 
 export class RawTree {
-  /** True when the entry names are strictly in git's tree order, so no name occurs twice (not
-   * even as a file and a directory). Such trees are walked side by side by the diff. */
-  readonly ordered: boolean;
   private fsck: readonly TreeProblem[] | null = null;
   private unsafe: readonly TreeProblem[] | null = null;
-  /** Indices of the entries that repeat an earlier entry's name (null: none). */
-  private readonly repeats: Set<number> | null;
+  /** Indices of the entries that repeat an earlier entry's name (null: none; undefined: not
+   * looked for yet). */
+  private repeatSet: Set<number> | null | undefined = undefined;
 
   private constructor(
     readonly oid: string,
@@ -54,16 +52,21 @@ export class RawTree {
     private readonly nuls: Int32Array,
     /** Per entry: its mode as written, parsed (git's get_mode). */
     private readonly modes: Uint32Array,
-  ) {
-    this.ordered = this.checkOrdered();
-    this.repeats = this.ordered ? null : this.findRepeats();
+    /** True when the entry names are strictly in git's tree order, so no name occurs twice
+     * (not even as a file and a directory). Such trees are walked side by side by the diff. */
+    readonly ordered: boolean,
+  ) {}
+
+  private get repeats(): Set<number> | null {
+    if (this.repeatSet === undefined) this.repeatSet = this.ordered ? null : this.findRepeats();
+    return this.repeatSet;
   }
 
   /** What git fsck reports for this tree: each message id (in fsck's order) with every entry
    * that raises it ([] for a tree fsck accepts silently). Computed when first asked: the diff
    * asks only of trees on the side under test, not of the base's. */
   get problems(): readonly TreeProblem[] {
-    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes));
+    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes, this.ordered));
   }
 
   /** The problems that make an entry unsafe for the gate: every fsck message but those git
@@ -82,7 +85,8 @@ export class RawTree {
   }
 
   /** Splits a tree's content into entries. Throws GitReadError naming the tree when git could
-   * not read it either; never for a mode, an order or a name git reads. */
+   * not read it either; never for a mode, an order or a name git reads. Whether the entries
+   * are in git's order is decided in the same pass, against the entry before. */
   static parse(treeOid: string, content: Uint8Array): RawTree {
     const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const len = buf.length;
@@ -94,27 +98,55 @@ export class RawTree {
     const modes = new Uint32Array(most);
     let n = 0;
     let i = 0;
+    let ordered = true;
+    // The name of the entry before (its start, length and whether it is a directory).
+    let p0 = 0;
+    let pLen = -1;
+    let pDir = false;
     while (i < len) {
-      const space = buf.indexOf(0x20, i);
-      if (space < 0) throw malformed(treeOid, i, 'an entry has no mode');
-      const nul = buf.indexOf(0, space + 1);
-      if (nul < 0) throw malformed(treeOid, i, 'an entry name is not terminated');
-      if (nul + 21 > len) throw malformed(treeOid, i, 'an entry is truncated');
-      const mode = parseModeBytes(buf, i, space);
-      if (mode === null) {
-        throw new GitReadError(
-          `Tree ${treeOid} has an entry "${decodePathBytes(new Uint8Array(buf.subarray(space + 1, nul)))}" with mode ${JSON.stringify(buf.toString('latin1', i, space))}, which is not an octal mode; git cannot read the tree either (it is corrupt or crafted).`,
-          treeOid,
-        );
+      // The mode's octal digits up to the space; anything else is read again by entryError,
+      // which says what is wrong exactly as git would.
+      let mode = 0;
+      let space = i;
+      for (; space < len; space++) {
+        const d = buf[space]! - 0x30;
+        if (d < 0 || d > 7) break;
+        mode = ((mode << 3) + d) >>> 0;
       }
+      if (space === i || space >= len || buf[space] !== 0x20) throw entryError(treeOid, buf, i);
+      let nul = space + 1;
+      while (nul < len && buf[nul] !== 0) nul++;
+      if (nul + 21 > len) throw entryError(treeOid, buf, i);
       starts[n] = i;
       spaces[n] = space;
       nuls[n] = nul;
       modes[n] = mode;
       n++;
       i = nul + 21;
+      const n0 = space + 1;
+      const nLen = nul - n0;
+      const dir = isDirMode(mode);
+      if (ordered && pLen >= 0) {
+        // git's tree order (compareOrder) against the entry before.
+        const common = pLen < nLen ? pLen : nLen;
+        let k = 0;
+        while (k < common && buf[p0 + k] === buf[n0 + k]) k++;
+        if (k < common) {
+          if (buf[p0 + k]! > buf[n0 + k]!) ordered = false;
+        } else {
+          const pc = pLen > common ? buf[p0 + common]! : pDir ? 0x2f : 0;
+          const nc = nLen > common ? buf[n0 + common]! : dir ? 0x2f : 0;
+          if (pc >= nc) ordered = false;
+          // A directory whose name begins the entry before's: a file of the same name may sort
+          // before it, separated only by names that extend it with a byte below '/'.
+          else if (dir && nLen === common) ordered = !fileNamed(buf, starts, spaces, nuls, n - 2, n0, nLen);
+        }
+      }
+      p0 = n0;
+      pLen = nLen;
+      pDir = dir;
     }
-    return new RawTree(treeOid, buf, starts.subarray(0, n), spaces.subarray(0, n), nuls.subarray(0, n), modes.subarray(0, n));
+    return new RawTree(treeOid, buf, starts.subarray(0, n), spaces.subarray(0, n), nuls.subarray(0, n), modes.subarray(0, n), ordered);
   }
 
   /** True when entry `i` is a directory (S_ISDIR of its mode: 40000, 040000, 40755, ...). */
@@ -272,6 +304,17 @@ export class RawTree {
    * without a backslash can only be the decoding of its own UTF-8 bytes (see
    * decodePathBytes), so the raw names are compared with those bytes. */
   find(name: string): TreeEntry | null {
+    const buf = this.buf;
+    if (isPlainAscii(name)) {
+      // Its UTF-8 bytes are its char codes: compared without encoding the name.
+      next: for (let i = 0; i < this.length; i++) {
+        const n = this.spaces[i]! + 1;
+        if (this.nuls[i]! - n !== name.length) continue;
+        for (let k = 0; k < name.length; k++) if (buf[n + k] !== name.charCodeAt(k)) continue next;
+        return this.entry(i);
+      }
+      return null;
+    }
     const bytes = Buffer.from(name, 'utf8');
     if (name.includes('\\') || bytes.toString('utf8') !== name) {
       for (let i = 0; i < this.length; i++) {
@@ -280,7 +323,6 @@ export class RawTree {
       }
       return null;
     }
-    const buf = this.buf;
     next: for (let i = 0; i < this.length; i++) {
       const n = this.spaces[i]! + 1;
       if (this.nuls[i]! - n !== bytes.length) continue;
@@ -295,33 +337,6 @@ export class RawTree {
     const out: TreeEntry[] = [];
     for (let i = 0; i < this.length; i++) if (this.isFirstOfName(i)) out.push(this.entry(i));
     return out;
-  }
-
-  private samePrefix(x: number, y: number, len: number): boolean {
-    for (let k = 0; k < len; k++) if (this.buf[x + k] !== this.buf[y + k]) return false;
-    return true;
-  }
-
-  /** Strictly increasing in tree order, and no file and directory sharing a name (which the
-   * order allows: "a" sorts as "a\0", the directory "a" as "a/"). */
-  private checkOrdered(): boolean {
-    for (let i = 1; i < this.length; i++) {
-      if (this.compareOrder(i - 1, this, i) >= 0) return false;
-    }
-    for (let i = 0; i < this.length; i++) {
-      if (!this.isTree(i)) continue;
-      // A file with the same name sorts before it, separated only by names that extend it
-      // with a byte below '/'.
-      const n = this.spaces[i]! + 1;
-      const len = this.nuls[i]! - n;
-      for (let k = i - 1; k >= 0; k--) {
-        const kn = this.spaces[k]! + 1;
-        const kLen = this.nuls[k]! - kn;
-        if (kLen < len || !this.samePrefix(n, kn, len)) break;
-        if (kLen === len) return false;
-      }
-    }
-    return true;
   }
 
   private findRepeats(): Set<number> | null {
@@ -339,6 +354,40 @@ export class RawTree {
 /** Every entry of a tree's content, as RawTree.entries reads them. */
 export function parseTree(treeOid: string, content: Uint8Array): TreeEntry[] {
   return RawTree.parse(treeOid, content).entries();
+}
+
+/** True for a name of ASCII characters other than the backslash. */
+function isPlainAscii(name: string): boolean {
+  for (let k = 0; k < name.length; k++) {
+    const c = name.charCodeAt(k);
+    if (c >= 0x80 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/** True when one of entries `last`, `last - 1`, ... (walking back while each name begins with
+ * the `len` bytes at `name`) is named exactly those bytes. */
+function fileNamed(buf: Buffer, starts: Int32Array, spaces: Int32Array, nuls: Int32Array, last: number, name: number, len: number): boolean {
+  for (let k = last; k >= 0; k--) {
+    const kn = spaces[k]! + 1;
+    const kLen = nuls[k]! - kn;
+    if (kLen < len || buf.compare(buf, name, name + len, kn, kn + len) !== 0) return false;
+    if (kLen === len) return true;
+  }
+  return false;
+}
+
+/** Why git cannot split the entry at `at` into mode, name and oid (the first reason git finds). */
+function entryError(treeOid: string, buf: Buffer, at: number): GitReadError {
+  const space = buf.indexOf(0x20, at);
+  if (space < 0) return malformed(treeOid, at, 'an entry has no mode');
+  const nul = buf.indexOf(0, space + 1);
+  if (nul < 0) return malformed(treeOid, at, 'an entry name is not terminated');
+  if (nul + 21 > buf.length) return malformed(treeOid, at, 'an entry is truncated');
+  return new GitReadError(
+    `Tree ${treeOid} has an entry "${decodePathBytes(new Uint8Array(buf.subarray(space + 1, nul)))}" with mode ${JSON.stringify(buf.toString('latin1', at, space))}, which is not an octal mode; git cannot read the tree either (it is corrupt or crafted).`,
+    treeOid,
+  );
 }
 
 function malformed(treeOid: string, at: number, why: string): GitReadError {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { EpochPin } from '../../src/evidence/epoch';
+import { parsePyJson, toPlain } from '../../src/evidence/pyjson';
 import type { FreezeRow } from '../../src/evidence/freeze';
 import type { KeyedFreeze, Observation } from '../../src/evidence/observations';
 import { SCHEMAS, validateAgainst, type SchemaFile } from '../../src/evidence/schema';
@@ -75,6 +76,18 @@ test('big integers: any size is an integer; bounds still apply', () => {
   assert.equal(validateAgainst('manifest.schema.json', { seed: -(10n ** 400n), properties: [], manifest_sha256: sha }), []);
   const problems = validateAgainst('policy.schema.json', { version: 1, freeze: { maxDays: 10n ** 30n } });
   assert.equal(problems, [{ pointer: '/freeze/maxDays', message: `expected a whole number of days from 0 to 3650, found ${10n ** 30n}` }]);
+});
+
+test('a big integer deep in a list, next to a __proto__ member: both judged, the value left as it was', () => {
+  const value = toPlain(parsePyJson(Buffer.from(`{"version": 1, "protected": ["a"], "freeze": {"maxDays": ${10n ** 30n}}, "__proto__": {"x": 1}}`)));
+  const before = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+  const problems = validateAgainst('policy.schema.json', value);
+  assert.equal(problems.map((p) => p.pointer).sort(), ['/__proto__', '/freeze/maxDays']);
+  assert.is(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)), before);
+  assert.is(Object.getPrototypeOf(value), Object.prototype);
+  const list = [10n ** 400n];
+  assert.equal(validateAgainst('manifest.schema.json', { seed: list, properties: [], manifest_sha256: 'a'.repeat(64) }), [{ pointer: '/seed', message: 'expected an integer of any size, found an array' }]);
+  assert.is(list[0], 10n ** 400n);
 });
 
 test('pointers are RFC 6901 escaped', () => {

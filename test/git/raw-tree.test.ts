@@ -13,6 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { ObjectStore, decodePathBytes, diffTrees, isUnsafeName } from '../../src/git/index';
+import { fsckTree } from '../../src/git/fsck';
 import { RawTree } from '../../src/git/raw-tree';
 import type { PathChange, TreeEntry } from '../../src/git/types';
 import { cleanup, git, gitBuf, initRepo, rawTree } from './helpers';
@@ -277,6 +278,60 @@ test('RawTree.find equals the first entry with that decoded name, odd names incl
     }),
     { seed: 20261129, numRuns: 200 },
   );
+});
+
+
+// RawTree.parse decides the order in the same pass as it splits the entries, and fsck skips its
+// order check for an ordered tree (looking at the other entries only when a quick look finds
+// something): both against their definitions, on random trees of names that share prefixes
+// and hold the bytes the order and fsck care about ('!' and '-' below '/', '.', 'g', '/', '\').
+test('RawTree.ordered and the fsck of an ordered tree agree with their definitions', () => {
+  const oids = ['ab'.repeat(20), '00'.repeat(20)];
+  const nameArb = fc.array(fc.constantFrom('a', '!', '-', '.', 'g', '/', '\\', '\u00e9'), { maxLength: 4 }).map((cs) => cs.join(''));
+  const entryArb = fc.record({ name: nameArb, mode: fc.constantFrom('100644', '40000', '040000', '100755', '120000', '160000', '100664', '100600'), oid: fc.constantFrom(...oids) });
+  // git's base_name_compare: the common length bytewise, then one byte each (a directory's
+  // name as if followed by '/'), nothing after.
+  const byOrder = (x: { name: string; mode: string }, y: { name: string; mode: string }) => {
+    const a = Buffer.from(x.name);
+    const b = Buffer.from(y.name);
+    const len = Math.min(a.length, b.length);
+    const d = Buffer.compare(a.subarray(0, len), b.subarray(0, len));
+    if (d !== 0) return d;
+    const c1 = a.length > len ? a[len]! : isDir(x.mode) ? 0x2f : 0;
+    const c2 = b.length > len ? b[len]! : isDir(y.mode) ? 0x2f : 0;
+    return c1 - c2;
+  };
+  let orderedSeen = 0;
+  let flaggedSeen = 0;
+  fc.assert(
+    fc.property(fc.array(entryArb, { maxLength: 8 }), fc.boolean(), (list, sort) => {
+      const entries = sort ? [...list].sort(byOrder) : list;
+      const t = RawTree.parse('t', rawTree(entries));
+      // Strictly increasing in tree order, and no file and directory of one name anywhere.
+      const increasing = entries.every((e, k) => k === 0 || byOrder(entries[k - 1]!, e) < 0);
+      const names = entries.map((e) => e.name);
+      const expected = increasing && new Set(names).size === names.length;
+      assert.is(t.ordered, expected, JSON.stringify(entries));
+      if (!t.ordered) return;
+      orderedSeen++;
+      // The same messages as the full check, order check included, gives.
+      const split = { starts: [] as number[], spaces: [] as number[], nuls: [] as number[], modes: [] as number[] };
+      let at = 0;
+      for (const e of entries) {
+        const name = Buffer.from(e.name);
+        split.starts.push(at);
+        split.spaces.push(at + e.mode.length);
+        split.nuls.push(at + e.mode.length + 1 + name.length);
+        split.modes.push(parseInt(e.mode, 8));
+        at += e.mode.length + 1 + name.length + 21;
+      }
+      const full = fsckTree(rawTree(entries), Int32Array.from(split.starts), Int32Array.from(split.spaces), Int32Array.from(split.nuls), Uint32Array.from(split.modes), false);
+      assert.equal(t.problems, full, JSON.stringify(entries));
+      if (full.length > 0) flaggedSeen++;
+    }),
+    { seed: 20261202, numRuns: 3000 },
+  );
+  assert.ok(orderedSeen > 500 && flaggedSeen > 100, `ordered trees with and without fsck messages were exercised (${orderedSeen}, ${flaggedSeen})`);
 });
 
 test.run();

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
-import { compileGlob, GlobError, matchStats } from '../../src/glob';
+import { compileGlob, countedGlob, globBase, GlobError } from '../../src/glob';
 import { refMatcher } from '../../src/matchers';
 import { foldKey, pathSegments } from '../../src/paths';
 
@@ -225,17 +225,20 @@ test('matching is linear in the path length for every accepted form (steps count
   ];
   const longest = Math.max(...forms.map((f) => f.length));
   for (const form of forms) {
-    const glob = compileGlob(form, { fold: true });
+    const { glob, counter } = countedGlob(form, { fold: true });
+    assert.equal(glob.matchSegments(pathSegments('x')), compileGlob(form, { fold: true }).matchSegments(pathSegments('x')));
     const perChar: number[] = [];
     for (const n of [1000, 4000, 16000]) {
       // Adversarial inputs: long runs that almost match (no final b), deep paths that almost match.
       const inputs = ['a'.repeat(n), Array.from({ length: n / 4 }, () => 'a').join('/'), Array.from({ length: n / 8 }, () => 'aa').join('/') + '/ab/c'];
       for (const input of inputs) {
-        matchStats.steps = 0;
+        counter.steps = 0;
         const segments = pathSegments(input);
-        glob.matchSegments(segments);
-        glob.couldMatchBelow(segments);
-        perChar.push(matchStats.steps / input.length);
+        const plain = compileGlob(form, { fold: true });
+        assert.is(glob.matchSegments(segments), plain.matchSegments(segments), `${form}: the counted glob matches as the glob does`);
+        assert.is(glob.couldMatchBelow(segments), plain.couldMatchBelow(segments), `${form}: the counted glob reaches below as the glob does`);
+        assert.ok(counter.steps > 0, `${form}: steps were counted`);
+        perChar.push(counter.steps / input.length);
       }
     }
     // A bound independent of n: at most a constant times the glob's size per character.
@@ -251,6 +254,20 @@ test('picomatch itself would be slow on the refused forms (why they are refused)
   const source = picomatch.makeRe('+(a|aa)*(b)', { dot: true }).source;
   assert.match(source, /\(\?:a\|aa\)\+/);
   assert.match(refusal('+(a|aa)*(b)'), /backtracks/);
+});
+
+test('globBase is picomatch.scan(glob).base, on random globs of every character the scan looks at', () => {
+  const chars = ['a', 'b', '/', '.', '*', '?', '[', ']', '{', '}', ',', '(', ')', '!', '+', '@', '\\', ' ', '\u0000'];
+  const globArb = fc.oneof(
+    fc.array(fc.constantFrom(...chars), { maxLength: 14 }).map((cs) => cs.join('')),
+    fc.constantFrom('fixtures/*.json', 'services/s00/fixtures/*.json', 'services/a\\(b\\)/fixtures/*.json', './fixtures/*.json', '!fixtures/*.json', 'a/b/c', '**/*.json', 'a/{b,c}/*.json', 'a/\\{b,c}/x/*', 'a/{b..c}/*', 'a/+(b)/c', 'a/b(c)/d', 'a/[bc]/d', 'a//b/*', ''),
+  );
+  fc.assert(
+    fc.property(globArb, (glob) => {
+      assert.is(globBase(glob), picomatch.scan(glob).base, JSON.stringify(glob));
+    }),
+    { seed: SEED, numRuns: 20000 },
+  );
 });
 
 test.run();
