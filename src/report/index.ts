@@ -2,7 +2,8 @@
 // the server's `remote:` text, JSON, SARIF, GitHub workflow commands, JUnit XML, the machine
 // line, progress). Entries build an Outcome and pick a format; none formats findings itself.
 
-export { compareCodePoints, sortFindings, sortedUnique } from './order';
+export { compareCodePoints } from '../code-points';
+export { sortFindings, sortedUnique } from './order';
 export { findingsOutcome, identitiesOf, outcomeOf, type Outcome, type ResultLike } from './outcome';
 export {
   findingLine,

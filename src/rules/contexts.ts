@@ -15,7 +15,7 @@ import { checkEvidence } from '../evidence/index';
 import { TreeSource } from '../evidence/tree-source';
 import { dayNumber } from '../evidence/dates';
 import { checkFreezeFile } from '../evidence/freeze';
-import { printableText } from '../evidence/index';
+import { printableFinding } from '../evidence/index';
 import { parsePyJson, toPlain } from '../evidence/pyjson';
 import { anOwner } from '../evidence/read';
 import type { ContextPolicy, ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, Policy, RuleContext } from '../evidence/types';
@@ -253,7 +253,7 @@ async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSo
       );
     }
   }
-  return { findings: findings.map((f) => ({ ...f, message: printableText(f.message), fix: printableText(f.fix) })), identities: emptyIdentities(), results };
+  return { findings: findings.map(printableFinding), identities: emptyIdentities(), results };
 }
 
 function contextFinding(f: Finding, c: BoundedContext, touched: boolean): Finding {

@@ -38,7 +38,7 @@ test('verify-ref prints the same bytes under sv_SE, C, en_US and de_DE, in code 
 });
 
 test('the comparison is by code point beyond the BMP too (U+FF5E before U+1F600)', async () => {
-  const { compareCodePoints } = await import('../../src/report/order');
+  const { compareCodePoints } = await import('../../src/code-points');
   assert.ok(compareCodePoints('\uff5e', '😀') < 0);
   assert.ok('\uff5e' > '😀', 'UTF-16 code unit order would put them the other way round');
   assert.ok(compareCodePoints('z', 'ä') < 0);
