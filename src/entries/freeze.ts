@@ -30,7 +30,7 @@ import { jsonText, STARTER_FREEZE } from '../client/templates';
 import { today } from '../clock';
 import { dayNumber, isCalendarDate, plural } from '../evidence/dates';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
-import type { FreezeRow as CheckedFreezeRow } from '../evidence/freeze';
+import type { FreezeRow as CheckedFreezeRow } from '../evidence/types';
 import { validateAgainst } from '../evidence/schema';
 import { UsageError, type CliIO } from '../io';
 import { printable, quotePath } from '../quote';
