@@ -19,7 +19,7 @@ import type { PathChange } from './git/types';
 import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
 import { isAncestor, mergeBase, newCommits, newCommitsOnServer, ShallowBoundaryError } from './git/walk';
 import { gateResult, refResult, type GateResult, type GateResultParts, type RefResult, type RefResultParts } from './results';
-import { short } from './report/text';
+import { short } from './wording';
 import { deadlineFinding, internalError } from './rules/errors';
 import { objectFsckFinding, objectUnreadableFinding } from './rules/object-invalid';
 import { contextsEvidence, contextsEvidenceAt } from './rules/contexts';

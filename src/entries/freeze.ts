@@ -28,7 +28,8 @@ import { checkPlanned, commitHint, openAuthoring, printRefusal, writePlanned, ty
 import { gitConfig } from '../client/git-cli';
 import { jsonText, STARTER_FREEZE } from '../client/templates';
 import { today } from '../clock';
-import { dayNumber, isCalendarDate, plural } from '../evidence/dates';
+import { dayNumber, isCalendarDate } from '../evidence/dates';
+import { plural } from '../wording';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
 import type { FreezeRow as CheckedFreezeRow } from '../evidence/types';
 import { validateAgainst } from '../evidence/schema';

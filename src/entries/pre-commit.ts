@@ -23,7 +23,7 @@ import { indexChangesAgainstTree, indexFilePath, readStagedIndex, type StagedInd
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
-import { shortRef } from '../report/text';
+import { shortRef } from '../wording';
 import { resolveBase } from '../run/base';
 import { isOid } from '../types';
 import { EXIT } from '../verdict';

@@ -26,7 +26,7 @@ import { ZERO_OID, type RefUpdate } from '../types';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { readPushInput } from '../client/push-input';
-import { short, shortRef } from '../report/text';
+import { short, shortRef } from '../wording';
 import { EXIT } from '../verdict';
 
 const USAGE =

@@ -4,7 +4,8 @@
 
 import { finding, type Finding } from '../findings';
 import { sha256Hex } from '../hash';
-import { dateOf, dayNumber, plural, todayNumber } from './dates';
+import { plural } from '../wording';
+import { dateOf, dayNumber, todayNumber } from './dates';
 import { toPlain } from './pyjson';
 import { anOwner, readJsonEvidence, schemaCheck, type FileRole } from './read';
 import type { FreezeFileState, FreezeRow, Policy, RuleContext } from './types';

@@ -22,7 +22,7 @@ import { Deadline } from '../deadline';
 import { finding, type Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
 import { isAncestor } from '../git/walk';
-import { short } from '../report/text';
+import { short } from '../wording';
 import { ZERO_OID } from '../types';
 import { entryTextOf } from './append';
 import { checkEntry, verdictAllows, type LogPredicate } from './entry';

@@ -20,7 +20,7 @@ import { anOwner } from '../evidence/read';
 import type { ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, RuleContext } from '../evidence/types';
 import { emptyIdentities, finding, type Finding } from '../findings';
 import type { PathChange } from '../git/types';
-import { short } from '../report/text';
+import { short } from '../wording';
 import type { RunContext } from '../run/context';
 import { baseSource, evidenceReport } from './evidence';
 import type { BoundedContext, Contexts } from '../run/contexts';
