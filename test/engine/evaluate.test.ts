@@ -11,8 +11,9 @@ import { indexChangesAgainstTree, readStagedIndex } from '../../src/git/staged-i
 import { resolveBase, type BaseChoice } from '../../src/run/base';
 import type { RunSetup } from '../../src/run/context';
 import { ZERO_OID } from '../../src/types';
-import { commitAll, git, guardedRepo, initRepo, POLICY, writeFiles } from '../helpers/repo';
+import { guardedRepo, POLICY } from '../helpers/repo';
 import { join } from 'node:path';
+import { commitAll, git, initRepo, writeFiles } from '../helpers/git';
 
 const TODAY = '2026-11-02';
 

@@ -13,10 +13,10 @@ import { readCommitGraph } from '../../src/git/commit-graph';
 import { ObjectStore } from '../../src/git/store';
 import { Deadline } from '../../src/deadline';
 import { commitGraphFiles, commitGraphNotices, mergeBases, newCommits } from '../../src/git/walk';
-import { cleanup, git } from './helpers';
 import { buildDag, objectsDir, writeGraph, type Dag, type DagCommit } from './walk-dag';
+import { cleanupTempDirs, git } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 function sample(): Dag {
   const spec: DagCommit[] = [];

@@ -15,9 +15,10 @@ import { deflateSync } from 'node:zlib';
 import { ObjectStore, decodePathBytes, diffTrees, isUnsafeName } from '../../src/git/index';
 import { RawTree } from '../../src/git/raw-tree';
 import type { PathChange, TreeEntry } from '../../src/git/types';
-import { cleanup, git, gitBuf, initRepo, rawTree } from './helpers';
+import { rawTree } from './helpers';
+import { cleanupTempDirs, git, gitBuf, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 type Spec = { name: string; mode: string; sub?: Spec[] };
 

@@ -5,7 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { CLI, commitAll, git, GIT_ENV, guardedRepo, writeFiles } from '../helpers/repo';
+import { CLI, guardedRepo } from '../helpers/repo';
+import { commitAll, git, GIT_ENV, writeFiles } from '../helpers/git';
 
 const LOCALES = ['sv_SE.UTF-8', 'C', 'en_US.UTF-8', 'de_DE.UTF-8'];
 
