@@ -3,10 +3,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, push, refOid, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, baseEnv, BOB, commitAll, push, refOid, write } from './harness';
 import { gitValue } from '../helpers/git';
 
-const arena = arenaPerFile(test, (a) => gitValue(a.work, ['push', '-q', 'origin', 'main:refs/heads/release/1.0', 'main:refs/heads/scratch']));
+const arena = arenaPerFile(test, (a) => gitValue(a.work, ['push', '-q', 'origin', 'main:refs/heads/release/1.0', 'main:refs/heads/scratch'], { env: baseEnv() }));
 
 test('force push and deletion of the protected main are closed for a non-owner, allowed for an owner', () => {
   const r = arena();

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { arenaPerFile, assertClosed, BOB, commitAll, machine, push, serverFile, write } from './harness';
+import { arenaPerFile, assertClosed, baseEnv, BOB, commitAll, machine, push, serverFile, write } from './harness';
 import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
@@ -47,7 +47,7 @@ test('commits in an alternate object directory are new when a ref first reaches 
   const edit = commitAll(r.work, 'weights');
   gitValue(r.work, ['revert', '--no-edit', 'HEAD']);
   const tip = gitValue(r.work, ['rev-parse', 'HEAD']);
-  gitValue(r.work, ['push', '-q', pool, 'HEAD:refs/heads/pooled']);
+  gitValue(r.work, ['push', '-q', pool, 'HEAD:refs/heads/pooled'], { env: baseEnv() });
   write(r.bare, 'objects/info/alternates', `${join(pool, 'objects')}\n`);
   try {
     assert.is(gitValue(r.bare, ['cat-file', '-t', edit]), 'commit', 'the server reads the commit through its alternate');

@@ -25,7 +25,7 @@ gitValue(root, ['init', '-q', '-b', 'main', work]);
 gitValue(work, ['remote', 'add', 'origin', `file://${bare}`]);
 cpSync(join(ROOT, 'examples', 'monorepo'), work, { recursive: true });
 commitAll(work, 'the monorepo example');
-gitValue(work, ['push', '-q', 'origin', 'main']);
+gitValue(work, ['push', '-q', 'origin', 'main'], { env: baseEnv() });
 installHook(bare);
 
 /** A branch off main with the given files written, committed. */

@@ -136,7 +136,7 @@ export function makeTemplate(opts: { evidence?: boolean; install?: boolean } = {
   else write(work, 'README.md', '# unguarded\n');
   gitValue(work, ['add', '-A']);
   gitValue(work, ['commit', '-qm', 'guarded start']);
-  gitValue(work, ['push', '-q', 'origin', 'main']);
+  gitValue(work, ['push', '-q', 'origin', 'main'], { env: baseEnv() });
   if (opts.install !== false) installHook(bare);
   return { root, bare, work };
 }
