@@ -115,6 +115,17 @@ function addMerge(parts: PlanParts, file: { path: string; merge: Merge; mode?: n
   parts.notes.push(...file.merge.notes);
 }
 
+/** A manager's configuration file merged into the plan; one whose shape init cannot edit
+ * becomes a note asking for the receipt-gate `what` (commands, hooks) by hand. */
+function addConfigMerge(parts: PlanParts, file: { path: string; merge: () => Merge; what: string }): void {
+  try {
+    addMerge(parts, { path: file.path, merge: file.merge() });
+  } catch (err) {
+    if (!(err instanceof ConfigShapeError)) throw err;
+    parts.notes.push(`${file.path}: ${err.message}; add the receipt-gate ${file.what} yourself (docs/client.md)`);
+  }
+}
+
 /** package.json for a manager that only needs receipt-gate pinned. */
 function pinSelfOnly(parts: PlanParts): HookPlan['packageJson'] {
   return parts.hasPkg ? { glob: null, prepare: null, devDependencies: [parts.self] } : null;
@@ -182,17 +193,12 @@ function planLefthook(parts: PlanParts, config: string): HookPlan {
       `lefthook is configured in ${config}, which init does not edit: add a pre-commit command '${bin} pre-commit' and a pre-push command '${bin} pre-push {1} {2}' with use_stdin: true`,
     );
   } else {
-    try {
-      const commands: LefthookCommand[] = [
-        { hook: 'pre-commit', name: 'receipt-gate', run: `${bin} pre-commit`, useStdin: false },
-        // use_stdin: lefthook otherwise gives commands a terminal, not git's ref lines.
-        { hook: 'pre-push', name: 'receipt-gate', run: `${bin} pre-push {1} {2}`, useStdin: true },
-      ];
-      addMerge(parts, { path: config, merge: mergeLefthook(text, commands, config) });
-    } catch (err) {
-      if (!(err instanceof ConfigShapeError)) throw err;
-      notes.push(`${config}: ${err.message}; add the receipt-gate commands yourself (docs/client.md)`);
-    }
+    const commands: LefthookCommand[] = [
+      { hook: 'pre-commit', name: 'receipt-gate', run: `${bin} pre-commit`, useStdin: false },
+      // use_stdin: lefthook otherwise gives commands a terminal, not git's ref lines.
+      { hook: 'pre-push', name: 'receipt-gate', run: `${bin} pre-push {1} {2}`, useStdin: true },
+    ];
+    addConfigMerge(parts, { path: config, merge: () => mergeLefthook(text, commands, config), what: 'commands' });
   }
   return {
     files,
@@ -211,16 +217,11 @@ function planLefthook(parts: PlanParts, config: string): HookPlan {
 /** pre-commit (the Python framework): two local hooks merged into .pre-commit-config.yaml. */
 function planPreCommit(parts: PlanParts, config: string): HookPlan {
   const { input, bin, notes, files } = parts;
-  try {
-    const hooks: PreCommitHook[] = [
-      { id: 'receipt-gate-pre-commit', name: 'receipt-gate pre-commit', entry: `${bin} pre-commit`, stage: 'commit' },
-      { id: 'receipt-gate-pre-push', name: 'receipt-gate pre-push', entry: `${bin} pre-push`, stage: 'push' },
-    ];
-    addMerge(parts, { path: config, merge: mergePreCommitConfig(input.read(config) ?? '', hooks, config) });
-  } catch (err) {
-    if (!(err instanceof ConfigShapeError)) throw err;
-    notes.push(`${config}: ${err.message}; add the receipt-gate hooks yourself (docs/client.md)`);
-  }
+  const hooks: PreCommitHook[] = [
+    { id: 'receipt-gate-pre-commit', name: 'receipt-gate pre-commit', entry: `${bin} pre-commit`, stage: 'commit' },
+    { id: 'receipt-gate-pre-push', name: 'receipt-gate pre-push', entry: `${bin} pre-push`, stage: 'push' },
+  ];
+  addConfigMerge(parts, { path: config, merge: () => mergePreCommitConfig(input.read(config) ?? '', hooks, config), what: 'hooks' });
   return {
     files,
     notes,
