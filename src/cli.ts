@@ -84,7 +84,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       const details = err instanceof SetupError ? err.details : {};
       const doc = renderFailure(format, { command, message: err.message, exitCode: EXIT.usage, ...details }, VERSION);
       if (doc !== null) io.stdout(doc);
-      io.stderr(`receipt-gate ${command}: ${withoutServerPaths(err.message, io.env).split('\n').map(printable).join('\n')}\n`);
+      io.stderr(`receipt-gate ${command}: ${withoutServerPaths(err.message, io.env).split('\n').map((line) => printable(line)).join('\n')}\n`);
       return EXIT.usage;
     }
     // Fail closed: an unexpected error is a rejection with a sentence, never a pass.

@@ -13,7 +13,7 @@
 
 import { DeadlineExceeded, withinDeadline } from './deadline';
 import type { EvidenceReport, EvidenceResults, EvidenceSource } from './evidence/types';
-import { emptyIdentities, finding, type Finding } from './findings';
+import { emptyIdentities, finding, type Finding, type Identities } from './findings';
 import { diffTrees, touchedPaths } from './git/diff';
 import type { PathChange } from './git/types';
 import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
@@ -22,7 +22,7 @@ import { newCommits } from './git/history/new-commits';
 import { newCommitsOnServer } from './git/history/server-new-commits';
 import { ShallowBoundaryError } from './git/history/shallow';
 import { gateResult, refResult, type GateResult, type GateResultParts, type RefResult, type RefResultParts } from './results';
-import { short } from './report/text';
+import { short } from './wording';
 import { deadlineFinding, internalError } from './rules/errors';
 import { objectFsckFinding, objectUnreadableFinding } from './rules/object-invalid';
 import { contextsEvidence, contextsEvidenceAt } from './rules/contexts';
@@ -79,140 +79,211 @@ async function resolveSymbolic(store: ObjectStore, ref: string): Promise<{ ref: 
   return resolved === null ? { ref, outside: false } : { ref: resolved.ref, outside: resolved.outsideNamespace === true };
 }
 
+/** One ref update on its way through the rules: what was pushed, the update as the rules see
+ * it (symbolic refs followed, `old` from the repository on the server), and what has been found. */
+interface RefJudgement {
+  ctx: RunContext;
+  /** The update as pushed (the name the findings and the result carry). */
+  pushed: RefUpdate;
+  /** The update of the ref it writes. */
+  update: RefUpdate;
+  /** Where findings are placed: the pushed ref's name. */
+  at: { ref: string };
+  /** Whether either name (pushed or resolved) is a protected ref. */
+  isProtectedRef: boolean;
+  findings: Finding[];
+  /** With bounded contexts, every change is kept to tell which contexts the update touches. */
+  touched: PathChange[][] | null;
+}
+
+/** What a judgement hands back besides its findings (what the code path found on the way). */
+interface JudgedParts {
+  commits?: string[];
+  identities?: Identities;
+  evidence?: EvidenceResults | null;
+  contexts?: EvidenceReport['contexts'];
+}
+
+/** The result of one ref update: its findings (path findings once each) and what was found. */
+function resultOf(j: RefJudgement, parts: JudgedParts = {}): RefResult {
+  return refResult(j.pushed, dedupePathFindings(j.findings), {
+    isProtectedRef: j.isProtectedRef,
+    newCommits: parts.commits ?? [],
+    identities: parts.identities ?? emptyIdentities(),
+    evidence: parts.evidence ?? null,
+    contexts: parts.contexts,
+  });
+}
+
+/** One ref update: its name resolved, then the handler of its kind. Replace, remote-tracking
+ * and namespace refs are the owners'; notes refs are judged as notes; branches, tags and every
+ * other namespace as code. */
 async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> {
-  const { store } = ctx;
-  const findings: Finding[] = [];
-
-  // 1. Symbolic refs: the update is of the ref it resolves to, judged by that name.
-  const { ref, outside } = await resolveSymbolic(store, pushed.ref);
-  let old = pushed.old;
-  if (ref !== pushed.ref) {
-    if (ctx.isProtectedRef(pushed.ref) || outside) {
-      const f = symbolicFinding(ctx, pushed.ref, ref, pushed.new === ZERO_OID ? pushed.old : pushed.new);
-      if (f) findings.push(f);
-    }
-  }
-  if (ctx.scope.kind === 'server') {
-    // What the ref holds now, not what the client says it held (git checks that later): a
-    // zero `old` for an existing ref is an update of it, never a creation.
-    old = (await store.resolveRefExact(ref)) ?? ZERO_OID;
-  }
-  const update: RefUpdate = { old, new: pushed.new, ref };
-  const at = { ref: pushed.ref };
-  const isProtectedRef = ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref);
-  const done = (commits: string[] = [], identities = emptyIdentities(), evidence: EvidenceResults | null = null, contexts?: EvidenceReport['contexts']) =>
-    refResult(pushed, dedupePathFindings(findings), { isProtectedRef, newCommits: commits, identities, evidence, contexts });
-  // With bounded contexts, every change is kept to tell which contexts the update touches.
-  const touched: PathChange[][] | null = ctx.contexts === null ? null : [];
-
-  // Each kind of ref has its own handler; branches, tags and every other namespace go on below
-  // as code.
-  const kind = updateKind(pushed.ref, ref, store.replaceRefBase);
+  const j = await startJudgement(ctx, pushed);
+  const kind = updateKind(pushed.ref, j.update.ref, ctx.store.replaceRefBase);
   // A remote-tracking ref is owners-only where it is written (a push to the server, which
   // verify-ref in a mirror would take as the base); in a clone it is the fetched branch, and
   // verify-ref origin/main audits that branch as code.
   const auditOfFetchedBranch = kind.kind === 'owners-only' && kind.namespace === 'remotes' && ctx.scope.kind !== 'server';
   if (kind.kind === 'owners-only' && !auditOfFetchedBranch) {
-    const f = ownersOnlyFinding(ctx, kind.namespace, pushed.ref, update);
-    if (f) findings.push(f);
-    return done();
+    const f = ownersOnlyFinding(ctx, kind.namespace, pushed.ref, j.update);
+    if (f) j.findings.push(f);
+    return resultOf(j);
   }
   if (kind.kind === 'notes') {
-    findings.push(...(await notesFindings(ctx, pushed.ref, update, isProtectedRef || ref === RECEIPT_NOTES_REF)));
-    return done();
+    j.findings.push(...(await notesFindings(ctx, pushed.ref, j.update, j.isProtectedRef || j.update.ref === RECEIPT_NOTES_REF)));
+    return resultOf(j);
   }
+  return judgeCode(j);
+}
 
+/** 1. Symbolic refs: the update is of the ref it resolves to, judged by that name. */
+async function startJudgement(ctx: RunContext, pushed: RefUpdate): Promise<RefJudgement> {
+  const { store } = ctx;
+  const findings: Finding[] = [];
+  const { ref, outside } = await resolveSymbolic(store, pushed.ref);
+  if (ref !== pushed.ref && (ctx.isProtectedRef(pushed.ref) || outside)) {
+    const f = symbolicFinding(ctx, pushed.ref, ref, pushed.new === ZERO_OID ? pushed.old : pushed.new);
+    if (f) findings.push(f);
+  }
+  // What the ref holds now, not what the client says it held (git checks that later): a
+  // zero `old` for an existing ref is an update of it, never a creation.
+  const old = ctx.scope.kind === 'server' ? ((await store.resolveRefExact(ref)) ?? ZERO_OID) : pushed.old;
+  return {
+    ctx,
+    pushed,
+    update: { old, new: pushed.new, ref },
+    at: { ref: pushed.ref },
+    isProtectedRef: ctx.isProtectedRef(ref) || ctx.isProtectedRef(pushed.ref),
+    findings,
+    touched: ctx.contexts === null ? null : [],
+  };
+}
+
+/** A branch, a tag or any other ref judged as code: deletion, what the ref names, its new
+ * commits, the net change, the policy it leaves and the evidence at its tip. */
+async function judgeCode(j: RefJudgement): Promise<RefResult> {
+  const { ctx, update, pushed } = j;
   // 2. Deletion.
   if (update.new === ZERO_OID) {
-    if (isProtectedRef) {
+    if (j.isProtectedRef) {
       const f = deletionFinding(ctx, pushed.ref, update.old === ZERO_OID ? pushed.old : update.old);
-      if (f) findings.push(f);
+      if (f) j.findings.push(f);
     }
-    return done();
+    return resultOf(j);
   }
-
-  // 3. A ref to a tree or a blob brings no commit: nothing is touched. The tags the push
-  //    brings on the way are judged as git fsck judges them.
-  const peeled = await store.peel(update.new, ctx.deadline);
-  findings.push(...(await newTagFindings(ctx, peeled.tags, at)));
-  if (peeled.type !== 'commit') {
-    const f = isProtectedRef ? notACommitFinding(ctx, pushed.ref, update.new, peeled.type) : null;
-    findings.push(
-      f ??
-        finding('REF_NO_COMMIT', {
-          severity: 'info',
-          ...at,
-          commit: update.new,
-          message: `the ref names a ${peeled.type} (${short(peeled.oid)}), not a commit: it brings no commit, so no path is touched`,
-          fix: 'nothing to do',
-        }),
-    );
-    return done();
-  }
-  const newCommit = peeled.oid;
-  const oldPeeled = update.old === ZERO_OID || !(await store.hasObject(update.old)) ? null : await store.peel(update.old, ctx.deadline);
+  const newCommit = await peelNew(j);
+  if (newCommit === null) return resultOf(j);
+  const oldPeeled = update.old === ZERO_OID || !(await ctx.store.hasObject(update.old)) ? null : await ctx.store.peel(update.old, ctx.deadline);
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
+  const tips = { newCommit, oldCommit, oldOid: oldPeeled?.oid ?? null };
 
+  const commits = await judgeHistory(j, tips);
+  if (commits.missingParents) return resultOf(j, { commits: commits.oids });
+  await judgeNetChange(j, tips);
+  const newTree = (await ctx.store.readCommit(newCommit)).tree;
+
+  // 8. The policy this update leaves behind must be valid too.
+  j.findings.push(...(await policyLeftFindings(ctx.store, newCommit, newTree, ctx.base.policyOid, pushed.ref, ctx.policy.contexts)));
+  ctx.deadline.check();
+
+  // 9. Evidence over the whole tree at new (once per tree, whatever refs point at it).
+  //    With bounded contexts, each context's evidence too, judged by what the update touches.
+  const report = ctx.contexts === null || j.touched === null ? await treeEvidence(ctx, newCommit, newTree) : await contextsEvidence(ctx, ctx.contexts, newCommit, newTree, j.touched);
+  j.findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
+  return resultOf(j, { commits: commits.oids, identities: report.identities, evidence: report.results, contexts: report.contexts });
+}
+
+/** The new and old tips of a code update, peeled to commits (`oldOid`: what old peels to). */
+interface Tips {
+  newCommit: string;
+  oldCommit: string | null;
+  oldOid: string | null;
+}
+
+/** 3. The commit the update's new value peels to, or null when it names a tree or a blob: such
+ *  a ref brings no commit and touches nothing. The tags the push brings on the way are judged
+ *  as git fsck judges them. */
+async function peelNew(j: RefJudgement): Promise<string | null> {
+  const { ctx, update, pushed, at } = j;
+  const peeled = await ctx.store.peel(update.new, ctx.deadline);
+  j.findings.push(...(await newTagFindings(ctx, peeled.tags, at)));
+  if (peeled.type === 'commit') return peeled.oid;
+  const f = j.isProtectedRef ? notACommitFinding(ctx, pushed.ref, update.new, peeled.type) : null;
+  j.findings.push(
+    f ??
+      finding('REF_NO_COMMIT', {
+        severity: 'info',
+        ...at,
+        commit: update.new,
+        message: `the ref names a ${peeled.type} (${short(peeled.oid)}), not a commit: it brings no commit, so no path is touched`,
+        fix: 'nothing to do',
+      }),
+  );
+  return null;
+}
+
+/** Steps 4 to 6: the commits the update brings (`missingParents` when one names a parent the
+ * server lacks, and nothing else is judged), a protected ref's rewind, and what each new commit
+ * touches. */
+async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string[]; missingParents: boolean }> {
+  const { ctx, at } = j;
+  const { store } = ctx;
   // 4. On the server, the commits this update brings come first: one whose parent the
   //    repository lacks (a push from a shallow clone) cannot be judged at all, and nothing
   //    below is computed on such a history (it would read the commit as a root that adds
   //    every file, and ancestry through it cannot be answered).
   let commits: string[] | null = null;
   if (ctx.scope.kind === 'server') {
-    commits = await newCommitsOf(ctx, newCommit, oldCommit);
+    commits = await newCommitsOf(ctx, tips.newCommit, tips.oldCommit);
     const missing = await missingParentFindings(store, commits, at);
     if (missing.length > 0) {
-      findings.push(...missing);
-      return done(commits);
+      j.findings.push(...missing);
+      return { oids: commits, missingParents: true };
     }
   }
 
   // 5. A protected ref only moves forward.
-  if (isProtectedRef && oldPeeled !== null) {
-    if (oldCommit === null || !(await isAncestor(ctx.history, oldCommit, newCommit, ctx.deadline))) {
-      const f = rewriteFinding(ctx, pushed.ref, oldCommit ?? oldPeeled.oid, newCommit);
-      if (f) findings.push(f);
+  if (j.isProtectedRef && tips.oldOid !== null) {
+    if (tips.oldCommit === null || !(await isAncestor(ctx.history, tips.oldCommit, tips.newCommit, ctx.deadline))) {
+      const f = rewriteFinding(ctx, j.pushed.ref, tips.oldCommit ?? tips.oldOid, tips.newCommit);
+      if (f) j.findings.push(f);
     }
   }
   ctx.deadline.check();
 
   // 6. The commits this update brings, and what each one touches, parents first so a path is
   //    reported with the commit that first touched it.
-  commits ??= await newCommitsOf(ctx, newCommit, oldCommit);
+  commits ??= await newCommitsOf(ctx, tips.newCommit, tips.oldCommit);
   for (const commit of commits) {
     ctx.deadline.tick(64);
     const f = objectFsckFinding('commit', commit, await store.fsckMessages(commit), at);
-    if (f) findings.push(f);
+    if (f) j.findings.push(f);
   }
   for (const commit of await parentsFirst(store, commits)) {
     ctx.deadline.check();
     const changes = await touchedPaths(store, commit, ctx.deadline);
-    touched?.push(changes);
-    findings.push(...protectedPathFindings(ctx, changes, { ...at, commit }));
+    j.touched?.push(changes);
+    j.findings.push(...protectedPathFindings(ctx, changes, { ...at, commit }));
   }
   ctx.deadline.check();
+  return { oids: commits, missingParents: false };
+}
 
-  // 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
+/** 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new. */
+async function judgeNetChange(j: RefJudgement, tips: Tips): Promise<void> {
+  const { ctx } = j;
+  const { store } = ctx;
   const baseTip = ctx.base.tip;
-  const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(ctx.history, baseTip, newCommit, ctx.deadline) : null;
-  const newTree = (await store.readCommit(newCommit)).tree;
-  if (netFrom !== newCommit) {
+  const netFrom = j.isProtectedRef && tips.oldCommit !== null ? tips.oldCommit : baseTip !== null ? await mergeBase(ctx.history, baseTip, tips.newCommit, ctx.deadline) : null;
+  if (netFrom !== tips.newCommit) {
+    const newTree = (await store.readCommit(tips.newCommit)).tree;
     const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
     const changes = await diffTrees(store, fromTree, newTree, ctx.deadline);
-    touched?.push(changes);
-    findings.push(...protectedPathFindings(ctx, changes, { ...at, commit: newCommit }));
+    j.touched?.push(changes);
+    j.findings.push(...protectedPathFindings(ctx, changes, { ...j.at, commit: tips.newCommit }));
   }
   ctx.deadline.check();
-
-  // 8. The policy this update leaves behind must be valid too.
-  findings.push(...(await policyLeftFindings(store, newCommit, newTree, ctx.base.policyOid, pushed.ref, ctx.policy.contexts)));
-  ctx.deadline.check();
-
-  // 9. Evidence over the whole tree at new (once per tree, whatever refs point at it).
-  //    With bounded contexts, each context's evidence too, judged by what the update touches.
-  const report = ctx.contexts === null || touched === null ? await treeEvidence(ctx, newCommit, newTree) : await contextsEvidence(ctx, ctx.contexts, newCommit, newTree, touched);
-  findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
-  return done(commits, report.identities, report.results, report.contexts);
 }
 
 /** OBJECT_INVALID for each tag of a pushed ref's chain that git fsck reports an error for.

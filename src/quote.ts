@@ -52,12 +52,19 @@ export function quotePath(path: string | Uint8Array): string {
  * line and paragraph separators and the bidirectional overrides (which reorder what is shown). */
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** How `printable` spells an escape: `c` as git does (`\n`, `\033`, then `\u202e` above ASCII),
+ * `unicode` as `\u001b` throughout (the spelling evidence messages carry into every format). */
+export interface Spelling {
+  spelling?: 'c' | 'unicode';
+}
+
 /** `text` with every character that could start a line or move the cursor written as an
  * escape (`\n`, `\033`, `\u202e`); the rest, including other non-ASCII text, is kept. */
-export function printable(text: string): string {
-  return text.replace(UNSAFE, (c) => {
-    const code = c.charCodeAt(0);
-    if (code < 0x80) {
+export function printable(text: string, how: Spelling = {}): string {
+  const c = how.spelling !== 'unicode';
+  return text.replace(UNSAFE, (ch) => {
+    const code = ch.charCodeAt(0);
+    if (c && code < 0x80) {
       const esc = C_ESCAPES[code];
       return esc !== undefined ? `\\${esc}` : `\\${code.toString(8).padStart(3, '0')}`;
     }

@@ -28,9 +28,10 @@ import { checkPlanned, commitHint, openAuthoring, printRefusal, scopeName, write
 import { gitConfig } from '../client/git-cli';
 import { jsonText, STARTER_FREEZE } from '../client/templates';
 import { today } from '../clock';
-import { dayNumber, isCalendarDate, plural } from '../evidence/dates';
+import { dayNumber, isCalendarDate } from '../evidence/dates';
+import { plural } from '../wording';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
-import type { FreezeRow as CheckedFreezeRow } from '../evidence/freeze';
+import type { FreezeRow as CheckedFreezeRow } from '../evidence/types';
 import { validateAgainst } from '../evidence/schema';
 import type { DirectorySource } from '../evidence/sources';
 import type { Policy } from '../evidence/types';

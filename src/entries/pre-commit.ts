@@ -24,8 +24,9 @@ import { History } from '../git/history/history';
 import { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import type { CliIO } from '../io';
-import { shortRef } from '../report/text';
+import { shortRef } from '../wording';
 import { resolveBase } from '../run/base';
+import { isOid } from '../types';
 import { EXIT } from '../verdict';
 import type { Policy } from '../evidence/types';
 import { parsePolicy } from '../evidence/policy';
@@ -118,7 +119,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 async function mergeParents(gitdir: string): Promise<string[]> {
   try {
     const text = await readFile(join(gitdir, 'MERGE_HEAD'), 'utf8');
-    return text.split('\n').map((l) => l.trim()).filter((l) => /^[0-9a-f]{40}$/.test(l));
+    return text.split('\n').map((l) => l.trim()).filter((l) => isOid(l));
   } catch {
     return [];
   }

@@ -27,7 +27,7 @@ import { History } from '../git/history/history';
 import { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
 import { readPushInput } from '../client/push-input';
-import { short, shortRef } from '../report/text';
+import { short, shortRef } from '../wording';
 import { EXIT } from '../verdict';
 
 const USAGE =

@@ -6,7 +6,7 @@ import { today } from '../clock';
 import { UsageError, type CliIO } from '../io';
 import { EXIT, SHIM_EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
-import { remoteText } from '../server/messages';
+import { remoteText } from '../report/remote';
 import { recordDecision } from '../pushlog/record';
 
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]

@@ -43,7 +43,3 @@ export function todayNumber(today: string): number {
   if (n === null) throw new Error(`today must be a real YYYY-MM-DD date, got ${JSON.stringify(today)}`);
   return n;
 }
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}

@@ -7,14 +7,8 @@ import { finding, type Finding } from '../findings';
 import { sha256Hex } from '../hash';
 import { toPlain } from './pyjson';
 import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, type FileRole } from './read';
-import { MAX_BLOB_BYTES, type EvidenceSource, type Policy, type RuleContext } from './types';
+import { MAX_BLOB_BYTES, type EpochPin, type EvidenceSource, type Policy, type RuleContext } from './types';
 
-export interface EpochPin {
-  epoch_id: string;
-  generator: string;
-  generator_sha256: string;
-  inputs: string[];
-}
 
 export interface EpochCheck {
   findings: Finding[];

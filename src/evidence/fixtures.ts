@@ -11,21 +11,8 @@ import { byCodeUnit } from './sources';
 import { globBase } from '../glob';
 import { matcher } from '../matchers';
 import { show } from './schema';
-import type { EvidenceSource, RuleContext } from './types';
+import type { EvidenceSource, FixtureRecord, RuleContext } from './types';
 
-/** One fixture record as the receipt re-runs it. */
-export interface FixtureRecord {
-  path: string;
-  /** The record's id when it is a string. */
-  id: string | null;
-  /** The recorded digest when it is a real SHA-256 (64 lowercase hex), else null. */
-  sha256: string | null;
-  /** The record's `input` as canonical JSON (Python's json.dumps with sort_keys and compact
-   * separators): the bytes the fixture command reads on stdin. Null when there is none. */
-  stdin: string | null;
-  /** Why the record cannot be re-run (the first problem this rule found); null when it can. */
-  problem: string | null;
-}
 
 export interface FixturesCheck {
   findings: Finding[];

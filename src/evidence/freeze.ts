@@ -4,29 +4,13 @@
 
 import { finding, type Finding } from '../findings';
 import { sha256Hex } from '../hash';
-import { dateOf, dayNumber, plural, todayNumber } from './dates';
+import { plural } from '../wording';
+import { dateOf, dayNumber, todayNumber } from './dates';
 import { toPlain } from './pyjson';
 import { anOwner, readJsonEvidence, schemaCheck, type FileRole } from './read';
-import type { Policy, RuleContext } from './types';
+import type { FreezeFileState, FreezeRow, Policy, RuleContext } from './types';
 
-export interface FreezeRow {
-  id: string;
-  reason: string;
-  expires: string;
-  owner?: string;
-  added?: string;
-}
 
-/** What the freeze file freezes today, as the receipt records it. */
-export interface FreezeFileState {
-  /** SHA-256 of the freeze file's bytes when they could be read (valid JSON or not); null when
-   * there is no freeze file, or it is not a regular file or over the size limit. */
-  freezeFileSha256: string | null;
-  /** Rows that are valid and not expired. */
-  active: FreezeRow[];
-  /** Rows with a string id whose `expires` is a real date before today, in file order. */
-  expired: { id: string; expires: string }[];
-}
 
 export interface FreezeFileCheck extends FreezeFileState {
   findings: Finding[];

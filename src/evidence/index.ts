@@ -10,6 +10,7 @@ import { checkFixtures } from './fixtures';
 import { checkFreezeFile } from './freeze';
 import { checkManifest } from './manifest';
 import { checkObservations } from './observations';
+import { printable } from '../quote';
 import { byCodeUnit } from './sources';
 import type { EvidenceContext, EvidenceReport, EvidenceResults, RuleContext } from './types';
 
@@ -66,7 +67,7 @@ export async function checkEvidence(context: EvidenceContext): Promise<EvidenceR
     results.fixtures = fixtures.records;
   }
 
-  return { findings: findings.map(printable), identities, results };
+  return { findings: findings.map(printableFinding), identities, results };
 }
 
 function recordWitnesses(identities: Identities, witnesses: Map<string, string>): void {
@@ -79,16 +80,8 @@ function recordWitnesses(identities: Identities, witnesses: Map<string, string>)
 /** Messages quote names and text taken from the tree (file names, ids, reasons). Control,
  * line-separator and bidirectional-override characters in them are shown escaped (\u001b),
  * so evidence cannot forge extra lines or recolour a terminal or a `remote:` message. */
-export function printableText(text: string): string {
-  return text.replace(
-    // Control characters are what this escapes.
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
-function printable(f: Finding): Finding {
-  return { ...f, message: printableText(f.message), fix: printableText(f.fix) };
+export function printableFinding(f: Finding): Finding {
+  return { ...f, message: printable(f.message, { spelling: 'unicode' }), fix: printable(f.fix, { spelling: 'unicode' }) };
 }
 
 /** Runs one rule; anything it throws (an unreadable object, a bug) becomes a closing

@@ -5,7 +5,8 @@
 
 import { finding, type Finding } from '../findings';
 import { sha256Hex } from '../hash';
-import { dateOf, dayNumber, plural, todayNumber } from './dates';
+import { plural } from '../wording';
+import { dateOf, dayNumber, todayNumber } from './dates';
 import { DEFAULT_FREEZE } from './policy';
 import { toPlain } from './pyjson';
 import { anOwner, readFileBytes, readJsonEvidence, schemaFindings, type FileRole } from './read';

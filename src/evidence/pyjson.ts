@@ -14,6 +14,7 @@
 // whose repr JavaScript already writes are not taken apart again.
 
 import { isAscii } from 'node:buffer';
+import { compareCodePoints } from '../code-points';
 import { Deadline } from '../deadline';
 
 /** Options of parsePyJson, dumpsCanonical and toPlain (a Deadline alone is taken as `{ deadline }`). */
@@ -846,22 +847,6 @@ function floatStr(x: number): string {
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';
   return pyFloatRepr(x);
-}
-
-/** Python's `<` on str: by code point (lone surrogates are code points of their own). */
-export function compareCodePoints(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const ca = a.codePointAt(i)!;
-    const cb = b.codePointAt(j)!;
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i += ca > 0xffff ? 2 : 1;
-    j += cb > 0xffff ? 2 : 1;
-  }
-  const restA = a.length - i;
-  const restB = b.length - j;
-  return restA === restB ? 0 : restA < restB ? -1 : 1;
 }
 
 /** Anything but printable ASCII other than `"` and `\`. */

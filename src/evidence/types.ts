@@ -3,9 +3,6 @@
 
 import type { Deadline } from '../deadline';
 import type { Finding, Identities } from '../findings';
-import type { EpochPin } from './epoch';
-import type { FixtureRecord } from './fixtures';
-import type { FreezeFileState } from './freeze';
 
 export type EvidenceEntry =
   | { kind: 'file'; path: string; size: number; read(): Promise<Uint8Array> }
@@ -79,6 +76,48 @@ export interface EvidenceContext {
 /** The context as each rule module gets it: the deadline is always there. */
 export interface RuleContext extends EvidenceContext {
   deadline: Deadline;
+}
+
+// What the evidence rules record (src/evidence/epoch.ts, fixtures.ts, freeze.ts define how).
+
+export interface EpochPin {
+  epoch_id: string;
+  generator: string;
+  generator_sha256: string;
+  inputs: string[];
+}
+
+/** One fixture record as the receipt re-runs it. */
+export interface FixtureRecord {
+  path: string;
+  /** The record's id when it is a string. */
+  id: string | null;
+  /** The recorded digest when it is a real SHA-256 (64 lowercase hex), else null. */
+  sha256: string | null;
+  /** The record's `input` as canonical JSON (Python's json.dumps with sort_keys and compact
+   * separators): the bytes the fixture command reads on stdin. Null when there is none. */
+  stdin: string | null;
+  /** Why the record cannot be re-run (the first problem this rule found); null when it can. */
+  problem: string | null;
+}
+
+export interface FreezeRow {
+  id: string;
+  reason: string;
+  expires: string;
+  owner?: string;
+  added?: string;
+}
+
+/** What the freeze file freezes today, as the receipt records it. */
+export interface FreezeFileState {
+  /** SHA-256 of the freeze file's bytes when they could be read (valid JSON or not); null when
+   * there is no freeze file, or it is not a regular file or over the size limit. */
+  freezeFileSha256: string | null;
+  /** Rows that are valid and not expired. */
+  active: FreezeRow[];
+  /** Rows with a string id whose `expires` is a real date before today, in file order. */
+  expired: { id: string; expires: string }[];
 }
 
 /** What the rules read and validated at `new`, for the receipt and its verifier: they record

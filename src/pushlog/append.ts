@@ -15,6 +15,7 @@ import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../git/store';
+import { isOid } from '../types';
 import { checkEntry, LOG_REF, signEntry, type LogPredicate } from './entry';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -128,7 +129,7 @@ function sleep(ms: number): void {
 export function readLogRef(gitdir: string): string | null {
   try {
     const text = readFileSync(join(gitdir, LOG_REF), 'utf8').trim();
-    if (/^[0-9a-f]{40}$/.test(text)) return text;
+    if (isOid(text)) return text;
     throw new LogWriteError(`${join(gitdir, LOG_REF)} does not hold an oid (${JSON.stringify(text.slice(0, 60))})`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

@@ -23,7 +23,7 @@ import { finding, type Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
 import type { History } from '../git/history/history';
 import { isAncestor } from '../git/history/merge-base';
-import { short } from '../report/text';
+import { short } from '../wording';
 import { ZERO_OID } from '../types';
 import { entryTextOf, readLooseCommit } from './append';
 import { checkEntry, verdictAllows, type LoggedUpdate, type LogPredicate } from './entry';

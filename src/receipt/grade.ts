@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { evaluate } from '../engine';
-import type { FixtureRecord } from '../evidence/fixtures';
+import type { FixtureRecord } from '../evidence/types';
 import type { ContextPolicy, EvidenceResults, Policy } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
 import type { History } from '../git/history/history';

@@ -16,7 +16,7 @@
 import type { KeyObject } from 'node:crypto';
 import { isOid } from '../types';
 import { isEnvelope, PAYLOAD_TYPE, PREDICATE_TYPE, STATEMENT_TYPE, decodeBase64, verifyEnvelope } from './dsse';
-import type { FixtureRecord } from '../evidence/fixtures';
+import type { FixtureRecord } from '../evidence/types';
 import { checkEvidenceAtCommit } from '../evidence/tree-source';
 import type { Policy } from '../evidence/types';
 import type { ObjectStore } from '../git/store';

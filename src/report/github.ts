@@ -9,7 +9,8 @@ import { printable, quoteRefName } from '../quote';
 import type { SetupFailure } from './failure';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
-import { humanFix, humanMessage, sentence, verdictLine } from './text';
+import { humanFix, humanMessage } from './human';
+import { sentence, verdictLine } from './text';
 
 const COMMAND: Record<Severity, string> = { closed: 'error', hold: 'warning', info: 'notice' };
 

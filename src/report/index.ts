@@ -2,22 +2,12 @@
 // the server's `remote:` text, JSON, SARIF, GitHub workflow commands, JUnit XML, the machine
 // line, progress). Entries build an Outcome and pick a format; none formats findings itself.
 
-export { compareCodePoints, sortFindings, sortedUnique } from './order';
+export { compareCodePoints } from '../code-points';
+export { sortFindings, sortedUnique } from './order';
 export { findingsOutcome, identitiesOf, outcomeOf, type Outcome, type ResultLike } from './outcome';
-export {
-  findingLine,
-  findingLines,
-  findingPlace,
-  humanFix,
-  humanMessage,
-  oneLine,
-  plural,
-  renderText,
-  sentence,
-  short,
-  shortRef,
-  verdictLine,
-} from './text';
+export { findingLine, findingLines, findingPlace, renderText, sentence, verdictLine } from './text';
+export { humanFix, humanMessage, oneLine } from './human';
+export { plural, short, shortRef } from '../wording';
 export { asciiJson, blockedPaths, machineLine, recommendedAction, type MachineInput } from './machine';
 export { jsonFailure, jsonFinding, renderJson, toJson, type JsonFinding, type JsonOutput } from './json';
 export { pathUri, renderSarif, sarifFailure, SARIF_SCHEMA_URI, toSarif } from './sarif';

@@ -2,25 +2,8 @@
 // point (the order of their UTF-8 bytes, git's order), never by locale: the same result prints
 // the same bytes under any LANG or LC_ALL.
 
+import { compareCodePoints } from '../code-points';
 import type { Finding, Severity } from '../findings';
-
-/** Negative, zero or positive as `a` sorts before, with or after `b` by code point. */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x !== y) return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
-}
-
-/** UTF-16 code units ranked so that the first differing unit orders as its code point would:
- * surrogates (astral characters, U+10000 and above) after U+E000..U+FFFF. */
-function codePointRank(unit: number): number {
-  if (unit < 0xd800) return unit;
-  return unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
-}
 
 const SEVERITY_ORDER: Record<Severity, number> = { closed: 0, hold: 1, info: 2 };
 

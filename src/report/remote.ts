@@ -18,7 +18,8 @@ import { printable, quotePath, quoteRefName } from '../quote';
 import { ZERO_OID } from '../types';
 import { machineLine } from './machine';
 import { sortFindings } from './order';
-import { humanFix, humanMessage, plural, short, shortRef } from './text';
+import { plural, short, shortRef } from '../wording';
+import { humanFix, humanMessage } from './human';
 
 /** How one ref update fares on the server (docs/contract.md §2 On the server). */
 export type RefOutcome = 'accepted' | 'notice' | 'rejected';

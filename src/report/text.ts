@@ -3,24 +3,16 @@
 // line or move the cursor.
 
 import type { Finding, Severity } from '../findings';
-import { printable, printableMention, quotePath, quoteRefName } from '../quote';
+import { printable, quotePath } from '../quote';
+import { short, shortRef } from '../wording';
+import { humanFix, humanMessage } from './human';
 import type { Verdict } from '../verdict';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
 
 const MARK: Record<Severity, string> = { closed: 'closed', hold: 'hold  ', info: 'info  ' };
 
-/** An oid as the tool prints it: its first 7 characters ("no commit" when there is none). */
-export function short(oid: string | null | undefined): string {
-  return oid ? oid.slice(0, 7) : 'no commit';
-}
 
-/** A ref name without refs/heads/ or refs/tags/, made printable. */
-export function shortRef(ref: string): string {
-  // A ref name is bytes: quoted as git quotes it (core.quotePath), so no byte of it can start
-  // a line or steer the terminal.
-  return quoteRefName(ref.replace(/^refs\/(heads|tags)\//, ''));
-}
 
 /** Where a finding is: short ref, short commit and quoted path, each only when there is one. */
 export function findingPlace(f: Finding): string {
@@ -29,15 +21,7 @@ export function findingPlace(f: Finding): string {
     .join(' ');
 }
 
-/** A finding's message for a person: its path quoted, nothing that could forge a line. */
-export function humanMessage(f: Finding): string {
-  return oneLine(printableMention(f.message, [f.path]));
-}
 
-/** A finding's fix for a person, as humanMessage. */
-export function humanFix(f: Finding): string {
-  return oneLine(printableMention(f.fix, [f.path]));
-}
 
 /** One line per finding: severity, rule, ref, commit, path, what is wrong, and the fix. */
 export function findingLine(f: Finding): string {
@@ -51,11 +35,6 @@ export function sentence(text: string): string {
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-/** Whitespace runs that span lines become one space (after printable(), no raw line breaks are
- * left; this folds the ones a message's own author put in). */
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
-}
 
 const MEANING: Record<Verdict, string> = {
   closed: 'the patch may not merge',
@@ -84,8 +63,4 @@ export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'head
   }
   lines.push(verdictLine(outcome.verdict, outcome.findings));
   return `${lines.join('\n')}\n`;
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -1,6 +1,7 @@
-// Bounded contexts (monorepos, docs/contexts.md): which context holds a path, who may change it,
-// which contexts a ref update touches, and the evidence of each context at `new`. Built once per
-// run, and only for a policy that declares contexts: a policy without them never reaches here.
+// Bounded contexts (monorepos, docs/contexts.md): the evidence of each context at `new`. Which
+// context holds a path, who may change it and which contexts a ref update touches is
+// src/run/contexts.ts (built once per run, and only for a policy that declares contexts: a policy
+// without them never reaches here).
 //
 //   path ─► the context whose root holds it ─► that context's protection and owners
 //        └► outside every root ─► the repository-wide protection and owners (and the contexts
@@ -10,141 +11,19 @@
 //   tree at new ─► the repository-wide evidence, then each context's, each finding naming its
 //                  context; an expired (or held) freeze of an untouched context is info
 
-import type { Deadline } from '../deadline';
-import { checkEvidence } from '../evidence/index';
 import { TreeSource } from '../evidence/tree-source';
 import { dayNumber } from '../evidence/dates';
 import { checkFreezeFile } from '../evidence/freeze';
-import { printableText } from '../evidence/index';
+import { checkEvidence, printableFinding } from '../evidence/index';
 import { parsePyJson, toPlain } from '../evidence/pyjson';
 import { anOwner } from '../evidence/read';
-import type { ContextPolicy, ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, Policy, RuleContext } from '../evidence/types';
+import type { ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, RuleContext } from '../evidence/types';
 import { emptyIdentities, finding, type Finding } from '../findings';
 import type { PathChange } from '../git/types';
-import { compileGlob, type CompiledGlob } from '../glob';
-import { foldKey, segmentsOf } from '../paths';
-import { compileProtection, type Protection } from '../protection';
-import { short } from '../report/text';
+import { short } from '../wording';
 import type { RunContext } from '../run/context';
-import { isOwner, ownersText } from '../run/identity';
 import { baseSource, evidenceReport } from './evidence';
-
-/** One context as a run uses it. Its protection is compiled on first use. */
-export interface BoundedContext {
-  name: string;
-  root: string;
-  policy: Policy;
-  /** The root's folded key, the form paths are compared on. */
-  key: string;
-  owner: boolean;
-  ownersText: string;
-  protection(): Protection;
-  dependsOn: CompiledGlob[];
-}
-
-/** Who may change a path a change touches, and the glob that protects it. */
-export interface PathRule {
-  glob: string;
-  owner: boolean;
-  ownersText: string;
-  /** The context whose rule it is; absent for the repository-wide policy. */
-  context?: string;
-}
-
-export interface Contexts {
-  list: BoundedContext[];
-  /** The context whose root holds the (folded) path, or null. */
-  holding(folded: string): BoundedContext | null;
-  /** The rule a non-owner breaks with this change, or null when the pusher may make it. */
-  ruleFor(change: PathChange): PathRule | null;
-  /** The contexts the changed paths touch, in policy order. */
-  touchedBy(changes: readonly (readonly PathChange[])[]): BoundedContext[];
-  /** True when some changed path lies outside every root. */
-  touchesOutside(changes: readonly (readonly PathChange[])[]): boolean;
-}
-
-export interface ContextsSetup {
-  policy: Policy & { contexts: ContextPolicy[] };
-  identity: string | null;
-  /** The repository-wide protection and whether the identity owns the repository. */
-  protection: Protection;
-  owner: boolean;
-  ownersText: string;
-  deadline: Deadline;
-}
-
-export function compileContexts(setup: ContextsSetup): Contexts {
-  const list: BoundedContext[] = setup.policy.contexts.map((c) => {
-    let compiled: Protection | null = null;
-    return {
-      name: c.name,
-      root: c.root,
-      policy: c.policy,
-      key: foldKey(c.root),
-      owner: isOwner(c.policy, setup.identity),
-      ownersText: ownersText(c.policy),
-      protection: () => (compiled ??= compileProtection(c.policy, { deadline: setup.deadline })),
-      dependsOn: c.dependsOn.map((g) => compileGlob(g, { fold: true })),
-    };
-  });
-
-  const holding = (folded: string): BoundedContext | null => {
-    for (const c of list) {
-      if (folded === c.key || (folded.startsWith(c.key) && folded.charCodeAt(c.key.length) === 47 /* '/' */)) return c;
-    }
-    return null;
-  };
-
-  const ruleOf = (c: BoundedContext, change: PathChange): PathRule | null => {
-    if (c.owner) return null;
-    const glob = c.protection().protectedByChange(change);
-    return glob === null ? null : { glob, owner: false, ownersText: c.ownersText, context: c.name };
-  };
-
-  const ruleFor = (change: PathChange): PathRule | null => {
-    const folded = foldKey(change.path);
-    const holder = holding(folded);
-    if (holder !== null) return ruleOf(holder, change);
-    if (!setup.owner) {
-      const glob = setup.protection.protectedByChange(change);
-      if (glob !== null) return { glob, owner: false, ownersText: setup.ownersText };
-    }
-    // Outside every root: a symlink above a root, or a segment that may be an 8.3 short name of
-    // a root folder, puts other bytes under that root in some checkout.
-    const mayAlias = folded.includes('~');
-    for (const c of list) {
-      if (!mayAlias && !c.key.startsWith(folded + '/')) continue;
-      const rule = ruleOf(c, change);
-      if (rule !== null) return rule;
-    }
-    return null;
-  };
-
-  const touchedBy = (changes: readonly (readonly PathChange[])[]): BoundedContext[] => {
-    const touched = new Set<BoundedContext>();
-    for (const batch of changes) {
-      for (const change of batch) {
-        if (touched.size === list.length) return list;
-        const folded = foldKey(change.path);
-        const holder = holding(folded);
-        if (holder !== null) {
-          touched.add(holder);
-          continue;
-        }
-        // Outside every root: the contexts that depend on it, else every context.
-        const segments = segmentsOf(folded);
-        const dependents = list.filter((c) => c.dependsOn.some((g) => g.matchSegments(segments)));
-        for (const c of dependents.length > 0 ? dependents : list) touched.add(c);
-      }
-    }
-    return list.filter((c) => touched.has(c));
-  };
-
-  const touchesOutside = (changes: readonly (readonly PathChange[])[]): boolean =>
-    changes.some((batch) => batch.some((change) => holding(foldKey(change.path)) === null));
-
-  return { list, holding, ruleFor, touchedBy, touchesOutside };
-}
+import type { BoundedContext, Contexts } from '../run/contexts';
 
 /** Codes that an untouched context reports as info: the freezes that rot on the base branch by
  * the calendar alone, and the holds of tests the patch does not reach. */
@@ -253,7 +132,7 @@ async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSo
       );
     }
   }
-  return { findings: findings.map((f) => ({ ...f, message: printableText(f.message), fix: printableText(f.fix) })), identities: emptyIdentities(), results };
+  return { findings: findings.map(printableFinding), identities: emptyIdentities(), results };
 }
 
 function contextFinding(f: Finding, c: BoundedContext, touched: boolean): Finding {

@@ -4,7 +4,7 @@ import { checkEvidence } from '../evidence/index';
 import { TreeSource } from '../evidence/tree-source';
 import type { EvidenceReport, EvidenceSource } from '../evidence/types';
 import type { RunContext } from '../run/context';
-import { short } from '../report/text';
+import { short } from '../wording';
 
 /** The base tree as an evidence source (the "before" side: EPOCH_REWRITTEN), or null. */
 export async function baseSource(ctx: RunContext): Promise<EvidenceSource | null> {

@@ -2,7 +2,7 @@
 // that is not a commit, or create, delete or retarget a symbolic ref whose name is protected.
 
 import { finding, type Finding } from '../findings';
-import { short } from '../report/text';
+import { short } from '../wording';
 import type { RunContext } from '../run/context';
 import { quoteRefName as quoteRef } from '../quote';
 import { ZERO_OID } from '../types';

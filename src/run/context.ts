@@ -11,7 +11,7 @@ import type { ObjectStore } from '../git/store';
 import { refNameLatin1 } from '../git/refname';
 import { refMatcher } from '../matchers';
 import { compileProtection, type Protection } from '../protection';
-import { compileContexts, type Contexts } from '../rules/contexts';
+import { compileContexts, type Contexts } from './contexts';
 import type { Base } from './base';
 import { isOwner, ownersText } from './identity';
 

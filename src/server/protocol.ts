@@ -8,9 +8,8 @@
 // refuses (`refNameProblems`) closes the whole push.
 
 import { checkRefnameFormat } from '../git/refs';
-import type { RefUpdate } from '../types';
+import { isOid, type RefUpdate } from '../types';
 
-const OID = /^[0-9a-f]{40}$/;
 
 export type ParsedUpdates = { ok: true; updates: RefUpdate[] } | { ok: false; line: number; text: string; why: string };
 
@@ -36,8 +35,8 @@ export function parseRefUpdates(stdin: string): ParsedUpdates {
     if (fields.length < 3) return bad(`the line has ${fields.length} field${fields.length === 1 ? '' : 's'}, not 3`);
     if (fields.length > 3) return bad(`the line has ${fields.length} space-separated fields, not 3 (git refuses a space in a ref name)`);
     const [old, next, ref] = fields as [string, string, string];
-    if (!OID.test(old)) return bad('the old object id is not 40 lower-case hex digits');
-    if (!OID.test(next)) return bad('the new object id is not 40 lower-case hex digits');
+    if (!isOid(old)) return bad('the old object id is not 40 lower-case hex digits');
+    if (!isOid(next)) return bad('the new object id is not 40 lower-case hex digits');
     if (ref === '') return bad('the ref name is empty');
     updates.push({ old, new: next, ref });
   }

@@ -19,7 +19,7 @@ import { withReservedRefs } from '../rules/push-log';
 import { resolveBase } from '../run/base';
 import { identityFromEnv } from '../run/identity';
 import type { RefUpdate } from '../types';
-import { decidePush, type MessageOptions, type PushDecision } from './messages';
+import { decidePush, type MessageOptions, type PushDecision } from '../report/remote';
 import { parseRefUpdates, refusedRefName, stdinBytes } from './protocol';
 import { refNameFromLatin1 } from '../git/refname';
 import { quotePath } from '../quote';

@@ -5,7 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { remotePerTest, write, type Remote } from '../server/helpers';
-import { BOB, IDENT, findingOf, git, machine, push, refOid, verifyRef, writeObject } from './object-helpers';
+import { BOB, IDENT, findingOf, machine, push, refOid, verifyRef, writeObject } from './object-helpers';
+import { gitValue } from '../helpers/git';
 
 let r: Remote;
 remotePerTest(test, 'extra-parent', (remote) => {
@@ -13,20 +14,20 @@ remotePerTest(test, 'extra-parent', (remote) => {
 });
 
 function crafted(): { commit: string; main: string } {
-  const main = git(r.work, ['rev-parse', 'main']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
   // A commit of the clone only (never pushed), named by the extra line.
-  git(r.work, ['checkout', '-q', '-B', 'side', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'side', 'main']);
   write(r.work, 'notes.md', 'side\n');
-  git(r.work, ['add', '-A']);
-  git(r.work, ['commit', '-qm', 'side']);
-  const side = git(r.work, ['rev-parse', 'HEAD']);
-  git(r.work, ['checkout', '-q', 'main']);
+  gitValue(r.work, ['add', '-A']);
+  gitValue(r.work, ['commit', '-qm', 'side']);
+  const side = gitValue(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.work, ['checkout', '-q', 'main']);
   write(r.work, 'src/orders.py', 'def total(orders):\n    return sum(o.get("amount", 0) for o in orders)\n');
-  git(r.work, ['add', '-A']);
-  const tree = git(r.work, ['write-tree']);
-  git(r.work, ['reset', '-q', '--hard', 'main']);
+  gitValue(r.work, ['add', '-A']);
+  const tree = gitValue(r.work, ['write-tree']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'main']);
   const commit = writeObject(r.work, 'commit', `tree ${tree}\nparent ${main}\nauthor ${IDENT}\ncommitter ${IDENT}\nparent ${side}\n\ntolerate missing amounts\n`);
-  assert.is(git(r.work, ['rev-list', '--parents', '-n1', commit]), `${commit} ${main}`, 'git reads one parent');
+  assert.is(gitValue(r.work, ['rev-list', '--parents', '-n1', commit]), `${commit} ${main}`, 'git reads one parent');
   return { commit, main };
 }
 
@@ -40,7 +41,7 @@ test('a non-owner pushes it: accepted, judged as the one-parent commit git reads
 
 test('also fast-forwarding main, and with receive.fsckObjects=true', () => {
   const { commit } = crafted();
-  git(r.bare, ['config', 'receive.fsckObjects', 'true']);
+  gitValue(r.bare, ['config', 'receive.fsckObjects', 'true']);
   const result = push(r.work, ['origin', `${commit}:refs/heads/main`], BOB);
   assert.is(result.status, 0, result.stderr);
   assert.is(refOid(r.bare, 'refs/heads/main'), commit);
@@ -48,7 +49,7 @@ test('also fast-forwarding main, and with receive.fsckObjects=true', () => {
 
 test('verify-ref: eligible', () => {
   const { commit } = crafted();
-  git(r.work, ['update-ref', 'refs/heads/extra', commit]);
+  gitValue(r.work, ['update-ref', 'refs/heads/extra', commit]);
   const run = verifyRef(r, 'extra');
   assert.is(run.status, 0, run.stdout + run.stderr);
   assert.is(run.json.verdict, 'eligible');

@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertRejected, remotePerTest, type Remote } from '../server/helpers';
-import { BOB, EVIL_FIXTURE, IDENT, assertMainUntouched, findingOf, git, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { BOB, EVIL_FIXTURE, IDENT, assertMainUntouched, findingOf, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { gitValue } from '../helpers/git';
 
 let r: Remote;
 remotePerTest(test, 'parent-after', (remote) => {
@@ -14,9 +15,9 @@ remotePerTest(test, 'parent-after', (remote) => {
 });
 
 function crafted(tree: string): { commit: string; main: string } {
-  const main = git(r.work, ['rev-parse', 'main']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
   const commit = writeObject(r.work, 'commit', `tree ${tree}\nauthor ${IDENT}\ncommitter ${IDENT}\nparent ${main}\n\nlooks like a child of main\n`);
-  assert.is(git(r.work, ['rev-list', '--parents', '-n1', commit]), commit, 'git reads a root commit');
+  assert.is(gitValue(r.work, ['rev-list', '--parents', '-n1', commit]), commit, 'git reads a root commit');
   return { commit, main };
 }
 
@@ -36,14 +37,14 @@ test('on a branch: a root commit, every path it brings judged (the fixture: PATH
 
 test('with receive.fsckObjects=true git accepts the object and the hook judges it the same', () => {
   const { commit, main } = crafted(treeWithFixture(r.work, EVIL_FIXTURE));
-  git(r.bare, ['config', 'receive.fsckObjects', 'true']);
+  gitValue(r.bare, ['config', 'receive.fsckObjects', 'true']);
   assertRejected(push(r.work, ['origin', `+${commit}:refs/heads/main`], BOB), 'REF_PROTECTED');
   assertMainUntouched(r, main);
 });
 
 test('verify-ref reads the same root commit', () => {
   const { commit } = crafted(treeWithFixture(r.work, EVIL_FIXTURE));
-  git(r.work, ['update-ref', 'refs/heads/root', commit]);
+  gitValue(r.work, ['update-ref', 'refs/heads/root', commit]);
   const run = verifyRef(r, 'root');
   assert.is(run.json.verdict, 'closed', run.stdout);
   assert.ok(findingOf(run, 'PATH_PROTECTED'), run.stdout);

@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { remotePerTest, type Remote } from '../server/helpers';
-import { ALICE, BOB, EVIL_FIXTURE, IDENT, assertMainUntouched, assertObjectInvalid, findingOf, git, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { ALICE, BOB, EVIL_FIXTURE, IDENT, assertMainUntouched, assertObjectInvalid, findingOf, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { gitValue } from '../helpers/git';
 
 let r: Remote;
 remotePerTest(test, 'two-trees', (remote) => {
@@ -14,13 +15,13 @@ remotePerTest(test, 'two-trees', (remote) => {
 });
 
 function crafted(): { commit: string; main: string; evil: string } {
-  const main = git(r.work, ['rev-parse', 'main']);
-  const original = git(r.work, ['rev-parse', 'main^{tree}']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
+  const original = gitValue(r.work, ['rev-parse', 'main^{tree}']);
   const evil = treeWithFixture(r.work, EVIL_FIXTURE);
   const commit = writeObject(r.work, 'commit', `tree ${evil}\nparent ${main}\ntree ${original}\nauthor ${IDENT}\ncommitter ${IDENT}\n\nkeep main's tree\n`);
   // git itself reads the first tree and main as the parent.
-  assert.is(git(r.work, ['rev-parse', `${commit}^{tree}`]), evil);
-  assert.is(git(r.work, ['rev-list', '--parents', '-n1', commit]), `${commit} ${main}`);
+  assert.is(gitValue(r.work, ['rev-parse', `${commit}^{tree}`]), evil);
+  assert.is(gitValue(r.work, ['rev-list', '--parents', '-n1', commit]), `${commit} ${main}`);
   return { commit, main, evil };
 }
 
@@ -40,7 +41,7 @@ test('an owner\'s push of the same commit is refused too', () => {
 
 test('with receive.fsckObjects=true git refuses the object itself; main keeps its bytes', () => {
   const { commit, main } = crafted();
-  git(r.bare, ['config', 'receive.fsckObjects', 'true']);
+  gitValue(r.bare, ['config', 'receive.fsckObjects', 'true']);
   const result = push(r.work, ['origin', `${commit}:refs/heads/main`], BOB);
   assert.is.not(result.status, 0, result.stderr);
   assert.match(result.stderr, /missingAuthor/);
@@ -49,7 +50,7 @@ test('with receive.fsckObjects=true git refuses the object itself; main keeps it
 
 test('verify-ref names the commit and the fsck id', () => {
   const { commit } = crafted();
-  git(r.work, ['update-ref', 'refs/heads/two-trees', commit]);
+  gitValue(r.work, ['update-ref', 'refs/heads/two-trees', commit]);
   const run = verifyRef(r, 'two-trees');
   assert.is.not(run.status, 0, run.stdout + run.stderr);
   assert.is(run.json.verdict, 'closed');

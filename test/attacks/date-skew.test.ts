@@ -4,7 +4,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertRejected, commitAll, git, machine, push, refOid, type Remote, remotePerTest, write } from '../server/helpers';
+import { assertRejected, commitAll, machine, push, refOid, type Remote, remotePerTest, write } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 const BOB = { REMOTE_USER: 'bob' };
 
@@ -19,7 +20,7 @@ function dated(epochSeconds: number): Record<string, string> {
 }
 
 function tipTime(): number {
-  return Number(git(r.work, ['log', '-1', '--format=%ct']));
+  return Number(gitValue(r.work, ['log', '-1', '--format=%ct']));
 }
 
 test('a fast-forward of main dated two hours before main is a fast-forward', () => {
@@ -33,7 +34,7 @@ test('a fast-forward of main dated two hours before main is a fast-forward', () 
 
 test('a long branch dated days before its parent: every commit is new, a fixture edit deep in it is found', () => {
   const start = tipTime() - 4 * 86400;
-  git(r.work, ['checkout', '-q', '-b', 'long']);
+  gitValue(r.work, ['checkout', '-q', '-b', 'long']);
   let n = 0;
   for (; n < 30; n++) {
     if (n === 3) write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": -1}]}\n');
@@ -52,7 +53,7 @@ test('a long branch dated days before its parent: every commit is new, a fixture
   const onMain = push(r.work, ['origin', 'long:main'], BOB);
   assertRejected(onMain, 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.not.ok(machine(onMain).findings.some((f) => f.code === 'REF_PROTECTED'), 'not read as a rewrite');
-  assert.is(refOid(r.bare, 'refs/heads/main'), git(r.work, ['rev-parse', 'origin/main']));
+  assert.is(refOid(r.bare, 'refs/heads/main'), gitValue(r.work, ['rev-parse', 'origin/main']));
 });
 
 test('a rewind of main dated after main is still a rewrite', () => {
@@ -61,7 +62,7 @@ test('a rewind of main dated after main is still a rewrite', () => {
   commitAll(r.work, 'a');
   assert.is(push(r.work, ['origin', 'main'], { REMOTE_USER: 'alice' }).status, 0);
   const tip = refOid(r.bare, 'refs/heads/main');
-  git(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
   write(r.work, 'src/b.py', 'b = 1\n');
   commitAll(r.work, 'b, dated a day after main', dated(future));
   assertRejected(push(r.work, ['--force', 'origin', 'main'], BOB), 'REF_PROTECTED');

@@ -5,17 +5,18 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, push, serverFile, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, push, serverFile, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
 /** Replaces `path` (a file, a folder or nothing) in the index with a gitlink to `commit` and
  * commits; the work tree is left alone. */
 function gitlinkAt(work: string, path: string, commit: string): string {
-  git(work, ['rm', '-rq', '--cached', '--ignore-unmatch', path]);
-  git(work, ['update-index', '--add', '--cacheinfo', `160000,${commit},${path}`]);
-  git(work, ['commit', '-qm', `a submodule at ${path}`]);
-  return git(work, ['rev-parse', 'HEAD']);
+  gitValue(work, ['rm', '-rq', '--cached', '--ignore-unmatch', path]);
+  gitValue(work, ['update-index', '--add', '--cacheinfo', `160000,${commit},${path}`]);
+  gitValue(work, ['commit', '-qm', `a submodule at ${path}`]);
+  return gitValue(work, ['rev-parse', 'HEAD']);
 }
 
 /** A commit of another repository (the "submodule") holding tools/patch_receipt.py. */
@@ -23,14 +24,14 @@ const SUBMODULE = 'a'.repeat(40);
 
 test('a gitlink at tools (for tools/patch_receipt.py), at .github (for .github/workflows/**), at fixtures', () => {
   const r = arena();
-  const tip = git(r.bare, ['rev-parse', 'main']);
+  const tip = gitValue(r.bare, ['rev-parse', 'main']);
   for (const [path, branch] of [
     ['tools', 'sub-tools'],
     ['.github', 'sub-github'],
     ['.github/workflows', 'sub-workflows'],
     ['fixtures', 'sub-fixtures'],
   ] as const) {
-    git(r.work, ['checkout', '-q', '-f', '-B', branch, 'origin/main']);
+    gitValue(r.work, ['checkout', '-q', '-f', '-B', branch, 'origin/main']);
     gitlinkAt(r.work, path, SUBMODULE);
     const result = push(r.work, ['origin', branch], BOB);
     const m = assertClosed(r, result, 'PATH_PROTECTED', path);
@@ -38,7 +39,7 @@ test('a gitlink at tools (for tools/patch_receipt.py), at .github (for .github/w
     const said = result.remote.join('\n');
     assert.match(said, /adds a submodule \(gitlink\) at a protected path|changes the type \(\w+ -> gitlink\)/, said);
   }
-  assert.is(git(r.bare, ['rev-parse', 'main']), tip);
+  assert.is(gitValue(r.bare, ['rev-parse', 'main']), tip);
   assert.is(serverFile(r, 'tools'), null);
   assert.ok(serverFile(r, 'fixtures/orders/base.json'));
 });
@@ -56,17 +57,17 @@ test('moving an existing submodule over a protected folder, and deleting it, are
   // The owner puts a submodule at tools; bob may neither bump nor remove it.
   gitlinkAt(r.work, 'tools', SUBMODULE);
   accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
-  git(r.work, ['checkout', '-q', '-f', '-B', 'bump', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-f', '-B', 'bump', 'origin/main']);
   gitlinkAt(r.work, 'tools', 'b'.repeat(40));
   assertClosed(r, push(r.work, ['origin', 'HEAD:main'], BOB), 'PATH_PROTECTED', 'tools');
-  git(r.work, ['checkout', '-q', '-f', '-B', 'remove', 'origin/main']);
-  git(r.work, ['rm', '-q', '--cached', 'tools']);
-  git(r.work, ['commit', '-qm', 'no submodule']);
+  gitValue(r.work, ['checkout', '-q', '-f', '-B', 'remove', 'origin/main']);
+  gitValue(r.work, ['rm', '-q', '--cached', 'tools']);
+  gitValue(r.work, ['commit', '-qm', 'no submodule']);
   assertClosed(r, push(r.work, ['origin', 'HEAD:main'], BOB), 'PATH_PROTECTED', 'tools');
-  assert.is(git(r.bare, ['rev-parse', 'main:tools']), SUBMODULE);
+  assert.is(gitValue(r.bare, ['rev-parse', 'main:tools']), SUBMODULE);
 
   // A submodule no protected glob reaches below is bob's to add and bump.
-  git(r.work, ['checkout', '-q', '-f', '-B', 'vendor', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-f', '-B', 'vendor', 'origin/main']);
   gitlinkAt(r.work, 'vendor/lib', SUBMODULE);
   write(r.work, 'src/uses_lib.py', 'import lib\n');
   commitAll(r.work, 'use the library');
@@ -77,11 +78,11 @@ test('moving an existing submodule over a protected folder, and deleting it, are
 
 test('a protected file replaced by a submodule (gitlink) is rejected', () => {
   const r = arena();
-  git(r.work, ['checkout', '-q', '-B', 'feature/gitlink', 'origin/main']);
-  const head = git(r.work, ['rev-parse', 'HEAD']);
-  git(r.work, ['rm', '-q', '--cached', 'fixtures/orders/base.json']);
-  git(r.work, ['update-index', '--add', '--cacheinfo', `160000,${head},fixtures/orders/base.json`]);
-  git(r.work, ['commit', '-qm', 'gitlink over fixture']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/gitlink', 'origin/main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.work, ['rm', '-q', '--cached', 'fixtures/orders/base.json']);
+  gitValue(r.work, ['update-index', '--add', '--cacheinfo', `160000,${head},fixtures/orders/base.json`]);
+  gitValue(r.work, ['commit', '-qm', 'gitlink over fixture']);
   assertClosed(r, push(r.work, ['origin', 'feature/gitlink'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
 });
 

@@ -7,7 +7,8 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { assertRejected, cleanup, git, makeTemplate, machine, push, type PushResult, type Remote } from '../server/helpers';
+import { assertRejected, cleanup, makeTemplate, machine, push, type PushResult, type Remote } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 export * from '../server/helpers';
 
@@ -17,8 +18,8 @@ export const ALICE = { REMOTE_USER: 'alice' };
 
 /** Every ref of the bare repository with what it points at (symbolic refs by their target). */
 export function serverRefs(bare: string): string {
-  const refs = git(bare, ['for-each-ref', '--format=%(refname) %(objectname) %(symref)']);
-  const head = git(bare, ['symbolic-ref', '-q', 'HEAD']);
+  const refs = gitValue(bare, ['for-each-ref', '--format=%(refname) %(objectname) %(symref)']);
+  const head = gitValue(bare, ['symbolic-ref', '-q', 'HEAD']);
   return `${refs}\nHEAD -> ${head}`;
 }
 
@@ -38,16 +39,16 @@ export function arenaPerFile(suite: Test, prepare: (a: Arena) => void = () => {}
   suite.before(() => {
     const t = makeTemplate();
     arena = { ...t, refs: '' };
-    git(arena.work, ['remote', 'set-url', 'origin', `file://${arena.bare}`]);
+    gitValue(arena.work, ['remote', 'set-url', 'origin', `file://${arena.bare}`]);
     prepare(arena);
     arena.refs = serverRefs(arena.bare);
   });
   suite.after(() => cleanup(arena?.root));
   suite.before.each(() => {
     const a = arena!;
-    git(a.work, ['fetch', '-q', 'origin']);
-    git(a.work, ['checkout', '-q', '-f', '-B', 'attack', 'origin/main']);
-    git(a.work, ['clean', '-qfdx']);
+    gitValue(a.work, ['fetch', '-q', 'origin']);
+    gitValue(a.work, ['checkout', '-q', '-f', '-B', 'attack', 'origin/main']);
+    gitValue(a.work, ['clean', '-qfdx']);
   });
   return () => arena!;
 }
@@ -65,7 +66,7 @@ export function assertClosed(a: Arena, result: PushResult, code: string, path?: 
 /** `git show main:path` on the server: what a clone of main has at `path` (null: nothing). */
 export function serverFile(a: Arena, path: string, ref = 'main'): string | null {
   try {
-    return git(a.bare, ['show', `${ref}:${path}`]);
+    return gitValue(a.bare, ['show', `${ref}:${path}`]);
   } catch {
     return null;
   }

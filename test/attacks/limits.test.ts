@@ -6,7 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, machine, POLICY, push, serverFile, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, machine, POLICY, push, serverFile, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
@@ -20,12 +21,12 @@ test('an oversized evidence blob is rejected with LIMIT_EXCEEDED', () => {
 
 test('a commit over 64 MiB, pushed for real, is LIMIT_EXCEEDED naming the commit', () => {
   const r = arena();
-  const tree = git(r.work, ['rev-parse', 'HEAD^{tree}']);
-  const parent = git(r.work, ['rev-parse', 'HEAD']);
+  const tree = gitValue(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const parent = gitValue(r.work, ['rev-parse', 'HEAD']);
   const file = join(r.root, 'huge-commit');
   const header = `tree ${tree}\nparent ${parent}\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\n\n`;
   writeFileSync(file, Buffer.concat([Buffer.from(header), Buffer.alloc(65 * 1024 * 1024, 0x61), Buffer.from('\n')]));
-  const huge = git(r.work, ['hash-object', '-t', 'commit', '-w', '--', file]);
+  const huge = gitValue(r.work, ['hash-object', '-t', 'commit', '-w', '--', file]);
   const result = push(r.work, ['origin', `${huge}:refs/heads/huge`], BOB);
   const m = assertClosed(r, result, 'LIMIT_EXCEEDED');
   assert.ok(m.findings.some((f) => f.code === 'LIMIT_EXCEEDED' && f.commit === huge), result.stderr);
@@ -40,14 +41,14 @@ test('a push that takes longer than limits.timeoutMs is LIMIT_EXCEEDED, never a 
   commitAll(r.work, 'a 100 ms deadline');
   accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
   // 3,000 commits, written with fast-import: far more than 100 ms of reading.
-  const main = git(r.work, ['rev-parse', 'HEAD']);
+  const main = gitValue(r.work, ['rev-parse', 'HEAD']);
   let stream = '';
   for (let i = 0; i < 3000; i++) {
     stream += `commit refs/heads/long\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
     stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
     stream += `M 100644 inline src/f${i % 50}.txt\ndata ${String(i).length + 1}\n${i}\n\n`;
   }
-  git(r.work, ['fast-import', '--quiet'], { input: stream });
+  gitValue(r.work, ['fast-import', '--quiet'], { input: stream });
   for (const [who, target] of [[BOB, 'long'], [ALICE, 'long'], [BOB, 'long:main']] as const) {
     const result = push(r.work, ['origin', target], who);
     const m = assertClosed(r, result, 'LIMIT_EXCEEDED');

@@ -5,7 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { assertRejected, cleanup, commitAll, git, installHook, machine, push, tempDir, write, writeEvidence, ensureBuilt } from '../server/helpers';
+import { assertRejected, cleanup, commitAll, installHook, machine, push, write, writeEvidence, ensureBuilt } from '../server/helpers';
+import { gitValue, tempDir } from '../helpers/git';
 
 const BOB = { REMOTE_USER: 'bob' };
 const ALICE = { REMOTE_USER: 'alice' };
@@ -19,10 +20,10 @@ function setup(): { root: string; bare: string; work: string } {
   const root = tempDir('ns');
   const bare = join(root, 'shared.git');
   const work = join(root, 'work');
-  git(root, ['init', '-q', '--bare', '-b', 'main', bare]);
+  gitValue(root, ['init', '-q', '--bare', '-b', 'main', bare]);
   installHook(bare);
-  git(root, ['init', '-q', '-b', 'main', work]);
-  git(work, ['remote', 'add', 'origin', `file://${bare}`]);
+  gitValue(root, ['init', '-q', '-b', 'main', work]);
+  gitValue(work, ['remote', 'add', 'origin', `file://${bare}`]);
   writeEvidence(work);
   commitAll(work, 'guarded start');
   // The namespace starts unguarded: the owner's first push adds the policy.
@@ -34,7 +35,7 @@ function setup(): { root: string; bare: string; work: string } {
 test('inside a namespace, the namespace\'s own policy guards its refs', () => {
   const { root, bare, work } = setup();
   try {
-    assert.ok(git(bare, ['for-each-ref', '--format=%(refname)']).includes('refs/namespaces/proj/refs/heads/main'));
+    assert.ok(gitValue(bare, ['for-each-ref', '--format=%(refname)']).includes('refs/namespaces/proj/refs/heads/main'));
     write(work, 'fixtures/orders/base.json', '{"orders": [{"amount": -1}]}\n');
     commitAll(work, 'fixture edit');
     const result = nsPush(work, 'proj', ['origin', 'HEAD:refs/heads/feature'], BOB);
@@ -42,11 +43,11 @@ test('inside a namespace, the namespace\'s own policy guards its refs', () => {
     const m = machine(result);
     assert.ok(m.findings.some((f) => f.code === 'PATH_PROTECTED' && f.path === 'fixtures/orders/base.json'), result.stderr);
     assert.is(m.verdict, 'closed');
-    assert.is(git(bare, ['for-each-ref', 'refs/namespaces/proj/refs/heads/feature']), '', 'the namespace is unchanged');
-    const mainBefore = git(bare, ['rev-parse', 'refs/namespaces/proj/refs/heads/main']);
+    assert.is(gitValue(bare, ['for-each-ref', 'refs/namespaces/proj/refs/heads/feature']), '', 'the namespace is unchanged');
+    const mainBefore = gitValue(bare, ['rev-parse', 'refs/namespaces/proj/refs/heads/main']);
     assertRejected(nsPush(work, 'proj', ['origin', 'HEAD:refs/heads/main'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
-    assert.is(git(bare, ['rev-parse', 'refs/namespaces/proj/refs/heads/main']), mainBefore);
-    assert.is(git(bare, ['show', 'refs/namespaces/proj/refs/heads/main:fixtures/orders/base.json']), '{"orders": []}');
+    assert.is(gitValue(bare, ['rev-parse', 'refs/namespaces/proj/refs/heads/main']), mainBefore);
+    assert.is(gitValue(bare, ['show', 'refs/namespaces/proj/refs/heads/main:fixtures/orders/base.json']), '{"orders": []}');
     // The same repository outside the namespace has no policy: unguarded, as it really is.
     const outside = push(work, ['origin', 'HEAD:refs/heads/feature'], BOB);
     assert.is(outside.status, 0, outside.stderr);
@@ -59,7 +60,7 @@ test('inside a namespace, the namespace\'s own policy guards its refs', () => {
 test('history another namespace already holds is new to this one', () => {
   const { root, bare, work } = setup();
   try {
-    git(work, ['checkout', '-q', '-b', 'sneak']);
+    gitValue(work, ['checkout', '-q', '-b', 'sneak']);
     write(work, 'fixtures/orders/base.json', '{"orders": [{"amount": -1}]}\n');
     commitAll(work, 'fixture edit');
     // An unguarded namespace takes the commit...
@@ -69,7 +70,7 @@ test('history another namespace already holds is new to this one', () => {
     assert.is.not(result.status, 0, result.stderr);
     assert.ok(machine(result).findings.some((f) => f.code === 'PATH_PROTECTED'), result.stderr);
     assert.is(machine(result).verdict, 'closed');
-    assert.is(git(bare, ['for-each-ref', 'refs/namespaces/proj/refs/heads/sneak']), '');
+    assert.is(gitValue(bare, ['for-each-ref', 'refs/namespaces/proj/refs/heads/sneak']), '');
   } finally {
     cleanup(root);
   }

@@ -5,14 +5,15 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, push, serverFile, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, push, serverFile, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
 test('fast-forwarding main onto someone else\'s fixture change is a touch', () => {
   const r = arena();
   // alice (owner) prepares a fixture change on a branch; bob fast-forwards main onto it.
-  git(r.work, ['checkout', '-q', '-B', 'feature/fixture-by-alice', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/fixture-by-alice', 'origin/main']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": ["alice"]}\n');
   commitAll(r.work, 'alice fixture');
   accept(r, push(r.work, ['origin', 'feature/fixture-by-alice'], ALICE));
@@ -30,11 +31,11 @@ test('fast-forwarding main onto someone else\'s fixture change is a touch', () =
 test('merging main into a work branch is not a touch; merging an owner\'s unlanded fixture branch is', () => {
   const r = arena();
   // bob's work branch from before alice's fixture change landed on main (test above).
-  git(r.work, ['checkout', '-q', '-B', 'work', 'origin/main~1']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'work', 'origin/main~1']);
   write(r.work, 'src/work.py', 'w = 1\n');
   commitAll(r.work, 'bob works');
   accept(r, push(r.work, ['origin', 'work'], BOB));
-  git(r.work, ['merge', '-q', '--no-edit', 'origin/main']);
+  gitValue(r.work, ['merge', '-q', '--no-edit', 'origin/main']);
   const merged = push(r.work, ['origin', 'work'], BOB);
   accept(r, merged);
   assert.match(merged.remote.join('\n'), /push accepted/);
@@ -42,15 +43,15 @@ test('merging main into a work branch is not a touch; merging an owner\'s unland
   // alice's next fixture change sits on a branch of hers, not on main. bob merges it into his
   // work branch: the merge commit changes nothing against alice's side (no new commit touches
   // the fixture), but the branch's net change against main does.
-  git(r.work, ['checkout', '-q', '-B', 'feature/alice-next', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/alice-next', 'origin/main']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": ["alice", "next"]}\n');
   commitAll(r.work, 'alice next fixture');
   accept(r, push(r.work, ['origin', 'feature/alice-next'], ALICE));
-  git(r.work, ['checkout', '-q', 'work']);
-  git(r.work, ['merge', '-q', '--no-edit', 'feature/alice-next']);
+  gitValue(r.work, ['checkout', '-q', 'work']);
+  gitValue(r.work, ['merge', '-q', '--no-edit', 'feature/alice-next']);
   const result = push(r.work, ['origin', 'work'], BOB);
   assertClosed(r, result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
-  assert.is(git(r.bare, ['show', 'work:fixtures/orders/base.json']), '{"orders": ["alice"]}');
+  assert.is(gitValue(r.bare, ['show', 'work:fixtures/orders/base.json']), '{"orders": ["alice"]}');
 });
 
 test.run();

@@ -5,7 +5,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, POLICY, push, serverFile, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, POLICY, push, serverFile, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
@@ -24,7 +25,7 @@ test('names a checkout writes onto protected files are protected files', () => {
     '.GitHub/Workflows/ci.yml',
   ];
   for (const path of aliases) {
-    git(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
+    gitValue(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
     write(r.work, path, '{"orders": [{"amount": -1}]}\n');
     commitAll(r.work, `alias ${path}`);
     assertClosed(r, push(r.work, ['origin', '+topic'], BOB), 'PATH_PROTECTED', path);
@@ -47,7 +48,7 @@ test('more spellings: a trailing space or dot, Kelvin sign, long s, U+200D and U
     'src/.GitAttributes', // **/.gitattributes, in any case
   ];
   for (const path of aliases) {
-    git(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
+    gitValue(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
     write(r.work, path, '{}\n');
     commitAll(r.work, `alias ${path}`);
     assertClosed(r, push(r.work, ['origin', '+topic:main'], BOB), 'PATH_PROTECTED', path);
@@ -58,7 +59,7 @@ test('more spellings: a trailing space or dot, Kelvin sign, long s, U+200D and U
 test('look-alikes no filesystem folds stay ordinary paths: dotless i, fullwidth letters', () => {
   const r = arena();
   for (const path of ['f\u0131xtures/orders/base.json', '\uff46ixtures/orders/base.json', 'src/backup~1', 'docs/fixtures.md']) {
-    git(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
+    gitValue(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
     write(r.work, path, 'x\n');
     commitAll(r.work, `look-alike ${path}`);
     accept(r, push(r.work, ['origin', '+topic'], BOB));
@@ -67,7 +68,7 @@ test('look-alikes no filesystem folds stay ordinary paths: dotless i, fullwidth 
 
 test('case variants of a protected path are protected', () => {
   const r = arena();
-  git(r.work, ['checkout', '-q', '-B', 'feature/variants', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/variants', 'origin/main']);
   write(r.work, 'Fixtures/orders/base.json', '{"orders": [2]}\n');
   write(r.work, 'FREEZE.JSON', '{}\n');
   commitAll(r.work, 'variants');
@@ -84,7 +85,7 @@ test('a Unicode-decomposed variant of a protected folder is protected', () => {
   write(r.work, '.receipt-gate.json', `${JSON.stringify(policy, null, 2)}\n`);
   commitAll(r.work, 'protect résultats');
   accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
-  git(r.work, ['checkout', '-q', '-B', 'feature/nfd', 'HEAD']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/nfd', 'HEAD']);
   write(r.work, 're\u0301sultats/x.json', '{}\n');
   commitAll(r.work, 'nfd');
   assertClosed(r, push(r.work, ['origin', 'feature/nfd'], BOB), 'PATH_PROTECTED', 're\u0301sultats/x.json');

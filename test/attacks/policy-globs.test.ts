@@ -5,13 +5,14 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, machine, POLICY, push, serverFile, write } from './harness';
+import { ALICE, arenaPerFile, assertClosed, BOB, commitAll, machine, POLICY, push, serverFile, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
 test('a policy whose globs the gate refuses is POLICY_INVALID, naming the glob and its index', () => {
   const r = arena();
-  git(r.work, ['checkout', '-q', '-B', 'topic', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'topic', 'origin/main']);
   const bad = { ...POLICY, protected: [...POLICY.protected, 'data/*.{json,yaml', '+(a|aa)*(b)'] };
   write(r.work, '.receipt-gate.json', `${JSON.stringify(bad, null, 2)}\n`);
   commitAll(r.work, 'policy with unusable globs');
@@ -36,7 +37,7 @@ test('globs that can never match, nested extglobs, and bad exceptions: closed fo
     [{ protected: ['!fixtures/**'] }, '/protected/0'],
   ];
   for (const [override, pointer] of cases) {
-    git(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
+    gitValue(r.work, ['checkout', '-q', '-f', '-B', 'topic', 'origin/main']);
     write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, ...override }, null, 2)}\n`);
     commitAll(r.work, `policy ${JSON.stringify(override)}`);
     for (const [who, target] of [[ALICE, 'topic:main'], [ALICE, 'topic:refs/heads/policy-work']] as const) {

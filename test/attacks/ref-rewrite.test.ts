@@ -3,16 +3,17 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, push, refOid, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, baseEnv, BOB, commitAll, push, refOid, write } from './harness';
+import { gitValue } from '../helpers/git';
 
-const arena = arenaPerFile(test, (a) => git(a.work, ['push', '-q', 'origin', 'main:refs/heads/release/1.0', 'main:refs/heads/scratch']));
+const arena = arenaPerFile(test, (a) => gitValue(a.work, ['push', '-q', 'origin', 'main:refs/heads/release/1.0', 'main:refs/heads/scratch'], { env: baseEnv() }));
 
 test('force push and deletion of the protected main are closed for a non-owner, allowed for an owner', () => {
   const r = arena();
   write(r.work, 'src/a.py', 'a = 1\n');
   commitAll(r.work, 'a');
   accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
-  git(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'HEAD~1']);
   write(r.work, 'src/b.py', 'b = 1\n');
   commitAll(r.work, 'b instead');
   const tip = refOid(r.bare, 'refs/heads/main');
@@ -21,7 +22,7 @@ test('force push and deletion of the protected main are closed for a non-owner, 
   // A protected ref that does not exist: the deletion is closed all the same.
   assertClosed(r, push(r.work, ['origin', ':refs/heads/release/9.9'], BOB), 'REF_PROTECTED');
   assert.is(refOid(r.bare, 'refs/heads/main'), tip);
-  assert.is(git(r.bare, ['show', 'main:src/a.py']), 'a = 1');
+  assert.is(gitValue(r.bare, ['show', 'main:src/a.py']), 'a = 1');
   accept(r, push(r.work, ['--force', 'origin', 'HEAD:main'], ALICE));
 });
 
@@ -42,7 +43,7 @@ test('rewinding a release branch, or moving it or main to unrelated history, is 
   accept(r, push(r.work, ['origin', 'HEAD:refs/heads/release/3.0'], ALICE));
   const tip = refOid(r.bare, 'refs/heads/release/3.0');
   assertClosed(r, push(r.work, ['--force', 'origin', 'HEAD~1:refs/heads/release/3.0'], BOB), 'REF_PROTECTED');
-  git(r.work, ['checkout', '-q', '--orphan', 'unrelated']);
+  gitValue(r.work, ['checkout', '-q', '--orphan', 'unrelated']);
   commitAll(r.work, 'unrelated history, same tree');
   assertClosed(r, push(r.work, ['--force', 'origin', 'HEAD:refs/heads/release/3.0'], BOB), 'REF_PROTECTED');
   assertClosed(r, push(r.work, ['--force', 'origin', 'HEAD:main'], BOB), 'REF_PROTECTED');

@@ -6,8 +6,9 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { commitAll, git, machine, push, remotePerTest, write, type Remote } from '../server/helpers';
+import { commitAll, machine, push, remotePerTest, write, type Remote } from '../server/helpers';
 import { assertUnchanged, pushBytes, refAt, serverState } from './refs-harness';
+import { gitValue } from '../helpers/git';
 
 const bytes = suite('ref names as bytes');
 let r: Remote;
@@ -20,7 +21,7 @@ const ALICE = { REMOTE_USER: 'alice' };
 const RELEASE = 'refs/heads/release/v\xff'; // a byte string: the last byte is 0xff
 
 bytes('a non-owner rewinding refs/heads/release/v\\xff (protected by release/**) is closed', () => {
-  git(r.work, ['checkout', '-q', '-B', 'rel', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'rel', 'main']);
   write(r.work, 'src/r1.py', 'r = 1\n');
   commitAll(r.work, 'r1');
   write(r.work, 'src/r2.py', 'r = 2\n');
@@ -52,7 +53,7 @@ bytes('a non-owner rewinding refs/heads/release/v\\xff (protected by release/**)
 
 bytes('an honest branch named with a UTF-8 NBSP is judged and accepted', () => {
   const name = 'feature\u00a0x';
-  git(r.work, ['checkout', '-q', '-B', name, 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', name, 'main']);
   write(r.work, 'src/nbsp.py', 'n = 1\n');
   const head = commitAll(r.work, 'nbsp');
   const result = push(r.work, ['origin', name], BOB);
@@ -64,7 +65,7 @@ bytes('an honest branch named with a UTF-8 NBSP is judged and accepted', () => {
 });
 
 bytes('a fixture edit on a branch whose name is not UTF-8 is closed like any other', () => {
-  git(r.work, ['checkout', '-q', '-B', 'cheat', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'cheat', 'main']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 3}]}\n');
   commitAll(r.work, 'cheat');
   const before = serverState(r.bare);
@@ -77,8 +78,8 @@ bytes('a fixture edit on a branch whose name is not UTF-8 is closed like any oth
 
 bytes('a base branch named in UTF-8 is protected on its bytes', () => {
   // The policy's baseBranch is text; the ref on disk is its UTF-8 bytes.
-  const policy = JSON.parse(git(r.work, ['show', 'main:.receipt-gate.json'])) as Record<string, unknown>;
-  git(r.work, ['checkout', '-q', '-B', 'main', 'main']);
+  const policy = JSON.parse(gitValue(r.work, ['show', 'main:.receipt-gate.json'])) as Record<string, unknown>;
+  gitValue(r.work, ['checkout', '-q', '-B', 'main', 'main']);
   write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...policy, baseBranch: 'ma\u00efn', protectedRefs: [] }, null, 2)}\n`);
   const head = commitAll(r.work, 'base branch renamed');
   assert.is(push(r.work, ['origin', 'main', 'main:ma\u00efn'], ALICE).status, 0);

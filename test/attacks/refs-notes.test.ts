@@ -5,8 +5,9 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertRejected, commitAll, git, push, remotePerTest, write, type Remote } from '../server/helpers';
+import { assertRejected, commitAll, push, remotePerTest, write, type Remote } from '../server/helpers';
 import { assertUnchanged, refAt, serverState } from './refs-harness';
+import { gitValue } from '../helpers/git';
 
 const notes = suite('refs/notes');
 let r: Remote;
@@ -19,8 +20,8 @@ const ALICE = { REMOTE_USER: 'alice' };
 const NOTES = 'refs/notes/receipt-gate';
 
 function addNote(target: string, text: string): string {
-  git(r.work, ['notes', '--ref', 'receipt-gate', 'add', '-f', '-m', text, target]);
-  return git(r.work, ['rev-parse', NOTES]);
+  gitValue(r.work, ['notes', '--ref', 'receipt-gate', 'add', '-f', '-m', text, target]);
+  return gitValue(r.work, ['rev-parse', NOTES]);
 }
 
 notes('an owner pushes refs/notes/receipt-gate as docs/receipts.md says: accepted, no evidence read from it', () => {
@@ -35,7 +36,7 @@ notes('a non-owner may add notes (fast-forward) but not rewrite or delete refs/n
   addNote('main', 'first');
   assert.is(push(r.work, ['origin', NOTES], ALICE).status, 0);
   // Adding a note on another commit is a fast-forward of the notes history.
-  git(r.work, ['checkout', '-q', '-B', 'feature/x', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/x', 'main']);
   write(r.work, 'src/x.py', 'x = 1\n');
   const x = commitAll(r.work, 'x');
   const ff = addNote(x, 'second');
@@ -44,7 +45,7 @@ notes('a non-owner may add notes (fast-forward) but not rewrite or delete refs/n
   assert.is(refAt(r.bare, NOTES), ff);
 
   // A rewrite (a notes history that drops what is there) is closed.
-  git(r.work, ['update-ref', '-d', NOTES]);
+  gitValue(r.work, ['update-ref', '-d', NOTES]);
   addNote('main', 'forged');
   const before = serverState(r.bare);
   assertRejected(push(r.work, ['--force', 'origin', NOTES], BOB), 'REF_PROTECTED');
@@ -62,7 +63,7 @@ notes('a non-owner may add notes (fast-forward) but not rewrite or delete refs/n
 });
 
 notes('a non-owner may not point refs/notes/receipt-gate at a blob', () => {
-  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: 'not notes\n' });
+  const blob = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: 'not notes\n' });
   const before = serverState(r.bare);
   assertRejected(push(r.work, ['origin', `${blob}:${NOTES}`], BOB), 'REF_PROTECTED');
   assertUnchanged(r.bare, before, 'notes ref at a blob');
@@ -70,11 +71,11 @@ notes('a non-owner may not point refs/notes/receipt-gate at a blob', () => {
 
 notes('commits reached first through a notes ref are still new when a branch reaches them', () => {
   // Touch a fixture and revert it: only the commits themselves show the touch.
-  git(r.work, ['checkout', '-q', '-B', 'feature/launder', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/launder', 'main']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 1}]}\n');
   commitAll(r.work, 'touch the fixture');
-  git(r.work, ['revert', '--no-edit', 'HEAD'], {});
-  const tip = git(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.work, ['revert', '--no-edit', 'HEAD'], {});
+  const tip = gitValue(r.work, ['rev-parse', 'HEAD']);
   // Another notes ref (not receipt-gate's): judged as notes, accepted for anyone.
   const parked = push(r.work, ['origin', `${tip}:refs/notes/parking`], BOB);
   assert.is(parked.status, 0, parked.stderr);
@@ -86,13 +87,13 @@ notes('commits reached first through a notes ref are still new when a branch rea
 notes('a branch that is an alias of a notes ref is judged as code', () => {
   addNote('main', 'a note');
   assert.is(push(r.work, ['origin', NOTES], ALICE).status, 0);
-  git(r.bare, ['symbolic-ref', 'refs/heads/notes-alias', NOTES]);
+  gitValue(r.bare, ['symbolic-ref', 'refs/heads/notes-alias', NOTES]);
   // Pushing a fixture edit through the branch name writes the notes ref: judged as code.
-  git(r.work, ['checkout', '-q', '-B', 'alias', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'alias', 'main']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 2}]}\n');
   commitAll(r.work, 'fixture via alias');
-  git(r.work, ['fetch', '-q', 'origin', `+${NOTES}:refs/remotes/origin/notes`]);
-  git(r.work, ['merge', '-q', '--allow-unrelated-histories', '-s', 'ours', '-m', 'keep notes', 'refs/remotes/origin/notes']);
+  gitValue(r.work, ['fetch', '-q', 'origin', `+${NOTES}:refs/remotes/origin/notes`]);
+  gitValue(r.work, ['merge', '-q', '--allow-unrelated-histories', '-s', 'ours', '-m', 'keep notes', 'refs/remotes/origin/notes']);
   const before = serverState(r.bare);
   assertRejected(push(r.work, ['origin', 'alias:refs/heads/notes-alias'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assertUnchanged(r.bare, before, 'alias of the notes ref');

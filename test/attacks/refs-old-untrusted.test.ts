@@ -6,21 +6,22 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { git, machine, remotePerTest, write, ZERO, type Remote } from '../server/helpers';
+import { machine, remotePerTest, write, ZERO, type Remote } from '../server/helpers';
 import { assertHookRefused, assertUnchanged, runHook, serverState } from './refs-harness';
+import { gitValue } from '../helpers/git';
 
 const untrusted = suite('old is never trusted');
 let r: Remote;
 let rewritten = '';
 remotePerTest(untrusted, 'attack-old', (remote) => {
   r = remote;
-  git(r.work, ['checkout', '-q', '-B', 'rewrite', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'rewrite', 'main']);
   write(r.work, 'src/orders.py', 'def total(orders):\n    return 0\n');
-  git(r.work, ['add', '-A']);
-  git(r.work, ['commit', '-q', '--amend', '-m', 'rewritten history']);
-  rewritten = git(r.work, ['rev-parse', 'rewrite']);
-  git(r.bare, ['fetch', '-q', r.work, 'rewrite:refs/tmp/rewrite']);
-  git(r.bare, ['update-ref', '-d', 'refs/tmp/rewrite']);
+  gitValue(r.work, ['add', '-A']);
+  gitValue(r.work, ['commit', '-q', '--amend', '-m', 'rewritten history']);
+  rewritten = gitValue(r.work, ['rev-parse', 'rewrite']);
+  gitValue(r.bare, ['fetch', '-q', r.work, 'rewrite:refs/tmp/rewrite']);
+  gitValue(r.bare, ['update-ref', '-d', 'refs/tmp/rewrite']);
 });
 
 const BOB = { REMOTE_USER: 'bob' };
@@ -49,9 +50,9 @@ untrusted('an owner may rewind main; what the line claims does not matter', () =
 
 untrusted('inside GIT_NAMESPACE the ref read is the namespace one', () => {
   // The namespace's main is read inside the namespace: a zero old still finds it.
-  const main = git(r.bare, ['rev-parse', 'main']);
-  git(r.bare, ['update-ref', 'refs/namespaces/team/refs/heads/main', main]);
-  git(r.bare, ['symbolic-ref', 'refs/namespaces/team/HEAD', 'refs/heads/main']);
+  const main = gitValue(r.bare, ['rev-parse', 'main']);
+  gitValue(r.bare, ['update-ref', 'refs/namespaces/team/refs/heads/main', main]);
+  gitValue(r.bare, ['symbolic-ref', 'refs/namespaces/team/HEAD', 'refs/heads/main']);
   const result = runHook(r.bare, `${ZERO} ${rewritten} refs/heads/main\n`, { ...BOB, GIT_NAMESPACE: 'team' });
   assert.is.not(result.status, 0, result.stderr);
   assert.ok(machine(result).findings.some((f) => f.code === 'REF_PROTECTED'), result.stderr);

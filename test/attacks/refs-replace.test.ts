@@ -7,8 +7,9 @@
 import { suite } from 'uvu';
 import { spawnSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
-import { assertRejected, commitAll, git, machine, push, remotePerTest, write, ZERO, type Remote } from '../server/helpers';
+import { assertRejected, commitAll, machine, push, remotePerTest, write, ZERO, type Remote } from '../server/helpers';
 import { assertUnchanged, refAt, runHook, serverState } from './refs-harness';
+import { gitValue } from '../helpers/git';
 
 const replace = suite('refs/replace');
 let r: Remote;
@@ -21,9 +22,9 @@ const ALICE = { REMOTE_USER: 'alice' };
 
 /** A replace ref in the work clone: `path` at main is replaced by a blob of `content`. */
 function replaceBlob(path: string, content: string): { original: string; replacement: string } {
-  const original = git(r.work, ['rev-parse', `main:${path}`]);
-  const replacement = git(r.work, ['hash-object', '-w', '--stdin'], { input: content });
-  git(r.work, ['replace', '-f', original, replacement]);
+  const original = gitValue(r.work, ['rev-parse', `main:${path}`]);
+  const replacement = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: content });
+  gitValue(r.work, ['replace', '-f', original, replacement]);
   return { original, replacement };
 }
 
@@ -35,26 +36,26 @@ replace('a non-owner replacing a fixture blob is closed, and the server still sh
   assert.ok(m.findings.some((f) => f.ref === `refs/replace/${original}`), result.stderr);
   assert.match(result.remote.join('\n'), /creates the replace ref refs\/replace\/[0-9a-f]{40} as bob, who is not an owner: a replace ref changes what git reads/);
   assertUnchanged(r.bare, before, 'rejected replace ref');
-  assert.is(git(r.bare, ['show', 'main:fixtures/orders/base.json']), '{"orders": []}');
+  assert.is(gitValue(r.bare, ['show', 'main:fixtures/orders/base.json']), '{"orders": []}');
 });
 
 replace('a non-owner replacing the policy blob (naming themselves owner) is closed', () => {
-  const policy = JSON.parse(git(r.work, ['show', 'main:.receipt-gate.json'])) as { owners: string[] };
+  const policy = JSON.parse(gitValue(r.work, ['show', 'main:.receipt-gate.json'])) as { owners: string[] };
   const { original } = replaceBlob('.receipt-gate.json', `${JSON.stringify({ ...policy, owners: ['bob'] })}\n`);
   const before = serverState(r.bare);
   assertRejected(push(r.work, ['origin', `refs/replace/${original}`], BOB), 'REF_PROTECTED');
   assertUnchanged(r.bare, before, 'rejected policy replacement');
-  assert.ok(git(r.bare, ['show', 'main:.receipt-gate.json']).includes('"alice"'));
+  assert.ok(gitValue(r.bare, ['show', 'main:.receipt-gate.json']).includes('"alice"'));
 });
 
 replace('a non-owner replacing the fixtures/ tree, or the main commit, is closed', () => {
-  const tree = git(r.work, ['rev-parse', 'main:fixtures']);
-  git(r.work, ['checkout', '-q', '-B', 'evil', 'main']);
+  const tree = gitValue(r.work, ['rev-parse', 'main:fixtures']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'evil', 'main']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 7}]}\n');
   commitAll(r.work, 'evil fixtures');
-  const evilTree = git(r.work, ['rev-parse', 'evil:fixtures']);
-  git(r.work, ['replace', '-f', tree, evilTree]);
-  git(r.work, ['replace', '-f', git(r.work, ['rev-parse', 'main']), git(r.work, ['rev-parse', 'evil'])]);
+  const evilTree = gitValue(r.work, ['rev-parse', 'evil:fixtures']);
+  gitValue(r.work, ['replace', '-f', tree, evilTree]);
+  gitValue(r.work, ['replace', '-f', gitValue(r.work, ['rev-parse', 'main']), gitValue(r.work, ['rev-parse', 'evil'])]);
   const before = serverState(r.bare);
   const result = push(r.work, ['origin', 'refs/replace/*:refs/replace/*'], BOB);
   const m = assertRejected(result, 'REF_PROTECTED');
@@ -71,8 +72,8 @@ replace('an owner may push a replace ref; a non-owner may neither move nor delet
   const before = serverState(r.bare);
   assertRejected(push(r.work, ['origin', `:refs/replace/${original}`], BOB), 'REF_PROTECTED');
   assertUnchanged(r.bare, before, 'rejected deletion');
-  const other = git(r.work, ['hash-object', '-w', '--stdin'], { input: '# bob was here\n' });
-  git(r.work, ['replace', '-f', original, other]);
+  const other = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '# bob was here\n' });
+  gitValue(r.work, ['replace', '-f', original, other]);
   assertRejected(push(r.work, ['--force', 'origin', `refs/replace/${original}`], BOB), 'REF_PROTECTED');
   assertUnchanged(r.bare, before, 'rejected move');
 });
@@ -81,15 +82,15 @@ replace('objects are read through the replace refs in force, as git reads them; 
   // The owner replaces the epoch pin with a broken one and pushes a branch in the same push:
   // the branch is judged by the replace refs the repository had (none), so it is accepted.
   const { original } = replaceBlob('fixtures/EPOCH', '{"epoch_id": "broken"}\n');
-  git(r.work, ['checkout', '-q', '-B', 'feature/with-replace', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/with-replace', 'main']);
   write(r.work, 'src/a.py', 'a = 1\n');
   commitAll(r.work, 'a');
   const both = push(r.work, ['origin', `refs/replace/${original}`, 'feature/with-replace'], ALICE);
   assert.is(both.status, 0, both.stderr);
 
   // Now the replacement is in force: git shows the broken pin on main, and so does the gate.
-  assert.match(git(r.bare, ['show', 'main:fixtures/EPOCH']), /broken/);
-  git(r.work, ['checkout', '-q', '-B', 'feature/honest', 'main']);
+  assert.match(gitValue(r.bare, ['show', 'main:fixtures/EPOCH']), /broken/);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/honest', 'main']);
   write(r.work, 'src/b.py', 'b = 2\n');
   commitAll(r.work, 'b');
   const before = serverState(r.bare);
@@ -100,13 +101,13 @@ replace('objects are read through the replace refs in force, as git reads them; 
   // stored pin is read, and the branch is eligible. (git's local transport clears
   // GIT_NO_REPLACE_OBJECTS for receive-pack, so the hook is run directly with it, the commit's
   // objects fetched into the repository without a ref.)
-  git(r.bare, ['fetch', '-q', r.work, 'feature/honest:refs/tmp/honest']);
-  git(r.bare, ['update-ref', '-d', 'refs/tmp/honest']);
-  const line = `${ZERO} ${git(r.work, ['rev-parse', 'feature/honest'])} refs/heads/feature/honest\n`;
+  gitValue(r.bare, ['fetch', '-q', r.work, 'feature/honest:refs/tmp/honest']);
+  gitValue(r.bare, ['update-ref', '-d', 'refs/tmp/honest']);
+  const line = `${ZERO} ${gitValue(r.work, ['rev-parse', 'feature/honest'])} refs/heads/feature/honest\n`;
   assert.is.not(runHook(r.bare, line, BOB).status, 0, 'read through the replacement');
   const off = runHook(r.bare, line, { ...BOB, GIT_NO_REPLACE_OBJECTS: '1' });
   assert.is(off.status, 0, off.stderr);
-  git(r.bare, ['config', 'core.useReplaceRefs', 'false']);
+  gitValue(r.bare, ['config', 'core.useReplaceRefs', 'false']);
   write(r.work, 'src/c.py', 'c = 3\n');
   commitAll(r.work, 'c');
   const config = push(r.work, ['origin', 'feature/honest'], BOB);
@@ -115,12 +116,12 @@ replace('objects are read through the replace refs in force, as git reads them; 
 
 replace('a chain of replace refs deeper than git follows closes the push, as git dies on it', () => {
   // Six replace refs in a chain: git's lookup gives up after five (replace depth too high).
-  const oids = ['one', 'two', 'three', 'four', 'five', 'six', 'seven'].map((w) => git(r.bare, ['hash-object', '-w', '--stdin'], { input: `${w}\n` }));
-  const pin = git(r.bare, ['rev-parse', 'main:fixtures/EPOCH']);
-  git(r.bare, ['replace', '-f', pin, oids[0]!]);
-  for (let i = 0; i + 1 < oids.length; i++) git(r.bare, ['replace', '-f', oids[i]!, oids[i + 1]!]);
+  const oids = ['one', 'two', 'three', 'four', 'five', 'six', 'seven'].map((w) => gitValue(r.bare, ['hash-object', '-w', '--stdin'], { input: `${w}\n` }));
+  const pin = gitValue(r.bare, ['rev-parse', 'main:fixtures/EPOCH']);
+  gitValue(r.bare, ['replace', '-f', pin, oids[0]!]);
+  for (let i = 0; i + 1 < oids.length; i++) gitValue(r.bare, ['replace', '-f', oids[i]!, oids[i + 1]!]);
   assert.is.not(spawnSync('git', ['--git-dir', r.bare, 'cat-file', '-p', pin], { encoding: 'utf8' }).status, 0, 'git itself refuses to read it');
-  git(r.work, ['checkout', '-q', '-B', 'feature/deep', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/deep', 'main']);
   write(r.work, 'src/d.py', 'd = 4\n');
   commitAll(r.work, 'd');
   const before = serverState(r.bare);

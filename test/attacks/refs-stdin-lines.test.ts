@@ -5,15 +5,16 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { git, remotePerTest, ZERO, type Remote } from '../server/helpers';
+import { remotePerTest, ZERO, type Remote } from '../server/helpers';
 import { assertHookRefused, assertUnchanged, runBundle, runHook, serverState } from './refs-harness';
+import { gitValue } from '../helpers/git';
 
 const lines = suite('pre-receive lines');
 let r: Remote;
 let main = '';
 remotePerTest(lines, 'attack-stdin', (remote) => {
   r = remote;
-  main = git(r.bare, ['rev-parse', 'main']);
+  main = gitValue(r.bare, ['rev-parse', 'main']);
 });
 
 const BOB = { REMOTE_USER: 'bob' };

@@ -8,7 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { accept, ALICE, arenaPerFile, assertClosed, baseEnv, BOB, commitAll, git, gitResult, machine, push, serverFile, serverRefs, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, baseEnv, BOB, commitAll, machine, push, serverFile, serverRefs, write } from './harness';
+import { gitResult, gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
@@ -22,11 +23,11 @@ function shallowCloneOfNewHistory(): { clone: string; tip: string; parent: strin
   write(a.work, 'src/two.py', 'two = 2\n');
   const tip = commitAll(a.work, 'the shallow clone\'s boundary');
   const clone = join(a.root, `shallow-${clones}`);
-  git(a.root, ['clone', '-q', '--depth', '1', '--branch', 'attack', `file://${a.work}`, clone]);
-  git(clone, ['remote', 'set-url', 'origin', `file://${a.bare}`]);
-  assert.is(git(clone, ['rev-parse', 'HEAD']), tip);
-  assert.is(git(clone, ['rev-parse', '--is-shallow-repository']), 'true');
-  assert.is.not(gitResult(a.bare, ['cat-file', '-e', parent], baseEnv()).status, 0, 'the server lacks the parent');
+  gitValue(a.root, ['clone', '-q', '--depth', '1', '--branch', 'attack', `file://${a.work}`, clone]);
+  gitValue(clone, ['remote', 'set-url', 'origin', `file://${a.bare}`]);
+  assert.is(gitValue(clone, ['rev-parse', 'HEAD']), tip);
+  assert.is(gitValue(clone, ['rev-parse', '--is-shallow-repository']), 'true');
+  assert.is.not(gitResult(a.bare, ['cat-file', '-e', parent], { env: baseEnv() }).status, 0, 'the server lacks the parent');
   return { clone, tip, parent };
 }
 
@@ -68,14 +69,14 @@ test('default server config: the hook runs and closes it with the commit, the mi
 
 test('receive.shallowUpdate=true (git would accept it): the hook alone closes it, for owners too', () => {
   const a = arena();
-  git(a.bare, ['config', 'receive.shallowUpdate', 'true']);
+  gitValue(a.bare, ['config', 'receive.shallowUpdate', 'true']);
   try {
     const { clone, tip, parent } = shallowCloneOfNewHistory();
     assertShallowClosed(push(clone, ['origin', 'HEAD:refs/heads/topic'], BOB), tip, parent);
     assertShallowClosed(push(clone, ['origin', 'HEAD:refs/heads/topic'], ALICE), tip, parent);
-    assert.is(git(a.bare, ['rev-parse', '--is-shallow-repository']), 'false', 'the server did not become shallow');
+    assert.is(gitValue(a.bare, ['rev-parse', '--is-shallow-repository']), 'false', 'the server did not become shallow');
   } finally {
-    git(a.bare, ['config', '--unset', 'receive.shallowUpdate']);
+    gitValue(a.bare, ['config', '--unset', 'receive.shallowUpdate']);
   }
 });
 
@@ -84,12 +85,12 @@ test('control: a shallow clone whose boundary the server has (depth 2 over main)
   write(a.work, 'src/three.py', 'three = 3\n');
   const tip = commitAll(a.work, 'on top of main');
   const clone = join(a.root, 'shallow-control');
-  git(a.root, ['clone', '-q', '--depth', '2', '--branch', 'attack', `file://${a.work}`, clone]);
-  git(clone, ['remote', 'set-url', 'origin', `file://${a.bare}`]);
+  gitValue(a.root, ['clone', '-q', '--depth', '2', '--branch', 'attack', `file://${a.work}`, clone]);
+  gitValue(clone, ['remote', 'set-url', 'origin', `file://${a.bare}`]);
   const result = push(clone, ['origin', 'HEAD:refs/heads/control'], BOB);
   accept(a, result);
   assert.match(result.remote.join('\n'), /push accepted: eligible/);
-  assert.is(git(a.bare, ['rev-parse', 'refs/heads/control']), tip);
+  assert.is(gitValue(a.bare, ['rev-parse', 'refs/heads/control']), tip);
 });
 
 test.run();

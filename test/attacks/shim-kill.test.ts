@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, push, refOid, write, type PushResult, type Remote } from '../server/helpers';
+import { cleanup, commitAll, guardedRemote, machine, makeTemplate, push, refOid, write, type PushResult, type Remote } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 let r: Remote;
@@ -18,13 +19,13 @@ test.before(() => {
   template = makeTemplate();
   r = guardedRemote(template, 'shim-kill');
   assert.ok(existsSync(join(r.bare, 'hooks', 'receipt-gate.blob')), 'the install left a startup snapshot');
-  git(r.work, ['checkout', '-q', '-b', 'feature/honest']);
+  gitValue(r.work, ['checkout', '-q', '-b', 'feature/honest']);
   write(r.work, 'src/orders.py', 'def total(orders):\n    return 0\n');
   commitAll(r.work, 'honest');
 });
 // A push a test let through by mistake must not turn the next tests into "up to date".
 test.after.each(() => {
-  git(r.bare, ['update-ref', '-d', 'refs/heads/feature/honest']);
+  gitValue(r.bare, ['update-ref', '-d', 'refs/heads/feature/honest']);
 });
 test.after(() => {
   cleanup(r?.root);

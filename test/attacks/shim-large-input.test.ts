@@ -9,7 +9,8 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, cleanup, git, guardedRemote, machine, makeTemplate, push, ZERO, type PushResult, type Remote } from '../server/helpers';
+import { baseEnv, cleanup, guardedRemote, machine, makeTemplate, push, ZERO, type PushResult, type Remote } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 const REFS = 6000;
 const BOB = { REMOTE_USER: 'bob' };
@@ -31,13 +32,13 @@ test.before(() => {
   const policy = JSON.parse(readFileSync(policyFile, 'utf8')) as { limits: { timeoutMs: number } };
   policy.limits.timeoutMs = 1_200_000;
   writeFileSync(policyFile, `${JSON.stringify(policy, null, 2)}\n`);
-  git(template.work, ['commit', '-qam', 'policy: a longer deadline for the large pushes']);
+  gitValue(template.work, ['commit', '-qam', 'policy: a longer deadline for the large pushes']);
   const raised = push(template.work, ['origin', 'main'], { GITHUB_USER_LOGIN: 'alice' });
   assert.is(raised.status, 0, raised.stderr);
   r = guardedRemote(template, 'shim-large');
   assert.ok(existsSync(join(r.bare, 'hooks', 'receipt-gate.blob')), 'the install left a startup snapshot');
   // 6,000 branches, each one commit on main that adds its own file (git fast-import).
-  const main = git(r.work, ['rev-parse', 'main']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
   const stream: string[] = [];
   for (let i = 0; i < REFS; i++) {
     const name = `many/${String(i).padStart(4, '0')}`;
@@ -53,8 +54,8 @@ test.before(() => {
       body,
     );
   }
-  git(r.work, ['fast-import', '--quiet'], { input: `${stream.join('\n')}\n` });
-  tips = git(r.work, ['for-each-ref', '--format=%(objectname)', 'refs/heads/many/']).split('\n');
+  gitValue(r.work, ['fast-import', '--quiet'], { input: `${stream.join('\n')}\n` });
+  tips = gitValue(r.work, ['for-each-ref', '--format=%(objectname)', 'refs/heads/many/']).split('\n');
   assert.is(new Set(tips).size, REFS, 'distinct commits');
 });
 test.after(() => {
@@ -74,7 +75,7 @@ function pushBig(work: string, refspec: string): PushResult {
 }
 
 function landed(bare: string): number {
-  const out = git(bare, ['for-each-ref', '--format=%(refname)', 'refs/heads/many/']);
+  const out = gitValue(bare, ['for-each-ref', '--format=%(refname)', 'refs/heads/many/']);
   return out === '' ? 0 : out.split('\n').length;
 }
 
@@ -109,10 +110,10 @@ test('6,000 refs of distinct commits: accepted, every ref named in the answer, t
 test('6,000 refs, one of them editing a fixture: the whole push is rejected, the machine line last', () => {
   const r2 = guardedRemote(template, 'shim-large-reject');
   try {
-    git(r2.work, ['fetch', '-q', r.work, 'refs/heads/many/*:refs/heads/many/*']);
-    git(r2.work, ['checkout', '-q', '-b', 'many/cheat', 'main']);
+    gitValue(r2.work, ['fetch', '-q', r.work, 'refs/heads/many/*:refs/heads/many/*']);
+    gitValue(r2.work, ['checkout', '-q', '-b', 'many/cheat', 'main']);
     writeFileSync(join(r2.work, 'fixtures', 'orders', 'base.json'), '{"orders": ["cheat"]}\n');
-    git(r2.work, ['commit', '-qam', 'cheat']);
+    gitValue(r2.work, ['commit', '-qam', 'cheat']);
     const result = pushBig(r2.work, 'refs/heads/many/*:refs/heads/many/*');
     assert.is.not(result.status, 0);
     assertMachineLast(result);
@@ -129,15 +130,15 @@ test('6,000 refs, one of them editing a fixture: the whole push is rejected, the
 test('600 protected paths in one rejection: the answer arrives whole, every path in the machine line', () => {
   const r3 = guardedRemote(template, 'shim-large-600');
   try {
-    git(r3.work, ['checkout', '-q', '-b', 'feature/600', 'main']);
+    gitValue(r3.work, ['checkout', '-q', '-b', 'feature/600', 'main']);
     const paths: string[] = [];
     for (let i = 0; i < 600; i++) {
       const p = `fixtures/orders/case-${String(i).padStart(3, '0')}.json`;
       paths.push(p);
       writeFileSync(join(r3.work, ...p.split('/')), `{"case": ${i}}\n`);
     }
-    git(r3.work, ['add', '-A']);
-    git(r3.work, ['commit', '-qm', '600 fixtures']);
+    gitValue(r3.work, ['add', '-A']);
+    gitValue(r3.work, ['commit', '-qm', '600 fixtures']);
     const result = push(r3.work, ['origin', 'feature/600'], BOB);
     assert.is.not(result.status, 0);
     assertMachineLast(result);
@@ -147,11 +148,11 @@ test('600 protected paths in one rejection: the answer arrives whole, every path
     // in a copy of the repository that holds the pushed objects under no ref, answers the same.
     const copy = join(r3.root, 'copy.git');
     cpSync(r3.bare, copy, { recursive: true });
-    git(copy, ['fetch', '-q', r3.work, 'feature/600']);
+    gitValue(copy, ['fetch', '-q', r3.work, 'feature/600']);
     const direct = spawnSync('node', [join(copy, 'hooks', 'receipt-gate.cjs'), 'pre-receive'], {
       cwd: copy,
       env: baseEnv({ ...BOB, GIT_DIR: '.' }),
-      input: `${ZERO} ${git(r3.work, ['rev-parse', 'HEAD'])} refs/heads/feature/600\n`,
+      input: `${ZERO} ${gitValue(r3.work, ['rev-parse', 'HEAD'])} refs/heads/feature/600\n`,
       encoding: 'utf8',
       maxBuffer: 1 << 26,
     });
@@ -172,7 +173,7 @@ function runHook(bare: string, input: Buffer, env: Record<string, string> = {}):
 test('one 10 MB pre-receive line: rejected, with the machine line as the last line (snapshot, plain bundle, chained hook)', () => {
   const r4 = guardedRemote(template, 'shim-large-line');
   try {
-    const main = git(r4.bare, ['rev-parse', 'main']);
+    const main = gitValue(r4.bare, ['rev-parse', 'main']);
     const inputs = [
       Buffer.from(`${ZERO} ${main} refs/heads/${'a'.repeat(10_000_000)}\n`),
       Buffer.from(`${'x'.repeat(10_000_000)}`), // no newline, no fields
@@ -192,7 +193,7 @@ test('one 10 MB pre-receive line: rejected, with the machine line as the last li
         assert.not.match(res.stderr, /the chained hook must not run|startup snapshot receipt-gate\.blob could not be used/, label);
       }
     }
-    assert.is(git(r4.bare, ['rev-parse', 'main']), main);
+    assert.is(gitValue(r4.bare, ['rev-parse', 'main']), main);
     assert.equal(readdirSync(r4.bare).filter((f) => f.startsWith('receipt-gate-push.')), [], 'no spool file left');
   } finally {
     cleanup(r4.root);

@@ -4,7 +4,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, git, push, refOid, serverFile, serverRefs, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, push, refOid, serverFile, serverRefs, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
@@ -14,7 +15,7 @@ test('an alias of main cannot rewind it or delete it; main stays where it was', 
   commitAll(r.work, 'a');
   accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
   const tip = refOid(r.bare, 'refs/heads/main');
-  git(r.bare, ['symbolic-ref', 'refs/heads/master', 'refs/heads/main']);
+  gitValue(r.bare, ['symbolic-ref', 'refs/heads/master', 'refs/heads/main']);
   r.refs = serverRefs(r.bare);
 
   assertClosed(r, push(r.work, ['--force', 'origin', 'HEAD~1:refs/heads/master'], BOB), 'REF_PROTECTED');
@@ -28,22 +29,22 @@ test('an alias of main cannot rewind it or delete it; main stays where it was', 
   assertClosed(r, push(r.work, ['origin', 'HEAD:refs/heads/master'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.is(refOid(r.bare, 'refs/heads/main'), tip);
   assert.is(serverFile(r, 'fixtures/orders/base.json'), '{"orders": []}');
-  git(r.bare, ['symbolic-ref', '--delete', 'refs/heads/master']);
+  gitValue(r.bare, ['symbolic-ref', '--delete', 'refs/heads/master']);
   r.refs = serverRefs(r.bare);
 });
 
 test('an update through a symbolic ref whose own name is protected is the owners\' decision', () => {
   const r = arena();
-  git(r.bare, ['branch', 'feature/x', 'main']);
-  git(r.bare, ['symbolic-ref', 'refs/heads/release/current', 'refs/heads/feature/x']);
+  gitValue(r.bare, ['branch', 'feature/x', 'main']);
+  gitValue(r.bare, ['symbolic-ref', 'refs/heads/release/current', 'refs/heads/feature/x']);
   r.refs = serverRefs(r.bare);
-  git(r.work, ['fetch', '-q', 'origin']);
-  git(r.work, ['checkout', '-q', '-b', 'feature/x', 'origin/feature/x']);
+  gitValue(r.work, ['fetch', '-q', 'origin']);
+  gitValue(r.work, ['checkout', '-q', '-b', 'feature/x', 'origin/feature/x']);
   write(r.work, 'src/b.py', 'b = 1\n');
   commitAll(r.work, 'b');
   assertClosed(r, push(r.work, ['origin', 'HEAD:refs/heads/release/current'], BOB), 'REF_PROTECTED');
   assert.is(push(r.work, ['origin', 'HEAD:refs/heads/release/current'], ALICE).status, 0);
-  assert.is(refOid(r.bare, 'refs/heads/feature/x'), git(r.work, ['rev-parse', 'HEAD']));
+  assert.is(refOid(r.bare, 'refs/heads/feature/x'), gitValue(r.work, ['rev-parse', 'HEAD']));
 });
 
 test.run();

@@ -5,20 +5,21 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ALICE, accept, arenaPerFile, assertClosed, BOB, commitAll, git, push, refOid, serverFile, symlinkAt, write } from './harness';
+import { ALICE, accept, arenaPerFile, assertClosed, BOB, commitAll, push, refOid, serverFile, symlinkAt, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
 test('a symlink over a protected folder is a touch of it: tools, .github, fixtures/README.md', () => {
   const r = arena();
   const symlink = (target: string, path: string) => symlinkAt(r.work, target, path);
-  git(r.work, ['checkout', '-q', '-B', 'topic', 'origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'topic', 'origin/main']);
   write(r.work, 'src/tools/patch_receipt.py', 'print("patched")\n');
   symlink('src/tools', 'tools');
   commitAll(r.work, 'tools through a symlink');
   assertClosed(r, push(r.work, ['origin', 'topic'], BOB), 'PATH_PROTECTED', 'tools');
 
-  git(r.work, ['reset', '-q', '--hard', 'origin/main']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'origin/main']);
   write(r.work, 'ci/workflows/evil.yml', 'on: push\n');
   symlink('ci', '.github');
   commitAll(r.work, 'workflows through a symlink');
@@ -26,7 +27,7 @@ test('a symlink over a protected folder is a touch of it: tools, .github, fixtur
 
   // fixtures/README.md is under the exception fixtures/**/*.md, but an exception never covers a
   // symlink: fixtures/README.md/orders/base.json would exist in every checkout.
-  git(r.work, ['reset', '-q', '--hard', 'origin/main']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'origin/main']);
   write(r.work, 'src/fake/orders/base.json', '{"orders": [{"amount": -1}]}\n');
   symlink('../src/fake', 'fixtures/README.md');
   commitAll(r.work, 'a symlink under an exception');
@@ -35,7 +36,7 @@ test('a symlink over a protected folder is a touch of it: tools, .github, fixtur
 
   // The owner may; and a non-owner may edit the excepted file as a regular file.
   accept(r, push(r.work, ['origin', 'topic'], ALICE));
-  git(r.work, ['reset', '-q', '--hard', 'origin/main']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'origin/main']);
   write(r.work, 'fixtures/README.md', 'More notes.\n');
   commitAll(r.work, 'notes');
   accept(r, push(r.work, ['origin', '+topic'], BOB));
@@ -53,14 +54,14 @@ test('a protected file replaced by a symlink is rejected', () => {
 
 test('a symlink at .github/workflows itself and at the freeze file, pushed to main', () => {
   const r = arena();
-  const tip = git(r.bare, ['rev-parse', 'main']);
+  const tip = gitValue(r.bare, ['rev-parse', 'main']);
   write(r.work, 'ci/evil.yml', 'on: push\n');
   symlinkAt(r.work, '../ci', '.github/workflows');
   symlinkAt(r.work, 'src/orders.py', 'freeze.json');
   commitAll(r.work, 'symlinks at protected paths');
   const m = assertClosed(r, push(r.work, ['origin', 'HEAD:main'], BOB), 'PATH_PROTECTED', '.github/workflows');
   assert.ok(m.blocked_paths.includes('freeze.json'), JSON.stringify(m));
-  assert.is(git(r.bare, ['rev-parse', 'main']), tip);
+  assert.is(gitValue(r.bare, ['rev-parse', 'main']), tip);
   assert.is(serverFile(r, '.github/workflows'), null);
 });
 

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { remotePerTest, write, type Remote } from '../server/helpers';
-import { BOB, IDENT, assertObjectInvalid, findingOf, git, machine, push, refOid, verifyRef } from './object-helpers';
+import { BOB, IDENT, assertObjectInvalid, findingOf, machine, push, refOid, verifyRef } from './object-helpers';
+import { gitValue } from '../helpers/git';
 
 let r: Remote;
 remotePerTest(test, 'tag-chain', (remote) => {
@@ -35,29 +36,29 @@ function chain(target: string, depth: number, broken?: { at: number; tagger: str
     object = oid;
     type = 'tag';
   }
-  const written = git(r.work, ['hash-object', '-w', '-t', 'tag', '--literally', '--stdin-paths'], { input: `${paths.join('\n')}\n` }).split('\n');
+  const written = gitValue(r.work, ['hash-object', '-w', '-t', 'tag', '--literally', '--stdin-paths'], { input: `${paths.join('\n')}\n` }).split('\n');
   rmSync(dir, { recursive: true, force: true });
   assert.equal(written, oids);
   return oids;
 }
 
 function honestCommit(): string {
-  git(r.work, ['checkout', '-q', '-B', 'honest', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'honest', 'main']);
   write(r.work, 'src/orders.py', 'def total(orders):\n    return sum(o.get("amount", 0) for o in orders)\n');
-  git(r.work, ['commit', '-qam', 'tolerate missing amounts']);
-  return git(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.work, ['commit', '-qam', 'tolerate missing amounts']);
+  return gitValue(r.work, ['rev-parse', 'HEAD']);
 }
 
 test('a 1,000-deep chain on an honest commit: accepted, peeled as git peels it', () => {
   const commit = honestCommit();
   const tags = chain(commit, 1000);
   const top = tags[tags.length - 1]!;
-  assert.is(git(r.work, ['rev-parse', `${top}^{commit}`]), commit);
+  assert.is(gitValue(r.work, ['rev-parse', `${top}^{commit}`]), commit);
   const result = push(r.work, ['origin', `${top}:refs/tags/deep`], BOB);
   assert.is(result.status, 0, result.stderr);
   assert.is(machine(result).verdict, 'eligible', result.stderr);
   assert.is(refOid(r.bare, 'refs/tags/deep'), top);
-  git(r.work, ['update-ref', 'refs/tags/deep', top]);
+  gitValue(r.work, ['update-ref', 'refs/tags/deep', top]);
   const run = verifyRef(r, 'refs/tags/deep');
   assert.is(run.status, 0, run.stdout + run.stderr);
   assert.is(run.json.verdict, 'eligible');
@@ -70,7 +71,7 @@ test('a chain with a malformed tagger 500 tags down: OBJECT_INVALID naming that 
   const top = tags[tags.length - 1]!;
   assertObjectInvalid(push(r.work, ['origin', `${top}:refs/tags/deep`], BOB), tags[500]!, 'badTimezone');
   assert.is(refOid(r.bare, 'refs/tags/deep'), null);
-  git(r.work, ['update-ref', 'refs/tags/deep', top]);
+  gitValue(r.work, ['update-ref', 'refs/tags/deep', top]);
   const run = verifyRef(r, 'refs/tags/deep');
   assert.is(run.json.verdict, 'closed', run.stdout);
   assert.ok(findingOf(run, 'OBJECT_INVALID', tags[500]), run.stdout);

@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertRejected, remotePerTest, type Remote } from '../server/helpers';
-import { BOB, EVIL_FIXTURE, IDENT, assertMainUntouched, assertObjectInvalid, findingOf, git, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { BOB, EVIL_FIXTURE, IDENT, assertMainUntouched, assertObjectInvalid, findingOf, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { gitValue } from '../helpers/git';
 
 let r: Remote;
 remotePerTest(test, 'tag-upper', (remote) => {
@@ -14,10 +15,10 @@ remotePerTest(test, 'tag-upper', (remote) => {
 });
 
 function crafted(): { tag: string; evil: string; main: string } {
-  const main = git(r.work, ['rev-parse', 'main']);
-  const evil = git(r.work, ['commit-tree', treeWithFixture(r.work, EVIL_FIXTURE), '-p', 'main', '-m', 'release']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
+  const evil = gitValue(r.work, ['commit-tree', treeWithFixture(r.work, EVIL_FIXTURE), '-p', 'main', '-m', 'release']);
   const tag = writeObject(r.work, 'tag', `object ${evil.toUpperCase()}\ntype commit\ntag v9\ntagger ${IDENT}\nobject ${main}\n\nrelease\n`);
-  assert.is(git(r.work, ['rev-parse', `${tag}^{}`]), evil, 'git peels to the first object line');
+  assert.is(gitValue(r.work, ['rev-parse', `${tag}^{}`]), evil, 'git peels to the first object line');
   return { tag, evil, main };
 }
 
@@ -31,13 +32,13 @@ test('a non-owner pushes the tag: judged as the evil commit (PATH_PROTECTED); ma
 
 test('with receive.fsckObjects=true git takes the tag and the hook judges it the same', () => {
   const { tag, main } = crafted();
-  git(r.bare, ['config', 'receive.fsckObjects', 'true']);
+  gitValue(r.bare, ['config', 'receive.fsckObjects', 'true']);
   assertRejected(push(r.work, ['origin', `${tag}:refs/tags/v9`], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assertMainUntouched(r, main);
 });
 
 test('a tag with a zero-padded tagger date (git fsck: zeroPaddedDate) on an honest commit is OBJECT_INVALID', () => {
-  const main = git(r.work, ['rev-parse', 'main']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
   const tag = writeObject(r.work, 'tag', `object ${main.toUpperCase()}\ntype commit\ntag v8\ntagger Dev <dev@example.com> 01788000000 +0000\n\nrelease\n`);
   assertObjectInvalid(push(r.work, ['origin', `${tag}:refs/tags/v8`], BOB), tag, 'zeroPaddedDate');
   assert.is(refOid(r.bare, 'refs/tags/v8'), null);
@@ -46,7 +47,7 @@ test('a tag with a zero-padded tagger date (git fsck: zeroPaddedDate) on an hone
 
 test('verify-ref peels the tag as git does', () => {
   const { tag, evil } = crafted();
-  git(r.work, ['update-ref', 'refs/tags/v9', tag]);
+  gitValue(r.work, ['update-ref', 'refs/tags/v9', tag]);
   const run = verifyRef(r, 'refs/tags/v9');
   assert.is(run.json.verdict, 'closed', run.stdout);
   assert.is(run.json.head, evil);

@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALICE, arenaPerFile, assertClosed, BOB, git, push, serverFile } from './harness';
+import { ALICE, arenaPerFile, assertClosed, BOB, push, serverFile } from './harness';
+import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
 
@@ -32,7 +33,7 @@ function literalTree(lines: string[]): string {
 function rawTreeOf(r: ReturnType<typeof arena>, bytes: Buffer): string {
   const file = join(r.root, 'tree.bin');
   writeFileSync(file, bytes);
-  return git(r.work, ['hash-object', '-w', '-t', 'tree', '--literally', file]);
+  return gitValue(r.work, ['hash-object', '-w', '-t', 'tree', '--literally', file]);
 }
 
 /** Raw tree bytes for entries in the order given. */
@@ -42,25 +43,25 @@ function entries(list: { mode: string; name: string; oid: string }[]): Buffer {
 
 /** main's root tree with its entry `name` replaced (or added) by one of `mode` and `oid`. */
 function rootWith(r: ReturnType<typeof arena>, extra: { mode: string; name: string; oid: string }[]): string[] {
-  const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD^{tree}']);
   const names = new Set(extra.map((e) => e.name));
-  const kept = git(r.work, ['ls-tree', head]).split('\n').filter((l) => !names.has(l.split('\t')[1]!));
+  const kept = gitValue(r.work, ['ls-tree', head]).split('\n').filter((l) => !names.has(l.split('\t')[1]!));
   return [...kept, ...extra.map((e) => `${e.mode} x ${e.oid}\t${e.name}`)];
 }
 
 function pushTree(tree: string, ref: string, who: Record<string, string>) {
   const r = arena();
-  const commit = git(r.work, ['commit-tree', tree, '-p', 'HEAD', '-m', 'crafted']);
+  const commit = gitValue(r.work, ['commit-tree', tree, '-p', 'HEAD', '-m', 'crafted']);
   return push(r.work, ['origin', `${commit}:${ref}`], who);
 }
 
 test('crafted tree entries (.git, ..) made with mktree are rejected for everyone', () => {
   const r = arena();
-  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\tfsmonitor = evil\n' });
-  const bad = git(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
+  const blob = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\tfsmonitor = evil\n' });
+  const bad = gitValue(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
   // git mktree refuses '..' and '.git' names in recent versions; write the tree literally.
-  const head = git(r.work, ['rev-parse', 'HEAD^{tree}']);
-  const lines = [...git(r.work, ['ls-tree', head]).split('\n'), `040000 tree ${bad}\t.git`, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
+  const head = gitValue(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const lines = [...gitValue(r.work, ['ls-tree', head]).split('\n'), `040000 tree ${bad}\t.git`, `040000 tree ${bad}\t.GIT`, `040000 tree ${bad}\t..`];
   const treeOid = literalTree(lines);
   const result = pushTree(treeOid, 'refs/heads/feature/crafted', ALICE);
   const m = assertClosed(r, result, 'PATH_UNSAFE');
@@ -70,8 +71,8 @@ test('crafted tree entries (.git, ..) made with mktree are rejected for everyone
 
 test('.git spellings a checkout on NTFS or HFS+ reads as .git: git~1, .git., .g\u200cit', () => {
   const r = arena();
-  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\thooksPath = /tmp\n' });
-  const bad = git(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
+  const blob = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '[core]\n\thooksPath = /tmp\n' });
+  const bad = gitValue(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
   for (const name of ['git~1', '.git.', '.g\u200cit', '.Git ']) {
     const tree = literalTree(rootWith(r, [{ mode: '40000', name, oid: bad }]));
     for (const who of [BOB, ALICE]) {
@@ -84,9 +85,9 @@ test('.git spellings a checkout on NTFS or HFS+ reads as .git: git~1, .git., .g\
 
 test('a name listed twice, and entries out of git\'s order: unsafe for the owner too', () => {
   const r = arena();
-  const good = git(r.work, ['rev-parse', 'HEAD:README.md']);
-  const evil = git(r.work, ['hash-object', '-w', '--stdin'], { input: '# evil\n' });
-  const orders = git(r.work, ['rev-parse', 'HEAD:fixtures/orders']);
+  const good = gitValue(r.work, ['rev-parse', 'HEAD:README.md']);
+  const evil = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '# evil\n' });
+  const orders = gitValue(r.work, ['rev-parse', 'HEAD:fixtures/orders']);
   const rootOf = (src: Buffer) => literalTree(rootWith(r, [{ mode: '40000', name: 'src', oid: rawTreeOf(r, src) }]));
   // git show reads the first copy of README.md; a checkout writes the last.
   const twice = rootOf(entries([{ mode: '100644', name: 'README.md', oid: good }, { mode: '100644', name: 'README.md', oid: evil }]));
@@ -102,7 +103,7 @@ test('a name listed twice, and entries out of git\'s order: unsafe for the owner
 
 test('a .gitmodules that is a symlink, at the root or in a folder', () => {
   const r = arena();
-  const target = git(r.work, ['hash-object', '-w', '--stdin'], { input: '/etc/passwd' });
+  const target = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '/etc/passwd' });
   const root = literalTree(rootWith(r, [{ mode: '120000', name: '.gitmodules', oid: target }]));
   const result = pushTree(root, 'refs/heads/feature/modules', ALICE);
   assertClosed(r, result, 'PATH_UNSAFE', '.gitmodules');

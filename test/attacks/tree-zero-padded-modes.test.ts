@@ -6,7 +6,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertRejected, remotePerTest, write, type Remote } from '../server/helpers';
-import { BOB, EVIL_FIXTURE, assertMainUntouched, findingOf, git, machine, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { BOB, EVIL_FIXTURE, assertMainUntouched, findingOf, machine, push, refOid, treeWithFixture, verifyRef, writeObject } from './object-helpers';
+import { gitValue } from '../helpers/git';
 
 let r: Remote;
 remotePerTest(test, 'zero-padded', (remote) => {
@@ -15,7 +16,7 @@ remotePerTest(test, 'zero-padded', (remote) => {
 
 /** `tree` rewritten with every directory entry's mode written `040000`, recursively. */
 function padded(tree: string): string {
-  const entries = git(r.work, ['ls-tree', '-z', tree]).split('\0').filter(Boolean);
+  const entries = gitValue(r.work, ['ls-tree', '-z', tree]).split('\0').filter(Boolean);
   const parts: Buffer[] = [];
   for (const line of entries) {
     const [meta, name] = line.split('\t') as [string, string];
@@ -28,36 +29,36 @@ function padded(tree: string): string {
 
 function honestTree(): string {
   write(r.work, 'src/orders.py', 'def total(orders):\n    return sum(o.get("amount", 0) for o in orders)\n');
-  git(r.work, ['add', '-A']);
-  const tree = git(r.work, ['write-tree']);
-  git(r.work, ['reset', '-q', '--hard', 'main']);
+  gitValue(r.work, ['add', '-A']);
+  const tree = gitValue(r.work, ['write-tree']);
+  gitValue(r.work, ['reset', '-q', '--hard', 'main']);
   return tree;
 }
 
 test('an honest commit whose trees are all zero-padded: accepted for a non-owner, on a branch and on main', () => {
   const tree = padded(honestTree());
-  assert.match(git(r.work, ['cat-file', '-p', tree]), /^040000 tree /m, 'the tree is written zero-padded');
-  const commit = git(r.work, ['commit-tree', tree, '-p', 'main', '-m', 'old history']);
+  assert.match(gitValue(r.work, ['cat-file', '-p', tree]), /^040000 tree /m, 'the tree is written zero-padded');
+  const commit = gitValue(r.work, ['commit-tree', tree, '-p', 'main', '-m', 'old history']);
   const result = push(r.work, ['origin', `${commit}:refs/heads/feature/old`], BOB);
   assert.is(result.status, 0, result.stderr);
   assert.is(machine(result).verdict, 'eligible', result.stderr);
   const onMain = push(r.work, ['origin', `${commit}:refs/heads/main`], BOB);
   assert.is(onMain.status, 0, onMain.stderr);
   assert.is(refOid(r.bare, 'refs/heads/main'), commit);
-  assert.match(git(r.bare, ['show', 'main:src/orders.py']), /o\.get\("amount", 0\)/);
+  assert.match(gitValue(r.bare, ['show', 'main:src/orders.py']), /o\.get\("amount", 0\)/);
 });
 
 test('a zero-padded tree that edits the fixture: judged by its paths (PATH_PROTECTED, not PATH_UNSAFE)', () => {
-  const main = git(r.work, ['rev-parse', 'main']);
-  const commit = git(r.work, ['commit-tree', padded(treeWithFixture(r.work, EVIL_FIXTURE)), '-p', 'main', '-m', 'edit the fixture']);
+  const main = gitValue(r.work, ['rev-parse', 'main']);
+  const commit = gitValue(r.work, ['commit-tree', padded(treeWithFixture(r.work, EVIL_FIXTURE)), '-p', 'main', '-m', 'edit the fixture']);
   const m = assertRejected(push(r.work, ['origin', `${commit}:refs/heads/main`], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.not.ok(m.findings.some((f) => f.code === 'PATH_UNSAFE'), 'nothing is unsafe');
   assertMainUntouched(r, main);
 });
 
 test('verify-ref audits such a history: eligible', () => {
-  const commit = git(r.work, ['commit-tree', padded(honestTree()), '-p', 'main', '-m', 'old history']);
-  git(r.work, ['update-ref', 'refs/heads/old', commit]);
+  const commit = gitValue(r.work, ['commit-tree', padded(honestTree()), '-p', 'main', '-m', 'old history']);
+  gitValue(r.work, ['update-ref', 'refs/heads/old', commit]);
   const run = verifyRef(r, 'old');
   assert.is(run.status, 0, run.stdout + run.stderr);
   assert.is(run.json.verdict, 'eligible');

@@ -13,16 +13,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Arena, arenaPerFile, assertClosed, commitAll, git, pushAs, write } from './harness';
+import { type Arena, arenaPerFile, assertClosed, commitAll, pushAs, write } from './harness';
+import { gitValue } from '../helpers/git';
 
 let packName = '';
 let blob = '';
 const arena = arenaPerFile(test, (a) => {
-  blob = git(a.bare, ['rev-parse', 'main:.receipt-gate.json']);
-  const rest = git(a.bare, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).split('\n').filter((o) => o !== blob);
-  packName = `pack-${git(a.bare, ['pack-objects', '-q', 'objects/pack/pack'], { input: `${blob}\n` })}`;
-  git(a.bare, ['pack-objects', '-q', 'objects/pack/pack'], { input: `${rest.join('\n')}\n` });
-  git(a.bare, ['prune-packed']);
+  blob = gitValue(a.bare, ['rev-parse', 'main:.receipt-gate.json']);
+  const rest = gitValue(a.bare, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).split('\n').filter((o) => o !== blob);
+  packName = `pack-${gitValue(a.bare, ['pack-objects', '-q', 'objects/pack/pack'], { input: `${blob}\n` })}`;
+  gitValue(a.bare, ['pack-objects', '-q', 'objects/pack/pack'], { input: `${rest.join('\n')}\n` });
+  gitValue(a.bare, ['prune-packed']);
   for (const ext of ['pack', 'idx'] as const) copyFileSync(packFile(a, ext), join(a.root, `good.${ext}`));
 });
 

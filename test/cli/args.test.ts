@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli';
-import { guardedRepo, runCli, tempDir } from '../helpers/repo';
+import { guardedRepo, runCli } from '../helpers/repo';
+import { tempDir } from '../helpers/git';
 
 const FLAG = /(?:^|[\s[|(])--([a-z][a-z0-9-]*)/g;
 

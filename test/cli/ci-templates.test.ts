@@ -10,7 +10,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { packedTarball } from '../client/harness';
-import { commitAll, git, GIT_ENV, guardedRepo, tempDir, writeFiles } from '../helpers/repo';
+import { guardedRepo } from '../helpers/repo';
+import { commitAll, git, GIT_ENV, tempDir, writeFiles } from '../helpers/git';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -30,7 +31,7 @@ interface Action {
 
 /** A bare "origin" whose main is guarded, with a branch per case; returns its path and oids. */
 function origin(): { bare: string; dir: string; fixtureEdit: string; docsEdit: string } {
-  const dir = tempDir('rg-ci-');
+  const dir = tempDir('ci');
   const work = guardedRepo();
   git(work, ['checkout', '-q', '-b', 'fixture-edit']);
   writeFiles(work, { 'fixtures/orders/base.json': '{"orders": [9]}\n' });

@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { commitAll, git, guardedRepo, initRepo, POLICY, runCli, tempDir, writeFiles } from '../helpers/repo';
+import { guardedRepo, POLICY, runCli } from '../helpers/repo';
+import { commitAll, git, initRepo, tempDir, writeFiles } from '../helpers/git';
 
 /** A sentence, not a stack or a template hole: ends with a fix, no `undefined`/`null`, no
  * colon with nothing after it. */
@@ -18,11 +19,11 @@ function assertSentence(text: string, what: string): void {
 }
 
 test('explain before the first push reads the proposed policy from the working tree and says so', () => {
-  const dir = tempDir('rg-err-');
+  const dir = tempDir('err');
   try {
     // origin/main exists and has no policy; the owner has just run init (not committed).
     mkdirSync(join(dir, 'work'));
-    const work = initRepo(join(dir, 'work'));
+    const work = initRepo({ dir: join(dir, 'work') });
     writeFiles(work, { 'src/app.js': 'x\n' });
     commitAll(work, 'app');
     git(dir, ['clone', '-q', '--bare', work, join(dir, 'origin.git')]);
@@ -87,7 +88,7 @@ test('check of a file that does not exist is exit 2 naming it and the nearest na
 });
 
 test('a base that is only origin/NAME in this clone, or not fetched at all, is exit 2 saying what to pass or fetch', () => {
-  const dir = tempDir('rg-err-');
+  const dir = tempDir('err');
   try {
     const seed = guardedRepo();
     git(seed, ['checkout', '-q', '-b', 'feature']);
@@ -126,7 +127,7 @@ const COMMANDS: Record<string, string[]> = {
 };
 
 test('every command: --help is exit 0; an unknown flag is exit 2 naming it with the usage; outside a repository, exit 2 with a sentence', () => {
-  const outside = tempDir('rg-outside-');
+  const outside = tempDir('outside');
   try {
     for (const [command, args] of Object.entries(COMMANDS)) {
       const help = runCli([command, '--help'], { cwd: outside });
@@ -189,7 +190,7 @@ test('setup failures are exit 2 with a message and no verdict, in JSON, SARIF an
   const repo = guardedRepo();
   try {
     mkdirSync(join(dir, 'bare'));
-    const bare = initRepo(join(dir, 'bare'));
+    const bare = initRepo({ dir: join(dir, 'bare') });
     writeFiles(bare, { 'src/app.js': 'x\n' });
     commitAll(bare, 'no policy');
     const cases: { cwd: string; args: string[]; what: RegExp }[] = [

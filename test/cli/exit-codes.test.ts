@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { commitAll, EPOCH_ID, git, guardedRepo, runCli, sha256, tempDir, writeFiles, type CliRun } from '../helpers/repo';
+import { EPOCH_ID, guardedRepo, runCli, sha256, type CliRun } from '../helpers/repo';
+import { commitAll, git, tempDir, writeFiles } from '../helpers/git';
 import { cli as receiptCli, exampleRepo, GRADER } from '../receipt/helpers';
 
 const NOW = '2026-11-29';

@@ -11,8 +11,9 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { packedTarball } from '../client/harness';
-import { EPOCH_ID, GIT_ENV, sha256, tempDir, validEvidence } from '../helpers/repo';
+import { EPOCH_ID, sha256, validEvidence } from '../helpers/repo';
 import { pythonJunit, validSarif } from '../helpers/reports';
+import { GIT_ENV, tempDir } from '../helpers/git';
 
 const ROOT = resolve(__dirname, '../..');
 const NOW = '2026-11-29';
@@ -50,7 +51,7 @@ interface Project {
 /** A project on main with .gitlab-ci.yml including the template, pushed to a bare origin.
  * `withGate`: receipt-gate is a devDependency (the packed tarball, vendored) with a lock file. */
 function project(files: Record<string, string>, withGate = true): Project {
-  const dir = tempDir('rg-glci-');
+  const dir = tempDir('glci');
   const work = join(dir, 'seed');
   mkdirSync(work);
   must('git', ['init', '-q', '-b', 'main'], work);

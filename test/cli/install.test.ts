@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { GIT_ENV, tempDir } from '../helpers/repo';
+import { GIT_ENV, tempDir } from '../helpers/git';
 
 const ROOT = resolve(__dirname, '../..');
 const INSTALL = join(ROOT, 'install.sh');

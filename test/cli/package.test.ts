@@ -10,7 +10,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { packedTarball } from '../client/harness';
-import { tempDir } from '../helpers/repo';
+import { tempDir } from '../helpers/git';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -42,7 +42,7 @@ test('package.json: no run-time dependencies; every package the bundle is built 
 
 test('npm install of the packed tarball adds receipt-gate and nothing else, and the installed bin runs', () => {
   const { tarball } = packedTarball();
-  const dir = tempDir('rg-package-');
+  const dir = tempDir('package');
   try {
     const project = join(dir, 'project');
     mkdirSync(project);

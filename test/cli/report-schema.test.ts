@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { commitAll, git, guardedRepo, initRepo, runCli, tempDir, writeFiles } from '../helpers/repo';
+import { guardedRepo, runCli } from '../helpers/repo';
+import { commitAll, git, initRepo, tempDir, writeFiles } from '../helpers/git';
 
 const ROOT = join(__dirname, '..', '..');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schemas', 'output', 'report.schema.json'), 'utf8'));
@@ -34,7 +35,7 @@ test('verdicts: verify-ref eligible, closed and with bounded contexts; check', (
     assert.is(valid(runCli(['check', 'freeze.json', '--json'], { cwd: repo, env }).stdout, 'check closed').verdict, 'closed');
 
     cpSync(join(ROOT, 'examples', 'monorepo'), mono, { recursive: true });
-    initRepo(mono);
+    initRepo({ dir: mono });
     commitAll(mono, 'monorepo');
     const contexts = valid(runCli(['verify-ref', 'main', '--base', 'main', '--json'], { cwd: mono, env: { RECEIPT_GATE_NOW: '2026-12-05' } }).stdout, 'contexts');
     assert.ok(Array.isArray(contexts.contexts));

@@ -5,30 +5,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { diffFlatAgainstIndex, flattenTree, indexChangesAgainstTree, parseIndex } from '../../src/git/staged-index';
 import { ObjectStore } from '../../src/git/store';
+import { git } from '../helpers/git';
 
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-};
 const dirs: string[] = [];
 test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 function write(dir: string, path: string, content: string): void {
   mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -39,11 +26,11 @@ function write(dir: string, path: string, content: string): void {
 function seededRepo(): string {
   const dir = mkdtempSync(join(tmpdir(), 'rg-cachetree-'));
   dirs.push(dir);
-  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, ['init', '-q', '-b', 'main']);
   for (const a of ['a', 'b', 'c']) for (const b of ['x', 'y', 'z']) for (const f of ['1', '2', '3']) write(dir, `${a}/${b}/f${f}.txt`, `${a}${b}${f}\n`);
   write(dir, 'top.txt', 'top\n');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'seed');
+  git(dir, ['add', '-A']);
+  git(dir, ['commit', '-q', '-m', 'seed']);
   return dir;
 }
 
@@ -51,35 +38,35 @@ type Op = { kind: 'modify' | 'add' | 'delete' | 'chmod' | 'dir-to-file' | 'commi
 
 function apply(dir: string, op: Op, n: number): void {
   const path = `${op.a}/${op.b}/f${op.f}.txt`;
-  const exists = (p: string) => git(dir, 'ls-files', '--', p).trim() !== '';
+  const exists = (p: string) => git(dir, ['ls-files', '--', p]).trim() !== '';
   switch (op.kind) {
     case 'modify':
       write(dir, path, `changed ${n}\n`);
-      git(dir, 'add', '-A', '--', op.a);
+      git(dir, ['add', '-A', '--', op.a]);
       break;
     case 'add':
       write(dir, `${op.a}/${op.b}/new${n}/g.txt`, `new ${n}\n`);
-      git(dir, 'add', '-A', '--', op.a);
+      git(dir, ['add', '-A', '--', op.a]);
       break;
     case 'delete':
-      if (exists(path)) git(dir, 'rm', '-q', '--cached', '--', path);
+      if (exists(path)) git(dir, ['rm', '-q', '--cached', '--', path]);
       break;
     case 'chmod':
-      if (exists(path)) git(dir, 'update-index', '--chmod=+x', '--', path);
+      if (exists(path)) git(dir, ['update-index', '--chmod=+x', '--', path]);
       break;
     case 'dir-to-file':
       if (exists(`${op.a}/${op.b}`)) {
-        git(dir, 'rm', '-q', '-r', '--cached', '--', `${op.a}/${op.b}`);
+        git(dir, ['rm', '-q', '-r', '--cached', '--', `${op.a}/${op.b}`]);
         rmSync(join(dir, op.a, op.b), { recursive: true, force: true });
         write(dir, `${op.a}/${op.b}`, 'now a file\n');
-        git(dir, 'add', '--', `${op.a}/${op.b}`);
+        git(dir, ['add', '--', `${op.a}/${op.b}`]);
       }
       break;
     case 'commit':
-      git(dir, 'commit', '-q', '--allow-empty', '-m', `c${n}`);
+      git(dir, ['commit', '-q', '--allow-empty', '-m', `c${n}`]);
       break;
     case 'write-tree':
-      git(dir, 'write-tree'); // revalidates the cache-tree without committing
+      git(dir, ['write-tree']); // revalidates the cache-tree without committing
       break;
   }
 }
@@ -124,7 +111,7 @@ test('indexChangesAgainstTree equals git diff --cached and the full comparison a
         const full = diffFlatAgainstIndex(await flattenTree(store, head), index.entries);
         assert.equal(fast, full);
         const letter = { add: 'A', delete: 'D', modify: 'M', mode: 'M', type: 'T' } as const;
-        const expected = git(dir, 'diff', '--cached', '--no-renames', '--name-status', 'HEAD')
+        const expected = git(dir, ['diff', '--cached', '--no-renames', '--name-status', 'HEAD'])
           .split('\n')
           .filter(Boolean)
           .map((l) => `${l[0]} ${l.slice(2)}`)
@@ -146,7 +133,7 @@ test('indexChangesAgainstTree equals git diff --cached and the full comparison a
 test('one staged file in a committed tree: only the trees on its path are read', async () => {
   const dir = seededRepo();
   write(dir, 'b/y/f2.txt', 'staged\n');
-  git(dir, 'add', 'b/y/f2.txt');
+  git(dir, ['add', 'b/y/f2.txt']);
   const store = await ObjectStore.discover(dir);
   try {
     const index = parseIndex(readFileSync(join(dir, '.git', 'index')));
@@ -170,7 +157,7 @@ test('one staged file in a committed tree: only the trees on its path are read',
 test('a cache-tree record that does not fit the entries is not trusted', async () => {
   const dir = seededRepo();
   write(dir, 'a/x/f1.txt', 'staged\n');
-  git(dir, 'add', 'a/x/f1.txt');
+  git(dir, ['add', 'a/x/f1.txt']);
   const store = await ObjectStore.discover(dir);
   try {
     const index = parseIndex(readFileSync(join(dir, '.git', 'index')));

@@ -11,24 +11,12 @@ import { dirname, join } from 'node:path';
 import { diffFlatAgainstIndex, flattenTree, indexFilePath, parseIndex, readStagedIndex } from '../../src/git/staged-index';
 import { ObjectStore } from '../../src/git/store';
 import { GitReadError } from '../../src/git/types';
+import { git, GIT_ENV } from '../helpers/git';
 
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@example.com',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@example.com',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 function freshRepo(): string {
   const dir = mkdtempSync(join(tmpdir(), 'rg-index-'));
-  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, ['init', '-q', '-b', 'main']);
   return dir;
 }
 
@@ -78,12 +66,12 @@ test('versions 2, 3 and 4 agree with git ls-files on files, exec bits, symlinks,
       // Longer than the 12-bit name length field; only the index holds it (no file system would).
       const long = `deep/${'x'.repeat(200)}/${'y/'.repeat(1000)}${'z'.repeat(2200)}.txt`;
       write(dir, 'ünïcode/naïve.json', '1\n');
-      git(dir, 'add', '-A');
-      git(dir, 'update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendor/sub`);
-      const blob = git(dir, 'hash-object', '-w', 'a.txt').trim();
-      git(dir, 'update-index', '--add', '--cacheinfo', `100644,${blob},${long}`);
-      git(dir, 'update-index', '--index-version', version);
-      if (version === '3') git(dir, 'update-index', '--skip-worktree', 'a.txt'); // forces extended flags
+      git(dir, ['add', '-A']);
+      git(dir, ['update-index', '--add', '--cacheinfo', `160000,${'1'.repeat(40)},vendor/sub`]);
+      const blob = git(dir, ['hash-object', '-w', 'a.txt']).trim();
+      git(dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},${long}`]);
+      git(dir, ['update-index', '--index-version', version]);
+      if (version === '3') git(dir, ['update-index', '--skip-worktree', 'a.txt']); // forces extended flags
       const index = parseIndex(readFileSync(join(dir, '.git', 'index')));
       assert.is(index.version, Number(version));
       assert.equal(parsedRows(dir), gitStage0(dir));
@@ -101,21 +89,21 @@ test('intent-to-add entries are not content; conflicts are reported', () => {
   const dir = freshRepo();
   try {
     write(dir, 'x.txt', 'base\n');
-    git(dir, 'add', 'x.txt');
-    git(dir, 'commit', '-qm', 'base');
-    git(dir, 'checkout', '-qb', 'side');
+    git(dir, ['add', 'x.txt']);
+    git(dir, ['commit', '-qm', 'base']);
+    git(dir, ['checkout', '-qb', 'side']);
     write(dir, 'x.txt', 'side\n');
-    git(dir, 'commit', '-qam', 'side');
-    git(dir, 'checkout', '-q', 'main');
+    git(dir, ['commit', '-qam', 'side']);
+    git(dir, ['checkout', '-q', 'main']);
     write(dir, 'x.txt', 'main\n');
-    git(dir, 'commit', '-qam', 'main');
+    git(dir, ['commit', '-qam', 'main']);
     try {
-      git(dir, 'merge', 'side');
+      git(dir, ['merge', 'side']);
     } catch {
       // the conflict is the point
     }
     write(dir, 'later.txt', 'later\n');
-    git(dir, 'add', '-N', 'later.txt');
+    git(dir, ['add', '-N', 'later.txt']);
     const index = parseIndex(readFileSync(join(dir, '.git', 'index')));
     assert.equal(index.conflicts, ['x.txt']);
     assert.not.ok(index.entries.some((e) => e.path === 'later.txt'));
@@ -138,8 +126,8 @@ test('random trees: the parser lists what git lists (fixed seed)', () => {
           // A path that is a prefix directory of another cannot also be a file.
           const files = paths.filter((p) => !paths.some((q) => q.toLowerCase().startsWith(`${p.toLowerCase()}/`)));
           files.forEach((p, i) => write(dir, p, `content ${i}\n`));
-          git(dir, 'add', '-A');
-          git(dir, 'update-index', '--index-version', version);
+          git(dir, ['add', '-A']);
+          git(dir, ['update-index', '--index-version', version]);
           assert.equal(parsedRows(dir), gitStage0(dir));
         } finally {
           rmSync(dir, { recursive: true, force: true });
@@ -154,7 +142,7 @@ test('a corrupt or truncated index fails with a sentence naming the file', async
   const dir = freshRepo();
   try {
     write(dir, 'a.txt', 'a\n');
-    git(dir, 'add', 'a.txt');
+    git(dir, ['add', 'a.txt']);
     const bytes = readFileSync(join(dir, '.git', 'index'));
     const flipped = Uint8Array.from(bytes);
     flipped[30] = flipped[30]! ^ 0xff;
@@ -173,13 +161,13 @@ test('a corrupt or truncated index fails with a sentence naming the file', async
 function gitCachedChanges(dir: string): string[] {
   const hasHead = (() => {
     try {
-      git(dir, 'rev-parse', '--verify', '-q', 'HEAD');
+      git(dir, ['rev-parse', '--verify', '-q', 'HEAD']);
       return true;
     } catch {
       return false;
     }
   })();
-  const against = hasHead ? 'HEAD' : git(dir, 'hash-object', '-t', 'tree', '/dev/null').trim();
+  const against = hasHead ? 'HEAD' : git(dir, ['hash-object', '-t', 'tree', '/dev/null']).trim();
   const out = execFileSync('git', ['diff', '--cached', '--name-status', '--no-renames', '-z', against], { cwd: dir, env: GIT_ENV }).toString('utf8');
   const parts = out.split('\0').filter(Boolean);
   const rows: string[] = [];
@@ -224,10 +212,10 @@ test('HEAD against the index: the same changes git diff --cached reports (random
             else writeFileSync(full, what === 'write2' ? 'two\n' : 'one\n');
             if (what === 'chmod') execFileSync('chmod', ['+x', full]);
           }
-          git(dir, 'add', '-A');
+          git(dir, ['add', '-A']);
         };
         apply(first);
-        if (commitFirst) git(dir, 'commit', '-qm', 'first', '--allow-empty');
+        if (commitFirst) git(dir, ['commit', '-qm', 'first', '--allow-empty']);
         apply(second);
         const ours = await ourCachedChanges(dir);
         const theirs = gitCachedChanges(dir);

@@ -11,13 +11,14 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, cleanup, CLI, commitAll, ensureBuilt, git, manifestDigest, pythonSample, ROOT, tempDir, write } from '../server/helpers';
+import { baseEnv, cleanup, CLI, commitAll, ensureBuilt, manifestDigest, pythonSample, ROOT, write } from '../server/helpers';
+import { gitValue, tempDir } from '../helpers/git';
 
 const NOW = '2026-12-05';
 ensureBuilt();
 const root = tempDir('ctx-cli');
 const work = join(root, 'work');
-git(root, ['init', '-q', '-b', 'main', work]);
+gitValue(root, ['init', '-q', '-b', 'main', work]);
 cpSync(join(ROOT, 'examples', 'monorepo'), work, { recursive: true });
 commitAll(work, 'the monorepo example');
 
@@ -28,9 +29,9 @@ function cli(args: string[], cwd = work, extra: Record<string, string> = {}) {
 
 /** Back to the committed example between tests. */
 function reset(): void {
-  git(work, ['checkout', '-q', '-f', 'main']);
-  git(work, ['reset', '-q', '--hard', 'main']);
-  git(work, ['clean', '-fdq']);
+  gitValue(work, ['checkout', '-q', '-f', 'main']);
+  gitValue(work, ['reset', '-q', '--hard', 'main']);
+  gitValue(work, ['clean', '-fdq']);
 }
 
 const read = (path: string) => readFileSync(join(work, path), 'utf8');
@@ -49,7 +50,7 @@ test('explain judges a path by the context whose root holds it, as the gate does
   assert.match(text.stdout, /may be changed by: carol\n {2}as bob: not an owner, a change to it is PATH_PROTECTED/);
 
   // The gate agrees: bob's change to inventory's fixture is closed, to billing's is not.
-  git(work, ['checkout', '-q', '-b', 'bob-edits']);
+  gitValue(work, ['checkout', '-q', '-b', 'bob-edits']);
   write(work, 'services/inventory/fixtures/short_order.json', `${read('services/inventory/fixtures/short_order.json')} `);
   commitAll(work, 'bob edits inventory');
   const gate = JSON.parse(cli(['verify-ref', 'bob-edits', '--base', 'main', '--identity', 'bob', '--json']).stdout);
@@ -85,7 +86,7 @@ test('an unknown --context is exit 2 with the nearest name and the list, for eve
   const receipt = cli(['receipt', '--ref', 'main', '--base', 'main', '--context', 'billng', '--properties-cmd', 'true', '--fixture-cmd', 'cat']);
   assert.is(receipt.status, 2, receipt.stdout + receipt.stderr);
   assert.match(receipt.stderr, /--context billng: the policy at the base declares no such context; did you mean billing\? \(it declares billing, inventory\)/);
-  assert.is(git(work, ['status', '--porcelain']), '', 'nothing written');
+  assert.is(gitValue(work, ['status', '--porcelain']), '', 'nothing written');
 });
 
 test('without --context, a command that needs one context and cannot infer it says so and lists the names', () => {
@@ -94,7 +95,7 @@ test('without --context, a command that needs one context and cannot infer it sa
     assert.is(r.status, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, /works in one bounded context, and the contexts? .* own ".*" section: pass --context NAME, one of billing, inventory/, args.join(' '));
   }
-  assert.is(git(work, ['status', '--porcelain']), '', 'nothing written');
+  assert.is(gitValue(work, ['status', '--porcelain']), '', 'nothing written');
 });
 
 test('epoch pin: the context is inferred from --generator, or named with root-relative paths; the pin lands in that context', () => {
@@ -116,7 +117,7 @@ test('epoch pin: the context is inferred from --generator, or named with root-re
   const inv = JSON.parse(read('services/inventory/fixtures/EPOCH'));
   assert.equal([inv.epoch_id, inv.generator, inv.inputs], ['inventory-2026-12-05-a', 'services/inventory/fixtures/generate.js', ['services/inventory/fixtures/inputs/cases.json']]);
   assert.match(named.stdout, /only carol may push it/);
-  assert.equal(git(work, ['status', '--porcelain']), 'M services/inventory/fixtures/EPOCH', 'billing untouched');
+  assert.equal(gitValue(work, ['status', '--porcelain']), 'M services/inventory/fixtures/EPOCH', 'billing untouched');
   reset();
 
   const both = cli(['epoch', 'pin', '--id', 'x', '--generator', 'services/billing/fixtures/generate.js', '--context', 'inventory']);
@@ -132,7 +133,7 @@ test("manifest sample --context: draws from that context's catalog as CPython do
   const expected = pythonSample(77, catalog.properties, catalog.k);
   assert.equal(manifest.properties, expected);
   assert.is(manifest.manifest_sha256, manifestDigest(77, expected));
-  assert.equal(git(work, ['status', '--porcelain']), 'M services/billing/checks/manifest.json');
+  assert.equal(gitValue(work, ['status', '--porcelain']), 'M services/billing/checks/manifest.json');
   reset();
 });
 
@@ -157,7 +158,7 @@ test('freeze --context: add, list and a refusal in that context; review without 
   assert.is(keyed.status, 0, keyed.stdout + keyed.stderr);
   assert.match(keyed.stdout, /froze observation slow_restock in services\/inventory\/freezes\/slow_restock_b\.json until 2026-12-10/);
   assert.match(keyed.stdout, /only carol may push it/);
-  git(work, ['clean', '-fdq', 'services/inventory']);
+  gitValue(work, ['clean', '-fdq', 'services/inventory']);
   const unknown = cli(['freeze', 'add', '--observation', 'nowhere', '--expires-on', '2026-12-10', '--reason', 'r']);
   assert.is(unknown.status, 2);
   assert.match(unknown.stderr, /works in one bounded context, and the context inventory has its own "observations" section \(keyed freezes\): pass --context NAME, one of billing, inventory/);
@@ -220,7 +221,7 @@ test("check .receipt-gate.json warns about a context's own glob that matches not
 test('--context in a policy without contexts is exit 2 saying to leave it out', () => {
   const plain = tempDir('ctx-plain');
   try {
-    git(plain, ['init', '-q', '-b', 'main']);
+    gitValue(plain, ['init', '-q', '-b', 'main']);
     write(plain, '.receipt-gate.json', `${JSON.stringify({ version: 1, baseBranch: 'main', protected: ['fixtures/**'], owners: ['bob'], freeze: { path: 'freeze.json' } })}\n`);
     write(plain, 'freeze.json', '{"version": 1, "frozen": []}\n');
     commitAll(plain, 'policy');

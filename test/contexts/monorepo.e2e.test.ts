@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, cleanup, CLI, commitAll, git, installHook, machine, push, refOid, ROOT, tempDir, write, ensureBuilt } from '../server/helpers';
+import { baseEnv, cleanup, CLI, commitAll, installHook, machine, push, refOid, ROOT, write, ensureBuilt } from '../server/helpers';
+import { gitValue, tempDir } from '../helpers/git';
 
 const NOW = '2026-12-05';
 /** What push() adds to the clean environment: the example's date, and who pushes. */
@@ -19,20 +20,20 @@ ensureBuilt();
 const root = tempDir('monorepo');
 const bare = join(root, 'remote.git');
 const work = join(root, 'work');
-git(root, ['init', '-q', '--bare', '-b', 'main', bare]);
-git(root, ['init', '-q', '-b', 'main', work]);
-git(work, ['remote', 'add', 'origin', `file://${bare}`]);
+gitValue(root, ['init', '-q', '--bare', '-b', 'main', bare]);
+gitValue(root, ['init', '-q', '-b', 'main', work]);
+gitValue(work, ['remote', 'add', 'origin', `file://${bare}`]);
 cpSync(join(ROOT, 'examples', 'monorepo'), work, { recursive: true });
 commitAll(work, 'the monorepo example');
-git(work, ['push', '-q', 'origin', 'main']);
+gitValue(work, ['push', '-q', 'origin', 'main'], { env: baseEnv() });
 installHook(bare);
 
 /** A branch off main with the given files written, committed. */
 function branch(name: string, files: Record<string, string>, from = 'main'): string {
-  git(work, ['checkout', '-q', '-B', name, from]);
+  gitValue(work, ['checkout', '-q', '-B', name, from]);
   for (const [path, text] of Object.entries(files)) write(work, path, text);
   const sha = commitAll(work, name);
-  git(work, ['checkout', '-q', 'main']);
+  gitValue(work, ['checkout', '-q', 'main']);
   return sha;
 }
 
@@ -56,13 +57,13 @@ test('a patch to billing is judged by billing alone: pushed to main, accepted; t
     { ref: 'refs/heads/main', context: 'inventory', touched: false, verdict: 'eligible' },
   ]);
   assert.match(r.remote.join('\n'), /refs\/heads\/main update \w+\.\.\w+: ok; contexts: billing eligible, inventory eligible \(untouched\)/);
-  git(work, ['fetch', '-q', 'origin']);
-  git(work, ['reset', '-q', '--hard', 'origin/main']);
+  gitValue(work, ['fetch', '-q', 'origin']);
+  gitValue(work, ['reset', '-q', '--hard', 'origin/main']);
 });
 
 test('a patch to inventory is held by its witnessed flake: refused on main, accepted with a notice on a work branch', () => {
-  git(work, ['fetch', '-q', 'origin']);
-  git(work, ['reset', '-q', '--hard', 'origin/main']);
+  gitValue(work, ['fetch', '-q', 'origin']);
+  gitValue(work, ['reset', '-q', '--hard', 'origin/main']);
   branch('inventory-patch', { 'services/inventory/src/reserve.js': append('services/inventory/src/reserve.js', '// ordering note\n') });
   const onMain = push(work, ['origin', 'inventory-patch:main'], at());
   assert.is.not(onMain.status, 0);
@@ -74,10 +75,10 @@ test('a patch to inventory is held by its witnessed flake: refused on main, acce
 });
 
 test('a branch behind main, touching billing only, reports inventory\'s held flake as info (inventory differs from the base, so it is judged in full)', () => {
-  git(work, ['fetch', '-q', 'origin']);
-  git(work, ['checkout', '-q', 'main']);
-  git(work, ['reset', '-q', '--hard', 'origin/main']);
-  const before = git(work, ['rev-parse', 'HEAD']);
+  gitValue(work, ['fetch', '-q', 'origin']);
+  gitValue(work, ['checkout', '-q', 'main']);
+  gitValue(work, ['reset', '-q', '--hard', 'origin/main']);
+  const before = gitValue(work, ['rev-parse', 'HEAD']);
   branch('behind', { 'services/billing/src/invoice.js': append('services/billing/src/invoice.js', '// behind\n') }, before);
   // The base moves on in inventory.
   write(work, 'services/inventory/src/reserve.js', append('services/inventory/src/reserve.js', '// carol\n'));
@@ -89,7 +90,7 @@ test('a branch behind main, touching billing only, reports inventory\'s held fla
     [['FREEZE_HELD', 'info', 'inventory']],
   );
   assert.match(json.findings[0].message, /\(context inventory: this update touches nothing under services\/inventory, so it is reported, not enforced\)\.$/);
-  git(work, ['reset', '-q', '--hard', before]);
+  gitValue(work, ['reset', '-q', '--hard', before]);
 });
 
 test("billing's owner editing inventory's fixtures is closed, naming inventory and its owners", () => {
@@ -120,9 +121,9 @@ test("billing's owner editing inventory's fixtures is closed, naming inventory a
 test("an expired freeze closes a patch to its own context only; in an untouched context it is info", () => {
   // Bob freezes a billing test until 2026-12-06; on 2026-12-08 it has expired on main.
   const freeze = { version: 1, frozen: [{ id: 'total_is_sum_of_lines', reason: 'timing', expires: '2026-12-06', added: '2026-12-01' }] };
-  git(work, ['checkout', '-q', 'main']);
-  git(work, ['fetch', '-q', 'origin']);
-  git(work, ['reset', '-q', '--hard', 'origin/main']);
+  gitValue(work, ['checkout', '-q', 'main']);
+  gitValue(work, ['fetch', '-q', 'origin']);
+  gitValue(work, ['reset', '-q', '--hard', 'origin/main']);
   write(work, 'services/billing/freeze.json', `${JSON.stringify(freeze, null, 2)}\n`);
   commitAll(work, 'bob freezes a billing test');
   assert.is(push(work, ['origin', 'main'], at({ REMOTE_USER: 'bob' })).status, 0);
@@ -203,26 +204,26 @@ test('the client hooks stop an edit of inventory\'s fixtures before it leaves th
   write(bin, 'receipt-gate', `#!/bin/sh\nexec node "${CLI}" "$@"\n`);
   chmodSync(join(bin, 'receipt-gate'), 0o755);
   const clone = join(root, 'clone');
-  git(root, ['clone', '-q', `file://${bare}`, clone]);
-  git(clone, ['config', 'core.hooksPath', join(ROOT, 'hooks')]);
-  git(clone, ['config', 'user.email', 'agent@example.com']);
+  gitValue(root, ['clone', '-q', `file://${bare}`, clone]);
+  gitValue(clone, ['config', 'core.hooksPath', join(ROOT, 'hooks')]);
+  gitValue(clone, ['config', 'user.email', 'agent@example.com']);
   const hookEnv = env({ PATH: `${bin}:${process.env.PATH}` });
   write(clone, 'services/inventory/fixtures/short_order.json', '{"id": "short_order", "input": [], "sha256": "TODO"}\n');
-  git(clone, ['add', '-A'], { env: hookEnv });
+  gitValue(clone, ['add', '-A'], { env: hookEnv });
   const commit = spawnSync('git', ['commit', '-qm', 'make it pass'], { cwd: clone, env: hookEnv, encoding: 'utf8' });
   assert.is.not(commit.status, 0);
   assert.match(commit.stderr, /PATH_PROTECTED \[inventory\]/);
   assert.match(commit.stderr, /only carol may change it|may only be changed by: carol/);
   // Committed past the client's pre-commit, the pre-push hook stops it with the same finding.
   assert.is(spawnSync('git', ['commit', '-qm', 'make it pass', '--no-verify'], { cwd: clone, env: hookEnv }).status, 0);
-  git(clone, ['checkout', '-q', '-b', 'agent'], { env: hookEnv });
+  gitValue(clone, ['checkout', '-q', '-b', 'agent'], { env: hookEnv });
   const before = refOid(bare, 'refs/heads/agent');
   const pushed = spawnSync('git', ['push', 'origin', 'agent'], { cwd: clone, env: hookEnv, encoding: 'utf8' });
   assert.is.not(pushed.status, 0);
   assert.match(pushed.stderr, /PATH_PROTECTED \[inventory\]/);
   assert.is(refOid(bare, 'refs/heads/agent'), before, 'nothing reached the server');
   // A billing-only change passes both hooks (inventory's hold is info: it is not touched).
-  git(clone, ['reset', '-q', '--hard', 'origin/main'], { env: hookEnv });
+  gitValue(clone, ['reset', '-q', '--hard', 'origin/main'], { env: hookEnv });
   write(clone, 'services/billing/src/invoice.js', `${readFileSync(join(clone, 'services/billing/src/invoice.js'), 'utf8')}// client\n`);
   const ok = spawnSync('git', ['commit', '-qam', 'billing only'], { cwd: clone, env: hookEnv, encoding: 'utf8' });
   assert.is(ok.status, 0, ok.stderr);

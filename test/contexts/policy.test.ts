@@ -7,7 +7,7 @@ import { parsePolicy } from '../../src/evidence/policy';
 import { openRepository } from '../../src/run/repository';
 import { readPolicyAt } from '../../src/run/policy-at';
 import { policyLeftFindings } from '../../src/rules/policy-left';
-import { commitAll, initRepo, removeFiles, writeFiles } from '../helpers/repo';
+import { commitAll, initRepo, removeFiles, writeFiles } from '../helpers/git';
 
 const bytes = (doc: unknown) => Buffer.from(JSON.stringify(doc));
 const billing = { name: 'billing', root: 'services/billing', epoch: {}, freeze: { path: 'freeze.json' }, fixtures: {}, protected: ['checks/**'], owners: ['bob'] };

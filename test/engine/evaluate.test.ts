@@ -12,8 +12,9 @@ import { indexChangesAgainstTree, readStagedIndex } from '../../src/git/staged-i
 import { resolveBase, type BaseChoice } from '../../src/run/base';
 import type { RunSetup } from '../../src/run/context';
 import { ZERO_OID } from '../../src/types';
-import { commitAll, git, guardedRepo, initRepo, POLICY, writeFiles } from '../helpers/repo';
+import { guardedRepo, POLICY } from '../helpers/repo';
 import { join } from 'node:path';
+import { commitAll, git, initRepo, writeFiles } from '../helpers/git';
 
 const TODAY = '2026-11-02';
 
@@ -158,6 +159,107 @@ test('the staged index is judged by the same rules: protected paths, the policy 
   const owner = await judgeStaged('alice');
   assert.ok(codesOf(owner.findings).includes('POLICY_INVALID'), JSON.stringify(owner.findings));
   assert.ok(codesOf(owner.findings).includes('EPOCH_INVALID'), JSON.stringify(owner.findings));
+});
+
+// The steps of judgeRef, one by one: what each decides, through evaluate() on real repositories.
+
+test('an update through a symbolic ref is judged as the ref it names (startJudgement)', async () => {
+  const repo = guardedRepo();
+  const first = rev(repo, 'main');
+  writeFiles(repo, { 'src/alloc.py': 'x = 1\n' });
+  const second = commitAll(repo, 'second');
+  git(repo, ['symbolic-ref', 'refs/heads/alias', 'refs/heads/main']);
+  git(repo, ['branch', 'plain', second]);
+  const s = await setup(repo, null, { kind: 'named', spec: first });
+  try {
+    // refs/heads/alias names main, a protected ref: rewinding it is rewinding main.
+    const alias = await evaluate(s, [{ old: second, new: first, ref: 'refs/heads/alias' }]);
+    assert.equal(codesOf(alias.findings), ['REF_PROTECTED'], JSON.stringify(alias.findings));
+    assert.is(alias.refs[0]!.update.ref, 'refs/heads/alias', 'the result carries the name that was pushed');
+    assert.is(alias.refs[0]!.isProtectedRef, true);
+    // The same rewind of a branch that is no alias is nobody's business.
+    const plain = await evaluate(s, [{ old: second, new: first, ref: 'refs/heads/plain' }]);
+    assert.equal(codesOf(plain.findings), []);
+    assert.is(plain.refs[0]!.isProtectedRef, false);
+  } finally {
+    s.close();
+  }
+});
+
+test('a ref naming a tree or a blob brings no commit: info on a branch, REF_PROTECTED on a protected ref (peelNew)', async () => {
+  const repo = guardedRepo();
+  const tip = rev(repo, 'main');
+  const tree = rev(repo, 'main^{tree}');
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'not a commit\n' }).trim();
+  for (const identity of [null, 'alice']) {
+    const s = await setup(repo, identity);
+    try {
+      const result = await evaluate(s, [
+        { old: ZERO_OID, new: tree, ref: 'refs/heads/tree-ref' },
+        { old: ZERO_OID, new: blob, ref: 'refs/tags/blob-ref' },
+        { old: tip, new: tree, ref: 'refs/heads/main' },
+      ]);
+      const [treeRef, blobRef, main] = result.refs;
+      assert.equal(codesOf(treeRef!.findings, 'info'), ['REF_NO_COMMIT'], String(identity));
+      assert.equal(treeRef!.newCommits, []);
+      assert.equal(codesOf(blobRef!.findings, 'info'), ['REF_NO_COMMIT'], String(identity));
+      assert.is(blobRef!.verdict, 'eligible');
+      // main is protected: a non-owner may not point it at a tree; an owner is told it brings no commit.
+      if (identity === null) assert.equal(codesOf(main!.findings), ['REF_PROTECTED']);
+      else assert.equal([codesOf(main!.findings), codesOf(main!.findings, 'info')], [[], ['REF_NO_COMMIT']]);
+    } finally {
+      s.close();
+    }
+  }
+});
+
+test('a path two new commits touch is reported once, with the commit that touched it first (judgeHistory)', async () => {
+  const repo = guardedRepo();
+  git(repo, ['checkout', '-q', '-b', 'twice', 'main']);
+  writeFiles(repo, { 'fixtures/orders/base.json': '{"orders": [1]}\n' });
+  const firstTouch = commitAll(repo, 'first touch');
+  writeFiles(repo, { 'src/alloc.py': 'x = 2\n' });
+  const between = commitAll(repo, 'code only');
+  writeFiles(repo, { 'fixtures/orders/base.json': '{"orders": [2]}\n' });
+  const secondTouch = commitAll(repo, 'second touch');
+  git(repo, ['checkout', '-q', 'main']);
+  const s = await setup(repo, null);
+  try {
+    const result = await evaluate(s, [{ old: ZERO_OID, new: secondTouch, ref: 'refs/heads/twice' }]);
+    assert.equal([...result.refs[0]!.newCommits].sort(), [firstTouch, between, secondTouch].sort());
+    const paths = result.findings.filter((f) => f.code === 'PATH_PROTECTED');
+    assert.equal(paths.map((f) => [f.path, f.commit]), [['fixtures/orders/base.json', firstTouch]]);
+  } finally {
+    s.close();
+  }
+});
+
+test("a branch's net change is taken from its merge-base with the base, not from the base's tip (judgeNetChange)", async () => {
+  const repo = guardedRepo();
+  const forkPoint = rev(repo, 'main');
+  // Since the branch left, an owner added a protected file on main.
+  writeFiles(repo, { 'fixtures/notes.txt': 'kept by the owners\n' });
+  commitAll(repo, 'owners: notes');
+  git(repo, ['checkout', '-q', '-b', 'late', forkPoint]);
+  writeFiles(repo, { 'src/alloc.py': 'x = 3\n' });
+  const late = commitAll(repo, 'late: change');
+  git(repo, ['checkout', '-q', 'main']);
+  const s = await setup(repo, null);
+  try {
+    // Against main's tip the branch would "delete" fixtures/notes.txt; from the merge-base it
+    // changes src/alloc.py only.
+    const branchResult = await evaluate(s, [{ old: ZERO_OID, new: late, ref: 'refs/heads/late' }]);
+    assert.equal(codesOf(branchResult.findings), [], JSON.stringify(branchResult.findings));
+    // Pushed onto main itself (a protected ref, old = main's tip), the net change is old -> new:
+    // the owners' file goes, and that is a protected path (besides the rewind).
+    const onMain = await evaluate(s, [{ old: rev(repo, 'main'), new: late, ref: 'refs/heads/main' }]);
+    const removed = onMain.findings.find((f) => f.code === 'PATH_PROTECTED');
+    assert.ok(removed, JSON.stringify(onMain.findings));
+    assert.is(removed!.path, 'fixtures/notes.txt');
+    assert.is(removed!.commit, late);
+  } finally {
+    s.close();
+  }
 });
 
 test.run();

@@ -5,7 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { codes, git, guardedRepo, runCli } from '../helpers/repo';
+import { codes, guardedRepo, runCli } from '../helpers/repo';
+import { git } from '../helpers/git';
 
 /** Writes a loose commit on top of main whose message is 65 MiB of 'a' and then `tail`. */
 function hugeCommit(repo: string, tail: string): string {

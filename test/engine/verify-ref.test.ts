@@ -5,19 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  codes,
-  commitAll,
-  EPOCH_ID,
-  git,
-  guardedRepo,
-  initRepo,
-  POLICY,
-  removeFiles,
-  runCli,
-  sha256,
-  writeFiles,
-} from '../helpers/repo';
+import { codes, EPOCH_ID, guardedRepo, POLICY, runCli, sha256 } from '../helpers/repo';
+import { commitAll, git, initRepo, removeFiles, writeFiles } from '../helpers/git';
 
 const NOW = '2026-11-29';
 
@@ -216,7 +205,7 @@ test('mode change, rename out of a protected folder, symlink replacing a fixture
   git(repo, ['checkout', '-q', '-b', 'link']);
   removeFiles(repo, ['fixtures/orders/base.json']);
   git(repo, ['add', '-A']);
-  const blob = git(repo, ['hash-object', '-w', '--stdin'], '../../src/alloc.py').trim();
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: '../../src/alloc.py' }).trim();
   git(repo, ['update-index', '--add', '--cacheinfo', `120000,${blob},fixtures/orders/base.json`]);
   git(repo, ['commit', '-q', '-m', 'symlink']);
   git(repo, ['checkout', '-q', '-f', 'main']);
@@ -281,7 +270,7 @@ test('a run past limits.timeoutMs is closed with LIMIT_EXCEEDED, even when the w
     stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
     stream += `M 100644 inline src/f${i % 50}.txt\ndata ${String(i).length + 1}\n${i}\n\n`;
   }
-  git(repo, ['fast-import', '--quiet'], stream);
+  git(repo, ['fast-import', '--quiet'], { input: stream });
   const run = verify(repo, 'long');
   assert.is(run.status, 1, JSON.stringify(run.json));
   assert.equal(codes(run), ['LIMIT_EXCEEDED']);

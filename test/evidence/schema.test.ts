@@ -8,9 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import type { EpochPin } from '../../src/evidence/epoch';
 import { parsePyJson, toPlain } from '../../src/evidence/pyjson';
-import type { FreezeRow } from '../../src/evidence/freeze';
+import type { EpochPin, FreezeRow } from '../../src/evidence/types';
 import type { KeyedFreeze, Observation } from '../../src/evidence/observations';
 import { SCHEMAS, validateAgainst, type SchemaFile } from '../../src/evidence/schema';
 

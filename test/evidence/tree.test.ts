@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { checkEvidence } from '../../src/evidence/index';
 import { TreeSource } from '../../src/evidence/tree-source';
 import { ObjectStore } from '../../src/git/store';
-import { commitAll, git, initRepo, writeFiles } from '../helpers/repo';
 import { codes, json, specPolicy } from './evidence-helpers';
+import { commitAll, git, initRepo, writeFiles } from '../helpers/git';
 
 const EPOCH = 'e-2026-09';
 const repos: string[] = [];

@@ -15,10 +15,10 @@ import { Deadline } from '../../src/deadline';
 import { History } from '../../src/git/history/history';
 import { mergeBases } from '../../src/git/history/merge-base';
 import { newCommits } from '../../src/git/history/new-commits';
-import { cleanup, git } from './helpers';
 import { buildDag, objectsDir, writeGraph, type Dag, type DagCommit } from './walk-dag';
+import { cleanupTempDirs, git } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 function sample(): Dag {
   const spec: DagCommit[] = [];

@@ -8,9 +8,9 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { configValue, refuseUnsupportedRepository, RepositoryConfig, UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
 import { ObjectStore } from '../../src/git/store';
-import { cleanup, git, initRepo, tempDir } from './helpers';
+import { cleanupTempDirs, git, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 test('values as git config --get reads them', async () => {
   const repo = initRepo();

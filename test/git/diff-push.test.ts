@@ -5,7 +5,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { git, machine, push, refOid, type Remote, remotePerTest } from '../server/helpers';
+import { machine, push, refOid, type Remote, remotePerTest } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 const ALICE = { REMOTE_USER: 'alice' }; // an owner in the test policy
 
@@ -19,12 +20,12 @@ type Entry = { mode: string; name: string; oid: string };
 /** Writes a tree object from raw entries, exactly as given (order, names and modes). */
 function writeTree(entries: Entry[]): string {
   const content = Buffer.concat(entries.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.oid, 'hex')]));
-  return git(r.work, ['hash-object', '-t', 'tree', '-w', '--literally', '--stdin'], { input: content });
+  return gitValue(r.work, ['hash-object', '-t', 'tree', '-w', '--literally', '--stdin'], { input: content });
 }
 
 /** The entries of the tree at `path` of main's tree, as raw entries. */
 function entriesAt(path: string): Entry[] {
-  return git(r.work, ['ls-tree', '-z', `main:${path}`])
+  return gitValue(r.work, ['ls-tree', '-z', `main:${path}`])
     .split('\0')
     .filter(Boolean)
     .map((l) => {
@@ -39,7 +40,7 @@ function commitWithOrders(orders: Entry[]): string {
   const ordersTree = writeTree(orders);
   const fixtures = writeTree(entriesAt('fixtures').map((e) => (e.name === 'orders' ? { ...e, oid: ordersTree } : e)));
   const root = writeTree(entriesAt('').map((e) => (e.name === 'fixtures' ? { ...e, oid: fixtures } : e)));
-  return git(r.work, ['commit-tree', root, '-p', 'main', '-m', 'crafted fixtures tree']);
+  return gitValue(r.work, ['commit-tree', root, '-p', 'main', '-m', 'crafted fixtures tree']);
 }
 
 function assertUnsafe(commit: string, fsckId: string, path: string): void {
@@ -56,11 +57,11 @@ function assertUnsafe(commit: string, fsckId: string, path: string): void {
 
 test('a tree listing base.json twice (the evil copy first) is PATH_UNSAFE even for an owner', () => {
   const good = entriesAt('fixtures/orders').find((e) => e.name === 'base.json')!;
-  const evil = git(r.work, ['hash-object', '-w', '--stdin'], { input: '{"orders": [{"amount": -1}]}\n' });
+  const evil = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '{"orders": [{"amount": -1}]}\n' });
   const orders = entriesAt('fixtures/orders').flatMap((e) => (e.name === 'base.json' ? [{ ...e, oid: evil }, good] : [e]));
   const commit = commitWithOrders(orders);
   // git's own readers disagree on such a tree: `git show` prints the first copy.
-  assert.is(git(r.work, ['show', `${commit}:fixtures/orders/base.json`]), '{"orders": [{"amount": -1}]}');
+  assert.is(gitValue(r.work, ['show', `${commit}:fixtures/orders/base.json`]), '{"orders": [{"amount": -1}]}');
   assertUnsafe(commit, 'duplicateEntries', 'fixtures/orders/base.json');
 });
 
@@ -71,7 +72,7 @@ test('the same file listed twice with the good copy first is PATH_UNSAFE too', (
 });
 
 test('entries out of git\'s order are PATH_UNSAFE at the tree\'s path', () => {
-  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: 'z\n' });
+  const blob = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: 'z\n' });
   const orders = [{ mode: '100644', name: 'zz.json', oid: blob }, ...entriesAt('fixtures/orders')];
   assertUnsafe(commitWithOrders(orders), 'treeNotSorted', 'fixtures/orders');
 });
@@ -82,9 +83,9 @@ test('a mode git fsck refuses (100600) is PATH_UNSAFE', () => {
 });
 
 test('the legacy mode 100664 stays accepted for an owner', () => {
-  const blob = git(r.work, ['hash-object', '-w', '--stdin'], { input: '# notes\n' });
+  const blob = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: '# notes\n' });
   const root = writeTree([...entriesAt(''), { mode: '100664', name: 'zz-notes.md', oid: blob }]);
-  const commit = git(r.work, ['commit-tree', root, '-p', 'main', '-m', 'legacy mode']);
+  const commit = gitValue(r.work, ['commit-tree', root, '-p', 'main', '-m', 'legacy mode']);
   const result = push(r.work, ['origin', `${commit}:refs/heads/feature/legacy`], ALICE);
   assert.is(result.status, 0, result.stderr);
   assert.is(refOid(r.bare, 'refs/heads/feature/legacy'), commit);

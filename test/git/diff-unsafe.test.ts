@@ -8,9 +8,10 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { Deadline, DeadlineExceeded } from '../../src/deadline';
 import { ObjectStore, diffTrees, touchedPaths, type PathChange } from '../../src/git/index';
-import { cleanup, git, gitBuf, hashObject, initRepo, rawTree, tempDir } from './helpers';
+import { hashObject, rawTree } from './helpers';
+import { cleanupTempDirs, git, gitBuf, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 

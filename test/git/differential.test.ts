@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectStore, diffTrees, touchedPaths, type PathChange } from '../../src/git/index';
-import { BASE_ENV, cleanup, git, initRepo, tempDir } from './helpers';
+import { cleanupTempDirs, git, GIT_ENV, initRepo, tempDir } from '../helpers/git';
 
 const SEED = 20261129;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
@@ -122,7 +122,7 @@ function build(steps: Step[]): { repo: string; commits: string[] } {
 }
 
 function gitZ(repo: string, args: string[]): string[] {
-  const out = execFileSync('git', args, { cwd: repo, env: BASE_ENV }).toString('utf8');
+  const out = execFileSync('git', args, { cwd: repo, env: GIT_ENV }).toString('utf8');
   return out.split('\0').filter((s) => s !== '');
 }
 
@@ -150,7 +150,7 @@ function nameStatus(repo: string, args: string[]): string[] {
 
 const mine = (changes: PathChange[]) => changes.map((c) => `${statusOf(c)}\t${c.path}`).sort();
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 test('touchedPaths and diffTrees agree with git diff-tree on random histories', async () => {
   let checkedMerges = 0;

@@ -6,9 +6,10 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ObjectsView, objectDirectories } from '../../src/git/fs-view';
-import { cleanup, commit, git, initRepo } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 test('object directories: quarantine, environment alternates, own objects, info/alternates (recursive, relative)', () => {
   const a = initRepo();

@@ -9,15 +9,16 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { ObjectStore } from '../../src/git/index';
-import { BASE_ENV, cleanup, git, hashObject, initRepo, rawTree } from './helpers';
+import { hashObject, rawTree } from './helpers';
+import { cleanupTempDirs, git, GIT_ENV, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 /** fsck's message ids per object, from its output ("error in tree OID: id: text"). */
 function fsckIds(repo: string): Map<string, Set<string>> {
-  const r = spawnSync('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, env: BASE_ENV, encoding: 'utf8' });
+  const r = spawnSync('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
   const out = new Map<string, Set<string>>();
   for (const line of `${r.stdout}\n${r.stderr}`.split('\n')) {
     const m = /^(?:error|warning) in tree ([0-9a-f]{40}): (\w+):/.exec(line);

@@ -11,9 +11,10 @@ import { join, resolve } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
 import { namespacePrefix } from '../../src/git/refs';
 import { GitReadError } from '../../src/git/types';
-import { cleanup, commit, git, initRepo, tempDir } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const TSX = resolve(__dirname, '../../node_modules/.bin/tsx');
 const PROBE = resolve(__dirname, 'fixtures/namespace-probe.ts');

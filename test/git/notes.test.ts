@@ -7,9 +7,10 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { addNote, notesRef } from '../../src/git/notes';
 import { ObjectStore } from '../../src/git/store';
-import { cleanup, commit, git, initRepo, tempDir } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const AUTHOR_ENV = { GIT_AUTHOR_NAME: 'Receipt Bot', GIT_AUTHOR_EMAIL: 'bot@example.com', GIT_AUTHOR_DATE: '1780000000 +0200' };
 

@@ -10,9 +10,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PackIndex, applyDelta } from '../../src/git/pack';
 import { GitReadError } from '../../src/git/types';
-import { cleanup, commit, git, initRepo } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 function fanout(oids: string[]): Buffer {
   const buf = Buffer.alloc(1024);

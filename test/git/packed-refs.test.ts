@@ -8,9 +8,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RefReader } from '../../src/git/refs';
 import { GitReadError } from '../../src/git/types';
-import { cleanup, commit, git, initRepo, tempDir } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const NAMES = ['refs/heads/a', 'refs/heads/x/refs/heads/a', 'refs/tags/v1', 'refs/heads/main', 'refs/heads/caf\u00e9', 'refs/heads/a b'];
 const OIDS = ['1', '2', '3', 'a', 'f'].map((c) => c.repeat(40));

@@ -15,9 +15,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ObjectInvalidError, ObjectStore } from '../../src/git/store';
-import { BASE_ENV, cleanup, git, initRepo, rawTree, tempDir } from './helpers';
+import { rawTree } from './helpers';
+import { cleanupTempDirs, git, GIT_ENV, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const SEED = 20261202;
 
@@ -26,7 +27,7 @@ const sha1 = (type: string, content: Buffer) => createHash('sha1').update(`${typ
 /** Writes objects of one type in one `git hash-object --literally --stdin-paths`; returns oids. */
 function writeAll(repo: string, type: string, contents: Buffer[]): string[] {
   if (contents.length === 0) return [];
-  const dir = join(tempDir('rg-parse-'), type);
+  const dir = join(tempDir('parse'), type);
   mkdirSync(dir, { recursive: true });
   const paths = contents.map((c, i) => {
     const p = join(dir, String(i));
@@ -40,7 +41,7 @@ function writeAll(repo: string, type: string, contents: Buffer[]): string[] {
 
 /** One `git cat-file --batch-check` over every name: name -> "oid type", or null (missing). */
 function batchCheck(repo: string, names: string[]): Map<string, string | null> {
-  const r = spawnSync('git', ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: repo, env: BASE_ENV, input: names.join('\n') + '\n', encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('git', ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: repo, env: GIT_ENV, input: names.join('\n') + '\n', encoding: 'utf8', maxBuffer: 1 << 26 });
   const lines = r.stdout.split('\n');
   const out = new Map<string, string | null>();
   names.forEach((n, i) => out.set(n, / missing$/.test(lines[i]!) ? null : lines[i]!));
@@ -49,7 +50,7 @@ function batchCheck(repo: string, names: string[]): Map<string, string | null> {
 
 /** git fsck's findings by object: message ids, and whether git could not parse it at all. */
 function fsck(repo: string): Map<string, { ids: Set<string>; unparsed: boolean; errors: boolean }> {
-  const r = spawnSync('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, env: BASE_ENV, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync('git', ['fsck', '--no-dangling', '--no-progress'], { cwd: repo, env: GIT_ENV, encoding: 'utf8', maxBuffer: 1 << 26 });
   const out = new Map<string, { ids: Set<string>; unparsed: boolean; errors: boolean }>();
   const of = (oid: string) => {
     if (!out.has(oid)) out.set(oid, { ids: new Set(), unparsed: false, errors: false });
@@ -144,7 +145,7 @@ test('commits: tree, parents, refusal and fsck ids are git\'s', async () => {
   const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
   const tree = git(repo, ['mktree'], { input: `100644 blob ${blob}\tf\n` }).trim();
   const tree2 = git(repo, ['mktree'], { input: `100644 blob ${blob}\tg\n` }).trim();
-  const env = { ...BASE_ENV, GIT_AUTHOR_DATE: '1700000000 +0000', GIT_COMMITTER_DATE: '1700000000 +0000' };
+  const env = { ...GIT_ENV, GIT_AUTHOR_DATE: '1700000000 +0000', GIT_COMMITTER_DATE: '1700000000 +0000' };
   const c0 = git(repo, ['commit-tree', tree, '-m', 'c0'], { env }).trim();
   const c1 = git(repo, ['commit-tree', tree2, '-p', c0, '-m', 'c1'], { env }).trim();
   const lineArb = fc.oneof(

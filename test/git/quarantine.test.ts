@@ -7,7 +7,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cleanup, commit, git, initRepo, tempDir } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo, tempDir } from '../helpers/git';
 
 const TSX = resolve(__dirname, '../../node_modules/.bin/tsx');
 const PROBE = resolve(__dirname, 'fixtures/quarantine-probe.ts');
@@ -60,7 +61,7 @@ function assertAgrees(u: Update): void {
   assert.is(u.payload, u.gitPayload);
 }
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 test('pre-receive: loose and packed quarantines, merges, deletions', async () => {
   const { work, push } = setup();

@@ -16,9 +16,10 @@ import { ObjectStore, decodePathBytes, diffTrees, isUnsafeName } from '../../src
 import { fsckTree } from '../../src/git/fsck';
 import { RawTree } from '../../src/git/raw-tree';
 import type { PathChange, TreeEntry } from '../../src/git/types';
-import { cleanup, git, gitBuf, initRepo, rawTree } from './helpers';
+import { rawTree } from './helpers';
+import { cleanupTempDirs, git, gitBuf, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 type Spec = { name: string; mode: string; sub?: Spec[] };
 

@@ -12,11 +12,12 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { baseEnv, cleanup, git, tempDir } from '../server/helpers';
+import { baseEnv, cleanup } from '../server/helpers';
 import { checkRefnameFormat } from '../../src/git/refs';
 import { ObjectStore } from '../../src/git/store';
 import { refMatcher } from '../../src/matchers';
 import { refNameFromLatin1, refNameLatin1 } from '../../src/git/refname';
+import { gitValue, tempDir } from '../helpers/git';
 
 const SEED = 20261201;
 
@@ -57,9 +58,9 @@ test('protectedRefs on byte names agree with git for-each-ref patterns; the stor
   const root = tempDir('refname-diff');
   try {
     const bare = join(root, 'r.git');
-    git(root, ['init', '-q', '--bare', bare]);
-    const tree = git(bare, ['hash-object', '-w', '-t', 'tree', '--stdin'], { input: '' });
-    const oid = git(bare, ['commit-tree', '-m', 'tip', tree]);
+    gitValue(root, ['init', '-q', '--bare', bare]);
+    const tree = gitValue(bare, ['hash-object', '-w', '-t', 'tree', '--stdin'], { input: '' });
+    const oid = gitValue(bare, ['commit-tree', '-m', 'tip', tree]);
     const component = fc
       .array(fc.constantFrom('a', 'v', '1', '-', '.', '\x80', '\xff', '\xc2\xa0', '\xe2\x80\xae', 'x'), { minLength: 1, maxLength: 4 })
       .map((p) => p.join(''));
@@ -81,7 +82,7 @@ test('protectedRefs on byte names agree with git for-each-ref patterns; the stor
         .filter((l) => l !== '');
     };
     for (const packed of [false, true]) {
-      if (packed) git(bare, ['pack-refs', '--all']);
+      if (packed) gitValue(bare, ['pack-refs', '--all']);
       const store = await ObjectStore.open({ gitdir: bare, env: {} });
       assert.equal([...(await store.listRefs()).keys()].map(refNameLatin1), listed(), `the store lists the byte names git lists (${packed ? 'packed' : 'loose'})`);
       for (const n of names) assert.is(await store.resolveRefExact(refNameFromLatin1(n)), oid, JSON.stringify(n));

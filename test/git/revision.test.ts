@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
 import { GitReadError } from '../../src/git/types';
 import { mapRefspec, resolveRevision, RevisionError } from '../../src/git/revision';
-import { BASE_ENV, cleanup, commit, git, hashObject, initRepo, tempDir } from './helpers';
+import { commit, hashObject } from './helpers';
+import { cleanupTempDirs, git, GIT_ENV, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 interface Fixture {
   clone: string;
@@ -39,7 +40,7 @@ function build(): Fixture {
   git(origin, ['tag', 'blobtag', 'HEAD:b.txt']);
   git(origin, ['tag', '-a', '-m', 'tag of a tag', 'v1-again', 'v1']);
   const clone = join(tempDir(), 'clone');
-  execFileSync('git', ['clone', '-q', origin, clone], { env: BASE_ENV });
+  execFileSync('git', ['clone', '-q', origin, clone], { env: GIT_ENV });
   git(clone, ['checkout', '-q', '-b', 'feature', 'origin/topic']);
   git(clone, ['branch', '-q', '--set-upstream-to', 'origin/topic']);
   commit(clone, { 'f.txt': 'feature\n' }, 'feature');
@@ -145,7 +146,7 @@ test('fetch refspecs map an upstream as git maps it', () => {
 test('a shallow clone has no parents past its boundary, as for git', async () => {
   const { clone } = build();
   const shallow = join(tempDir(), 'shallow');
-  execFileSync('git', ['clone', '-q', '--depth', '2', `file://${clone}`, shallow], { env: BASE_ENV });
+  execFileSync('git', ['clone', '-q', '--depth', '2', `file://${clone}`, shallow], { env: GIT_ENV });
   const store = await ObjectStore.discover(shallow);
   for (const spec of ['HEAD~1', 'HEAD~2', 'HEAD^^', 'HEAD~1^2']) {
     const want = gitRevParse(shallow, spec).oid;

@@ -9,7 +9,8 @@ import { join, relative } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
 import { UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
-import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
+import { allObjects, commit, rawTree } from './helpers';
+import { cleanupTempDirs, git, gitBuf, initRepo, tempDir } from '../helpers/git';
 
 /** `git cat-file --batch` for every object: oid -> { type, content }. */
 function catAll(repo: string): Map<string, { type: string; content: Buffer }> {
@@ -91,7 +92,7 @@ function deltaCount(repo: string): number {
   return n;
 }
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 test('loose objects: every object reads as git reads it', async () => {
   const repo = historyRepo();

@@ -8,9 +8,10 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
-import { cleanup, commit, git, initRepo } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 function build(): { repo: string; c1: string; c2: string } {
   const repo = initRepo({ bare: true });

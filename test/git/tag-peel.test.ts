@@ -6,9 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Deadline, DeadlineExceeded } from '../../src/deadline';
 import { ObjectInvalidError, ObjectStore } from '../../src/git/store';
-import { cleanup, git, hashObject, initRepo } from './helpers';
+import { hashObject } from './helpers';
+import { cleanupTempDirs, git, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const IDENT = 'A <a@example.com> 1700000000 +0000';
 

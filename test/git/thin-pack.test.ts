@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
-import { cleanup, commit, git, gitBuf, initRepo, tempDir } from './helpers';
+import { commit } from './helpers';
+import { cleanupTempDirs, git, gitBuf, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 function fanout(oids: string[]): Buffer {
   const buf = Buffer.alloc(1024);

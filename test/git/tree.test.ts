@@ -4,9 +4,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GitReadError, ObjectStore, decodePathBytes, diffTrees, isUnsafeName } from '../../src/git/index';
-import { cleanup, git, gitBuf, hashObject, initRepo, rawTree } from './helpers';
+import { hashObject, rawTree } from './helpers';
+import { cleanupTempDirs, git, gitBuf, initRepo } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 test('decodePathBytes: valid UTF-8 as is, invalid bytes as \\xNN, never collapsing two names', () => {
   assert.is(decodePathBytes(Buffer.from('caf\u00e9/\u{1f600}', 'utf8')), 'caf\u00e9/\u{1f600}');

@@ -16,14 +16,15 @@ import { isAncestor, mergeBase, mergeBases } from '../../src/git/history/merge-b
 import { newCommits } from '../../src/git/history/new-commits';
 import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
 import { ShallowBoundaryError } from '../../src/git/history/shallow';
-import { BASE_ENV, cleanup, git, hashObject, initRepo, tempDir } from './helpers';
+import { hashObject } from './helpers';
 import { buildDag, writeGraph, type DagCommit } from './walk-dag';
+import { cleanupTempDirs, git, GIT_ENV, initRepo, tempDir } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 const never = Deadline.never();
 
 function gitOut(repo: string, args: string[]): string {
-  return execFileSync('git', args, { cwd: repo, env: BASE_ENV }).toString().trim();
+  return execFileSync('git', args, { cwd: repo, env: GIT_ENV }).toString().trim();
 }
 
 test('equal-dated merge bases come out in git\'s order, which the commit-graph changes', async () => {
@@ -208,7 +209,7 @@ test('newCommitsOnServer on a real push: commits that arrived earlier without a 
   const tsx = join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
   const hook = join(server, 'hooks', 'pre-receive');
   writeFileSync(hook, `#!/bin/sh\nexec '${tsx}' '${probe}' '${out}'\n`, { mode: 0o755 });
-  const r = spawnSync('git', ['push', '-q', server, 'main'], { cwd: work, env: BASE_ENV, encoding: 'utf8' });
+  const r = spawnSync('git', ['push', '-q', server, 'main'], { cwd: work, env: GIT_ENV, encoding: 'utf8' });
   assert.is(r.status, 0, r.stderr);
   const record = JSON.parse(readFileSync(out, 'utf8')) as { mine: string[]; git: string[]; quarantined: boolean[] };
   assert.equal(record.mine.sort(), [c1, c2].sort());

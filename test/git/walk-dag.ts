@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, initRepo, tempDir } from './helpers';
+import { git, initRepo, tempDir } from '../helpers/git';
 
 export const SEED = 20261201;
 

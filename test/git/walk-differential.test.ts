@@ -17,10 +17,10 @@ import { History } from '../../src/git/history/history';
 import { isAncestor, mergeBase, mergeBases } from '../../src/git/history/merge-base';
 import { newCommits } from '../../src/git/history/new-commits';
 import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
-import { BASE_ENV, cleanup, git } from './helpers';
 import { SEED, VARIANTS, buildDag, dagArb, writeGraph, type GraphVariant } from './walk-dag';
+import { cleanupTempDirs, git, GIT_ENV } from '../helpers/git';
 
-test.after(cleanup);
+test.after(cleanupTempDirs);
 
 const never = Deadline.never();
 
@@ -31,7 +31,7 @@ function lines(s: string): string[] {
 /** git with the variant's view: a corrupt graph is not what git should answer from. */
 function gitIn(repo: string, variant: GraphVariant, args: string[]): { status: number; out: string } {
   const pre = variant === 'corrupt' ? ['-c', 'core.commitGraph=false'] : [];
-  const r = spawnSync('git', [...pre, ...args], { cwd: repo, env: BASE_ENV, encoding: 'utf8' });
+  const r = spawnSync('git', [...pre, ...args], { cwd: repo, env: GIT_ENV, encoding: 'utf8' });
   if (r.status !== 0 && r.status !== 1) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return { status: r.status, out: r.stdout };
 }

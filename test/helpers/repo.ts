@@ -1,63 +1,13 @@
-// Real git repositories for tests: built with the git CLI in temporary directories. Digests in
-// the evidence are computed independently (node:crypto for blob bytes, python3 for the
+// A guarded repository's evidence and the built CLI, for tests (repositories and git itself:
+// ./git.ts). Digests in the evidence are computed independently (node:crypto for blob bytes, python3 for the
 // canonical manifest JSON), never by the code under test.
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { commitAll, GIT_ENV, initRepo, writeFiles } from './git';
 
 export const CLI = resolve(__dirname, '../../dist/cli.js');
-
-export const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'Test Author',
-  GIT_AUTHOR_EMAIL: 'author@example.com',
-  GIT_COMMITTER_NAME: 'Test Committer',
-  GIT_COMMITTER_EMAIL: 'committer@example.com',
-  GIT_AUTHOR_DATE: '2026-11-01T12:00:00Z',
-  GIT_COMMITTER_DATE: '2026-11-01T12:00:00Z',
-  GIT_CONFIG_NOSYSTEM: '1',
-  HOME: tmpdir(),
-};
-
-export function tempDir(prefix = 'rg-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
-export function git(cwd: string, args: string[], input?: string | Buffer): string {
-  return execFileSync('git', args, {
-    cwd,
-    input,
-    env: { ...process.env, ...GIT_ENV },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    maxBuffer: 256 * 1024 * 1024,
-  }).toString('utf8');
-}
-
-export function initRepo(dir = tempDir()): string {
-  git(dir, ['init', '-q', '-b', 'main']);
-  git(dir, ['config', 'core.autocrlf', 'false']);
-  return dir;
-}
-
-export function writeFiles(repo: string, files: Record<string, string | Buffer>): void {
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(repo, path);
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
-}
-
-export function removeFiles(repo: string, paths: string[]): void {
-  for (const p of paths) rmSync(join(repo, p), { recursive: true, force: true });
-}
-
-export function commitAll(repo: string, message: string): string {
-  git(repo, ['add', '-A']);
-  git(repo, ['commit', '-q', '--allow-empty', '-m', message]);
-  return git(repo, ['rev-parse', 'HEAD']).trim();
-}
 
 export function sha256(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');

@@ -11,7 +11,8 @@ import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { baseEnv, cleanup, commitAll, git, push, refOid, write } from '../server/helpers';
+import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 import { codes, freshRepo, logEntries, startServers, verifyLog, type LogRepo, type LogServer } from './helpers';
 
 let server: LogServer;
@@ -41,10 +42,10 @@ function starts(fn: () => void): string[] {
 const loggerStarts = (lines: string[]) => lines.filter((l) => / reference-transaction /.test(`${l} `));
 
 function branch(work: string, name: string, file: string, from = 'main'): string {
-  git(work, ['checkout', '-q', '-B', name, from]);
+  gitValue(work, ['checkout', '-q', '-B', name, from]);
   write(work, file, `x = "${name}"\n`);
   const oid = commitAll(work, `${name}: ${file}`);
-  git(work, ['checkout', '-q', 'main']);
+  gitValue(work, ['checkout', '-q', 'main']);
   return oid;
 }
 
@@ -177,7 +178,7 @@ test('a failed --atomic push leaves its prepared entries unused; the next push a
   const r = freshRepo(server, 'fast-atomic');
   const a = branch(r.work, 'feature/a', 'src/a.py');
   const b = branch(r.work, 'feature/b', 'src/b.py');
-  git(r.bare, ['update-ref', 'refs/heads/feature/b', refOid(r.bare, 'refs/heads/main')!]);
+  gitValue(r.bare, ['update-ref', 'refs/heads/feature/b', refOid(r.bare, 'refs/heads/main')!]);
   writeFileSync(join(r.bare, 'refs', 'heads', 'feature', 'b.lock'), '');
   const tip = refOid(r.bare, 'refs/receipt-gate/log');
   const p = filePush(r, ['--atomic', '--force', 'feature/a', 'feature/b']);

@@ -5,8 +5,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, CLI, freePort, git, installHook, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from '../server/helpers';
+import { baseEnv, CLI, freePort, installHook, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from '../server/helpers';
 import type { LogPredicate } from '../../src/pushlog/entry';
+import { gitValue } from '../helpers/git';
 
 export interface LogServer {
   root: string;
@@ -73,7 +74,7 @@ export function freshRepo(server: LogServer, name: string): LogRepo {
   cpSync(server.template.bare, bare, { recursive: true, verbatimSymlinks: true });
   const work = join(server.root, 'clones', id);
   cpSync(server.template.work, work, { recursive: true, verbatimSymlinks: true });
-  git(work, ['remote', 'set-url', 'origin', `file://${bare}`]);
+  gitValue(work, ['remote', 'set-url', 'origin', `file://${bare}`]);
   return {
     bare,
     work,

@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, CLI, cleanup, git, INSTALL, makeTemplate, refOid } from '../server/helpers';
+import { baseEnv, CLI, cleanup, INSTALL, makeTemplate, refOid } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 function install(...args: string[]) {
   return spawnSync('bash', [INSTALL, ...args], { encoding: 'utf8', env: baseEnv({ RECEIPT_GATE_BUNDLE_SOURCE: CLI, RECEIPT_GATE_NO_SNAPSHOT: '1' }) });
@@ -33,7 +34,7 @@ test('install, chain, idempotency, a key inside the repository, uninstall', () =
     assert.is(first.status, 0, first.stderr);
     assert.match(first.stdout, /kept the existing hook as .*reference-transaction.receipt-gate-chained/);
     assert.match(first.stdout, /started the push log/);
-    assert.is(git(r.bare, ['config', 'receipt-gate.logKey']), key);
+    assert.is(gitValue(r.bare, ['config', 'receipt-gate.logKey']), key);
     const logTip = refOid(r.bare, 'refs/receipt-gate/log');
     assert.ok(logTip);
     const again = install('--server', '--log-key', key, r.bare);
@@ -43,13 +44,13 @@ test('install, chain, idempotency, a key inside the repository, uninstall', () =
 
     // A push: ours logs it, the chained hook still sees every state.
     writeFileSync(join(r.work, 'src', 'orders.py'), 'def total(orders):\n    return 0\n');
-    git(r.work, ['commit', '-qam', 'one']);
+    gitValue(r.work, ['commit', '-qam', 'one']);
     const p = spawnSync('git', ['push', '-q', 'origin', 'main'], { cwd: r.work, env: baseEnv(), encoding: 'utf8' });
     assert.is(p.status, 0, p.stderr);
     const seen = readFileSync(marker, "utf8");
     assert.match(seen, /refs\/heads\/main\n(?:[0-9a-f]{40} [0-9a-f]{40} HEAD\n)?prepared\n/);
     assert.match(seen, /committed\n$/);
-    assert.is(git(r.bare, ['rev-list', '--count', 'refs/receipt-gate/log']), '2');
+    assert.is(gitValue(r.bare, ['rev-list', '--count', 'refs/receipt-gate/log']), '2');
 
     const un = install('--uninstall', r.bare);
     assert.is(un.status, 0, un.stderr);

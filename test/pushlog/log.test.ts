@@ -8,8 +8,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { baseEnv, cleanup, commitAll, git, gitResult, machine, push, refOid, write, ZERO } from '../server/helpers';
+import { baseEnv, cleanup, commitAll, machine, push, refOid, write, ZERO } from '../server/helpers';
 import { codes, execCli, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
+import { gitResult, gitValue } from '../helpers/git';
 
 let server: LogServer;
 
@@ -23,13 +24,13 @@ test.after(() => {
 });
 
 function change(work: string, branch: string, file: string, text: string): string {
-  git(work, ['checkout', '-q', '-B', branch, 'main']);
+  gitValue(work, ['checkout', '-q', '-B', branch, 'main']);
   write(work, file, text);
   return commitAll(work, `${branch}: ${file}`);
 }
 
 function advanceMain(work: string, n: number): string {
-  git(work, ['checkout', '-q', 'main']);
+  gitValue(work, ['checkout', '-q', 'main']);
   write(work, 'src/orders.py', `def total(orders):\n    return sum(o["amount"] for o in orders)  # ${n}\n`);
   return commitAll(work, `main ${n}`);
 }
@@ -40,7 +41,7 @@ test('install starts the log: a genesis entry with every ref, signed; verify-log
   assert.is(entries.length, 1);
   assert.is(entries[0]!.kind, 'genesis');
   assert.equal(entries[0]!.refs, { 'refs/heads/main': refOid(r.bare, 'refs/heads/main') });
-  assert.is(git(r.bare, ['config', 'receipt-gate.logKey']), server.key);
+  assert.is(gitValue(r.bare, ['config', 'receipt-gate.logKey']), server.key);
   const v = verifyLog(r.bare, server.pub);
   assert.is(v.status, 0, v.text);
   assert.is(v.verdict, 'eligible');
@@ -69,7 +70,7 @@ test('git daemon and smart HTTP: each applied update is one entry with ref, old,
   assert.equal(http!.updates.map((u) => [u.old, u.new]), [[m1, m2]]);
   assert.is(branch!.identity, 'alice');
   assert.equal(branch!.updates.map((u) => [u.ref, u.old, u.new]), [['refs/heads/feature/x', ZERO, feature]]);
-  const policyBlob = git(r.bare, ['rev-parse', `${mainBefore}:.receipt-gate.json`]);
+  const policyBlob = gitValue(r.bare, ['rev-parse', `${mainBefore}:.receipt-gate.json`]);
   assert.is(daemon!.policy_blob, policyBlob);
   assert.match(daemon!.tool_version, /^\d+\.\d+\.\d+/);
   assert.ok(!Number.isNaN(Date.parse(daemon!.time)));
@@ -117,7 +118,7 @@ test("an administrator's direct update-ref of main: logged as ungated (hooks on)
   const m1 = advanceMain(r.work, 1);
   assert.is(push(r.work, [r.daemonUrl, 'main']).status, 0);
   const before = refOid(r.bare, 'refs/heads/main~1')!;
-  git(r.bare, ['update-ref', 'refs/heads/main', before]); // no old value given
+  gitValue(r.bare, ['update-ref', 'refs/heads/main', before]); // no old value given
   const entries = logEntries(r.bare);
   const last = entries[entries.length - 1]!;
   assert.is(last.kind, 'ungated');
@@ -132,7 +133,7 @@ test("an administrator's direct update-ref of main: logged as ungated (hooks on)
   const n1 = advanceMain(r2.work, 1);
   assert.is(push(r2.work, [r2.daemonUrl, 'main']).status, 0);
   const older = refOid(r2.bare, 'refs/heads/main~1')!;
-  git(r2.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', older, n1]);
+  gitValue(r2.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', older, n1]);
   v = verifyLog(r2.bare, server.pub);
   assert.is(v.status, 1, v.text);
   assert.equal(codes(v), ['LOG_GAP']);
@@ -209,7 +210,7 @@ test('a log commit forged with another key is LOG_SIGNATURE, never trusted, and 
   const { loadPrivateKey } = await import('../../src/receipt/dsse');
   const otherKey = loadPrivateKey(readFileSync(`${other}.key`, 'utf8'), 'other');
   const tip = refOid(r.bare, 'refs/receipt-gate/log')!;
-  const tipEnvelope = JSON.parse(git(r.bare, ['log', '-1', '--format=%B', tip]).split('\n').filter(Boolean).pop()!);
+  const tipEnvelope = JSON.parse(gitValue(r.bare, ['log', '-1', '--format=%B', tip]).split('\n').filter(Boolean).pop()!);
   const prev = createHash('sha256').update(Buffer.from(tipEnvelope.payload, 'base64')).digest('hex');
   const target = refOid(r.bare, 'refs/heads/main~1')!;
   const forged = signEntry(
@@ -232,8 +233,8 @@ test('a log commit forged with another key is LOG_SIGNATURE, never trusted, and 
     'commit',
     Buffer.from(`tree ${EMPTY_TREE}\nparent ${tip}\nauthor receipt-gate <receipt-gate@localhost> 1764000000 +0000\ncommitter receipt-gate <receipt-gate@localhost> 1764000000 +0000\n\nforged\n\n${forged.text}\n`),
   );
-  git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/receipt-gate/log', commit]);
-  git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', target]);
+  gitValue(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/receipt-gate/log', commit]);
+  gitValue(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', target]);
   const v = verifyLog(r.bare, server.pub);
   assert.is(v.status, 1, v.text);
   assert.equal(codes(v), ['LOG_SIGNATURE']);
@@ -246,8 +247,8 @@ test('a log commit forged with another key is LOG_SIGNATURE, never trusted, and 
   // The server does not sign on top of an entry it cannot verify: the next push is applied and
   // the audit file says it is not logged (reference-transaction's stderr reaches the server's
   // log, not the pusher, over git daemon).
-  git(r.work, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
-  git(r.work, ['checkout', '-q', '-B', 'main', 'origin/main']);
+  gitValue(r.work, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'main', 'origin/main']);
   advanceMain(r.work, 2);
   const p = push(r.work, [r.daemonUrl, 'main']);
   assert.is(p.status, 0, p.stderr);
@@ -263,7 +264,7 @@ test('key rotation: a new key with the old one as logPreviousKey extends the log
   assert.is(push(r.work, [r.daemonUrl, 'main']).status, 0);
   const next = join(server.root, 'keys', `rotated-${Date.now()}`);
   execCli(['keygen', '--out', next]);
-  git(r.bare, ['config', 'receipt-gate.logKey', `${next}.key`]);
+  gitValue(r.bare, ['config', 'receipt-gate.logKey', `${next}.key`]);
   // Without the old public key the server refuses to extend what it cannot verify ...
   advanceMain(r.work, 2);
   let p = push(r.work, [r.daemonUrl, 'main']);
@@ -273,8 +274,8 @@ test('key rotation: a new key with the old one as logPreviousKey extends the log
   const r2 = freshRepo(server, 'rotation-2');
   advanceMain(r2.work, 1);
   assert.is(push(r2.work, [r2.daemonUrl, 'main']).status, 0);
-  git(r2.bare, ['config', 'receipt-gate.logKey', `${next}.key`]);
-  git(r2.bare, ['config', '--add', 'receipt-gate.logPreviousKey', server.pub]);
+  gitValue(r2.bare, ['config', 'receipt-gate.logKey', `${next}.key`]);
+  gitValue(r2.bare, ['config', '--add', 'receipt-gate.logPreviousKey', server.pub]);
   advanceMain(r2.work, 2);
   p = push(r2.work, [r2.daemonUrl, 'main']);
   assert.is(p.status, 0, p.stderr);
@@ -297,7 +298,7 @@ test('concurrent pushes: every applied update is one entry, none lost or interle
   const n = 8;
   const heads: string[] = [];
   for (let i = 0; i < n; i++) heads.push(change(r.work, `par/${i}`, `src/par${i}.py`, `x = ${i}\n`));
-  git(r.work, ['checkout', '-q', 'main']);
+  gitValue(r.work, ['checkout', '-q', 'main']);
   const results = await Promise.all(heads.map((_, i) => pushAsync(r.work, [i % 2 ? r.daemonUrl : r.httpUrl('bob'), `par/${i}`])));
   results.forEach((res, i) => assert.is(res.status, 0, `push ${i}: ${res.stderr}`));
   const entries = logEntries(r.bare);
@@ -316,10 +317,10 @@ test('concurrent pushes of main from two clones: the log follows main in the ord
   const work2 = `${r.work}-2`;
   cpSync(r.work, work2, { recursive: true, verbatimSymlinks: true });
   for (let round = 0; round < 3; round++) {
-    git(r.work, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
-    git(r.work, ['checkout', '-q', '-B', 'main', 'origin/main']);
-    git(work2, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
-    git(work2, ['checkout', '-q', '-B', 'main', 'origin/main']);
+    gitValue(r.work, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
+    gitValue(r.work, ['checkout', '-q', '-B', 'main', 'origin/main']);
+    gitValue(work2, ['fetch', '-q', r.daemonUrl, '+main:refs/remotes/origin/main']);
+    gitValue(work2, ['checkout', '-q', '-B', 'main', 'origin/main']);
     advanceMain(r.work, 10 + round);
     write(work2, 'README.md', `# orders ${round}\n`);
     commitAll(work2, `readme ${round}`);
@@ -337,7 +338,7 @@ test('an update git refuses after the hook (a ref lock held, --atomic) is not lo
   const a = change(r.work, 'feature/a', 'src/a.py', 'a = 1\n');
   const b = change(r.work, 'feature/b', 'src/b.py', 'b = 1\n');
   // A lock someone holds on feature/b: receive-pack cannot lock it after pre-receive accepted.
-  git(r.bare, ['update-ref', 'refs/heads/feature/b', refOid(r.bare, 'refs/heads/main')!]);
+  gitValue(r.bare, ['update-ref', 'refs/heads/feature/b', refOid(r.bare, 'refs/heads/main')!]);
   writeFileSync(join(r.bare, 'refs', 'heads', 'feature', 'b.lock'), '');
   const p = push(r.work, ['--atomic', '--force', r.daemonUrl, 'feature/a', 'feature/b']);
   assert.is.not(p.status, 0, p.stderr);
@@ -360,10 +361,10 @@ test('a signed push (git push --signed, receive.certNonceSeed): the entry keeps 
   mkdirSync(gnupg, { recursive: true, mode: 0o700 });
   const env = baseEnv({ GNUPGHOME: gnupg });
   execFileSync('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', 'Dev <dev@example.com>', 'ed25519', 'sign', 'never'], { env, stdio: 'ignore' });
-  git(r.bare, ['config', 'receive.certNonceSeed', 'a server secret']);
+  gitValue(r.bare, ['config', 'receive.certNonceSeed', 'a server secret']);
   const head = advanceMain(r.work, 1);
   // file:// runs receive-pack with the pusher's GNUPGHOME, so git can check the signature.
-  const p = gitResult(r.work, ['-c', 'user.signingkey=dev@example.com', 'push', '--signed', `file://${r.bare}`, 'main'], env);
+  const p = gitResult(r.work, ['-c', 'user.signingkey=dev@example.com', 'push', '--signed', `file://${r.bare}`, 'main'], { env });
   assert.is(p.status, 0, p.stderr);
   const last = logEntries(r.bare).pop()!;
   assert.equal(last.updates.map((u) => u.new), [head]);
@@ -384,20 +385,20 @@ test('offline: a mirror and a plain clone carry the log; verify-log --remote, ve
   advanceMain(r.work, 1);
   assert.is(push(r.work, [r.httpUrl('bob'), 'main']).status, 0);
   const mirror = join(server.root, 'clones', 'clones-mirror.git');
-  git(server.root, ['clone', '-q', '--mirror', r.daemonUrl, mirror]);
+  gitValue(server.root, ['clone', '-q', '--mirror', r.daemonUrl, mirror]);
   let v = verifyLog(mirror, server.pub);
   assert.is(v.status, 0, v.text);
   const clone = join(server.root, 'clones', 'clones-plain');
-  git(server.root, ['clone', '-q', r.daemonUrl, clone]);
-  git(clone, ['fetch', '-q', 'origin', 'refs/receipt-gate/log:refs/receipt-gate/log']);
+  gitValue(server.root, ['clone', '-q', r.daemonUrl, clone]);
+  gitValue(clone, ['fetch', '-q', 'origin', 'refs/receipt-gate/log:refs/receipt-gate/log']);
   v = verifyLog(clone, server.pub, '--remote', 'origin');
   assert.is(v.status, 0, v.text);
   let ref = execCli(['verify-ref', 'origin/main', '--repo', clone, '--log', server.pub, '--json']);
   assert.is(ref.status, 0, ref.stdout + ref.stderr);
 
   // The server's main moves around the gate; a fetch brings the move, and both commands see it.
-  git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', refOid(r.bare, 'refs/heads/main~1')!]);
-  git(clone, ['fetch', '-q', '--force', 'origin', '+refs/heads/main:refs/remotes/origin/main', 'refs/receipt-gate/log:refs/receipt-gate/log']);
+  gitValue(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', 'refs/heads/main', refOid(r.bare, 'refs/heads/main~1')!]);
+  gitValue(clone, ['fetch', '-q', '--force', 'origin', '+refs/heads/main:refs/remotes/origin/main', 'refs/receipt-gate/log:refs/receipt-gate/log']);
   v = verifyLog(clone, server.pub, '--remote', 'origin');
   assert.equal(codes(v), ['LOG_GAP']);
   ref = execCli(['verify-ref', 'origin/main', '--repo', clone, '--log', server.pub, '--json']);

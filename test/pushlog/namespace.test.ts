@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, commitAll, git, push, refOid, write } from '../server/helpers';
+import { cleanup, commitAll, push, refOid, write } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 import { codes, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
 
 let server: LogServer;
@@ -27,11 +28,11 @@ test('a push into GIT_NAMESPACE=proj is logged as refs/namespaces/proj/refs/head
   const main = refOid(r.bare, 'refs/heads/main')!;
   const ns = 'refs/namespaces/proj/';
   // The namespace starts as a copy of main (an administrator's set-up, outside the log).
-  git(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', `${ns}refs/heads/main`, main]);
-  git(r.bare, ['symbolic-ref', `${ns}HEAD`, `${ns}refs/heads/main`]);
+  gitValue(r.bare, ['-c', 'core.hooksPath=/nonexistent', 'update-ref', `${ns}refs/heads/main`, main]);
+  gitValue(r.bare, ['symbolic-ref', `${ns}HEAD`, `${ns}refs/heads/main`]);
   const receivePack = '--receive-pack=env GIT_NAMESPACE=proj git-receive-pack';
 
-  git(r.work, ['checkout', '-q', 'main']);
+  gitValue(r.work, ['checkout', '-q', 'main']);
   write(r.work, 'src/orders.py', 'def total(orders):\n    return sum(o["amount"] for o in orders)  # ns\n');
   const head = commitAll(r.work, 'main inside proj');
   let p = push(r.work, [receivePack, `file://${r.bare}`, 'main']);

@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createPublicKey } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { appendEntries, EMPTY_TREE, entryTextOf, writeLoose } from '../../src/pushlog/append';
 import { checkEntry, signEntry, type LogPredicate } from '../../src/pushlog/entry';
 import { audit, auditFile } from '../../src/pushlog/server-state';
@@ -18,36 +17,30 @@ import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../../src/receip
 import { History } from '../../src/git/history/history';
 import { ObjectStore } from '../../src/git/store';
 import { receivePush } from '../../src/server/receive';
-import { baseEnv, ZERO } from '../server/helpers';
+import { ZERO } from '../server/helpers';
+import { gitValue, tempDir } from '../helpers/git';
 
 const pair = generateKeyPair();
 const key = loadPrivateKey(pair.privateKeyPem, 'test key');
 const pub = loadPublicKey(pair.publicKeyPem, 'test pub');
 
-function tmp(): string {
-  return mkdtempSync(join(tmpdir(), 'rg-pushlog-unit-'));
-}
-
-function git(cwd: string, args: string[], input?: string): string {
-  return execFileSync('git', args, { cwd, env: baseEnv(), encoding: 'utf8', input }).trim();
-}
 
 function bareWithCommits(n: number): { dir: string; commits: string[] } {
-  const dir = tmp();
-  git(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
+  const dir = tempDir('pushlog-unit');
+  gitValue(dir, ['init', '-q', '--bare', '-b', 'main', '.']);
   const commits: string[] = [];
   let parent: string | null = null;
   for (let i = 0; i < n; i++) {
-    const c: string = git(dir, ['commit-tree', EMPTY_TREE_OF(dir), ...(parent ? ['-p', parent] : []), '-m', `c${i}`]);
+    const c: string = gitValue(dir, ['commit-tree', EMPTY_TREE_OF(dir), ...(parent ? ['-p', parent] : []), '-m', `c${i}`]);
     commits.push(c);
     parent = c;
   }
-  git(dir, ['update-ref', 'refs/heads/main', parent!]);
+  gitValue(dir, ['update-ref', 'refs/heads/main', parent!]);
   return { dir, commits };
 }
 
 function EMPTY_TREE_OF(dir: string): string {
-  return git(dir, ['hash-object', '-w', '-t', 'tree', '--stdin'], '');
+  return gitValue(dir, ['hash-object', '-w', '-t', 'tree', '--stdin'], { input: '' });
 }
 
 function push(ref: string, old: string, next: string): Omit<LogPredicate, 'seq' | 'prev'> {
@@ -104,22 +97,22 @@ test('a log spliced from another log signed by the same key is LOG_FORKED; so is
   const [c0, c1, c2, c3] = commits as [string, string, string, string];
   await appendEntries(dir, key, () => [genesis({ 'refs/heads/main': c0 }), push('refs/heads/main', c0, c1), push('refs/heads/main', c1, c2), push('refs/heads/main', c2, c3)]);
   assert.equal((await verify(dir)).findings, []);
-  const chain = git(dir, ['rev-list', '--first-parent', 'refs/receipt-gate/log']).split('\n'); // tip first
+  const chain = gitValue(dir, ['rev-list', '--first-parent', 'refs/receipt-gate/log']).split('\n'); // tip first
   // Drop entry #2: #3's commit rewritten onto #1 (same key, the payload unchanged).
-  const entry3 = entryTextOf(Buffer.from(git(dir, ['cat-file', 'commit', chain[0]!])))!;
+  const entry3 = entryTextOf(Buffer.from(gitValue(dir, ['cat-file', 'commit', chain[0]!])))!;
   const spliced = writeLoose(join(dir, 'objects'), 'commit', Buffer.from(`tree ${EMPTY_TREE}\nparent ${chain[2]}\nauthor a <a@x> 1 +0000\ncommitter a <a@x> 1 +0000\n\nspliced\n\n${entry3}\n`));
-  git(dir, ['update-ref', 'refs/receipt-gate/log', spliced]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', spliced]);
   let v = await verify(dir);
   assert.equal(v.findings.map((f) => f.code), ['LOG_FORKED']);
   assert.match(v.findings[0]!.message, /is #3 at position 2/);
   // A merge of two lines.
   const merged = writeLoose(join(dir, 'objects'), 'commit', Buffer.from(`tree ${EMPTY_TREE}\nparent ${chain[1]}\nparent ${chain[2]}\nauthor a <a@x> 1 +0000\ncommitter a <a@x> 1 +0000\n\nmerge\n\n${entry3}\n`));
-  git(dir, ['update-ref', 'refs/receipt-gate/log', merged]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', merged]);
   v = await verify(dir);
   assert.equal(v.findings.map((f) => f.code), ['LOG_FORKED']);
   assert.match(v.findings[0]!.message, /has 2 parents/);
   // Back to the real tip: a checkpoint from a longer log than this one is a rewind.
-  git(dir, ['update-ref', 'refs/receipt-gate/log', chain[0]!]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', chain[0]!]);
   assert.equal((await verify(dir, { checkpoint: { commit: chain[0]!, seq: 3 } })).findings, []);
   v = await verify(dir, { checkpoint: { commit: 'f'.repeat(40), seq: 3 } });
   assert.equal(v.findings.map((f) => f.code), ['LOG_FORKED']);
@@ -130,12 +123,12 @@ test('the tip signature vouches for the chain: an entry below it edited in place
   const { dir, commits } = bareWithCommits(3);
   const [c0, c1, c2] = commits as [string, string, string];
   await appendEntries(dir, key, () => [genesis({ 'refs/heads/main': c0 }), push('refs/heads/main', c0, c1), push('refs/heads/main', c1, c2)]);
-  const chain = git(dir, ['rev-list', '--first-parent', 'refs/receipt-gate/log']).split('\n');
+  const chain = gitValue(dir, ['rev-list', '--first-parent', 'refs/receipt-gate/log']).split('\n');
   const rewrite = (at: number, edit: (envelope: { payload: string; signatures: { sig: string }[] }) => void): string => {
     // Rewrites entry `at` (0 = tip) and re-parents the entries above it, envelopes unchanged.
     let parent = chain[at + 1] ?? null;
     for (let i = at; i >= 0; i--) {
-      const envelope = JSON.parse(entryTextOf(Buffer.from(git(dir, ['cat-file', 'commit', chain[i]!])))!);
+      const envelope = JSON.parse(entryTextOf(Buffer.from(gitValue(dir, ['cat-file', 'commit', chain[i]!])))!);
       if (i === at) edit(envelope);
       parent = writeLoose(join(dir, 'objects'), 'commit', Buffer.from(`tree ${EMPTY_TREE}\n${parent ? `parent ${parent}\n` : ''}author a <a@x> 1 +0000\ncommitter a <a@x> 1 +0000\n\nx\n\n${JSON.stringify(envelope)}\n`));
     }
@@ -147,14 +140,14 @@ test('the tip signature vouches for the chain: an entry below it edited in place
     st.predicate.updates[0].new = c2;
     e.payload = Buffer.from(JSON.stringify(st)).toString('base64');
   });
-  git(dir, ['update-ref', 'refs/receipt-gate/log', edited]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', edited]);
   let v = await verify(dir);
   assert.equal(v.findings.map((f) => f.code), ['LOG_FORKED']);
   // Only #1's signature damaged, its payload intact: the chain still proves it; every signature does not.
   const damaged = rewrite(1, (e) => {
     e.signatures[0]!.sig = Buffer.alloc(64, 7).toString('base64');
   });
-  git(dir, ['update-ref', 'refs/receipt-gate/log', damaged]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', damaged]);
   v = await verify(dir);
   assert.equal(v.findings, []);
   const store = await ObjectStore.open({ gitdir: dir, env: {} });
@@ -179,7 +172,7 @@ test('a gap between entries names both entries and the commits; a hold on a prot
 });
 
 test('the audit file rotates past its size and keeps five old files', () => {
-  const dir = tmp();
+  const dir = tempDir('pushlog-unit');
   for (let i = 0; i < 40; i++) audit(dir, { event: 'rejected', i, pad: 'x'.repeat(100) }, 500);
   const file = auditFile(dir);
   assert.ok(existsSync(file));
@@ -195,7 +188,7 @@ test('the audit file rotates past its size and keeps five old files', () => {
 test('prepared candidates: each single extends the one before, "all" extends the tip; every one is an entry verify-log takes; a tip the key did not sign gets none', async () => {
   const { dir, commits } = bareWithCommits(1);
   await appendEntries(dir, key, () => [genesis({ 'refs/heads/main': commits[0]! })]);
-  const tip = git(dir, ['rev-parse', 'refs/receipt-gate/log']);
+  const tip = gitValue(dir, ['rev-parse', 'refs/receipt-gate/log']);
   mkdirSync(join(dir, 'receipt-gate'));
   const updates = ['a', 'b', 'c'].map((n) => ({ ref: `refs/heads/${n}`, old: ZERO, new: commits[0]!, verdict: 'eligible' as const, findings: [], protected: false }));
   const facts = { time: '2026-09-10T00:00:00.000Z', identity: 'alice', policy_blob: null, push_certificate: null };
@@ -207,13 +200,13 @@ test('prepared candidates: each single extends the one before, "all" extends the
   assert.equal(singles.map((l) => l[1]), [tip, singles[0]![0], singles[1]![0]]);
   assert.equal(lines[3]!.slice(0, 1).concat(lines[3]!.slice(2)), ['all', tip]);
   for (const c of [...singles.map((l) => l[0]!), lines[3]![1]!]) {
-    git(dir, ['update-ref', 'refs/receipt-gate/log', c]);
+    gitValue(dir, ['update-ref', 'refs/receipt-gate/log', c]);
     const v = await verify(dir);
     assert.equal(v.findings, [], c);
   }
-  git(dir, ['update-ref', 'refs/receipt-gate/log', singles[2]![0]!]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', singles[2]![0]!]);
   assert.is((await verify(dir)).entries, 4);
-  git(dir, ['update-ref', 'refs/receipt-gate/log', lines[3]![1]!]);
+  gitValue(dir, ['update-ref', 'refs/receipt-gate/log', lines[3]![1]!]);
   assert.is((await verify(dir)).entries, 2);
   // A tip signed by another key: nothing is prepared.
   const other = loadPrivateKey(generateKeyPair().privateKeyPem, 'other');

@@ -19,7 +19,8 @@ import {
   statementFor,
   verifyEnvelope,
 } from '../../src/receipt/dsse';
-import { cli, commitAll, exampleRepo, git, GRADER, tempDir } from './helpers';
+import { cli, exampleRepo, GRADER } from './helpers';
+import { commitAll, git, tempDir } from '../helpers/git';
 
 test('PAE matches the test vector of the DSSE v1 protocol', () => {
   assert.is(pae('http://example.com/HelloWorld', Buffer.from('hello world')).toString('utf8'), 'DSSEv1 29 http://example.com/HelloWorld 11 hello world');
@@ -40,7 +41,7 @@ test('PAE lengths are byte lengths, as python3 computes them (differential)', ()
 });
 
 test('an envelope signed here verifies with openssl (independent ed25519) over PAE', () => {
-  const dir = tempDir('rg-dsse-');
+  const dir = tempDir('dsse');
   const pair = generateKeyPair();
   writeFileSync(join(dir, 'k.pub'), pair.publicKeyPem);
   const statement = statementFor('refs/heads/x', 'a'.repeat(40), { note: 'héllo, 世界 🚀' });
@@ -63,7 +64,7 @@ test('an envelope signed here verifies with openssl (independent ed25519) over P
 });
 
 test('a signature made by openssl over PAE verifies here', () => {
-  const dir = tempDir('rg-dsse-');
+  const dir = tempDir('dsse');
   execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', join(dir, 'o.key')]);
   execFileSync('openssl', ['pkey', '-in', join(dir, 'o.key'), '-pubout', '-out', join(dir, 'o.pub')]);
   const body = Buffer.from(JSON.stringify(statementFor('x', 'b'.repeat(40), { ok: true })));
@@ -143,7 +144,7 @@ function sslibVerify(envelopeFile: string, pubFile: string): { verified: boolean
 
 test('a receipt signed by `receipt --sign-key` verifies with securesystemslib (DSSE, ed25519, in-toto Statement v1)', async () => {
   const { repo } = exampleRepo();
-  const keys = tempDir('rg-sslib-');
+  const keys = tempDir('sslib');
   assert.is((await cli(keys, ['keygen', '--out', 'ci'])).code, 0);
   git(repo, ['checkout', '-q', '-b', 'patch', 'main']);
   writeFileSync(join(repo, 'NOTES.md'), 'a patch that touches no evidence\n');

@@ -9,10 +9,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { cli, commitAll, exampleRepo, git, GRADER, ROOT, tempDir, writeFiles } from './helpers';
+import { cli, exampleRepo, GRADER, ROOT } from './helpers';
+import { commitAll, git, tempDir, writeFiles } from '../helpers/git';
 
 const NOW = ['--now', '2026-11-29'];
-const keys = tempDir('rg-keys-');
+const keys = tempDir('keys');
 const schema = JSON.parse(readFileSync(join(ROOT, 'schemas', 'receipt.schema.json'), 'utf8'));
 const validate = new Ajv2020({ allErrors: true }).compile<any>(schema);
 
@@ -128,7 +129,7 @@ test('the DSSE signature verifies with openssl over PAE as the DSSE v1 spec defi
   const type = Buffer.from(env.payloadType);
   // "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body
   const pae = Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${body.length} `), body]);
-  const dir = tempDir('rg-openssl-');
+  const dir = tempDir('openssl');
   writeFileSync(join(dir, 'pae.bin'), pae);
   writeFileSync(join(dir, 'sig.bin'), Buffer.from(env.signatures[0].sig, 'base64'));
   const ok = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(keys, 'ci.pub'), '-rawin', '-in', join(dir, 'pae.bin'), '-sigfile', join(dir, 'sig.bin')]).toString();

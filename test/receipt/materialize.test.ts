@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { ObjectStore } from '../../src/git/store';
 import { materializeCommit, MaterializeError, resolvesInside, symlinkTargetInside, unsafePathReason } from '../../src/receipt/materialize';
-import { commitAll, git, tempDir, writeFiles } from './helpers';
+import { commitAll, git, tempDir, writeFiles } from '../helpers/git';
 
 /** path -> 'file:<mode>:<hex of content>' | 'link:<target>' | 'dir', for every entry below root. */
 function snapshot(root: string): Map<string, string> {
@@ -33,9 +33,9 @@ function snapshot(root: string): Map<string, string> {
 async function materializeAndArchive(repo: string): Promise<{ ours: Map<string, string>; theirs: Map<string, string> }> {
   const head = git(repo, ['rev-parse', 'HEAD']).trim();
   const store = await ObjectStore.discover(repo, {});
-  const ours = tempDir('rg-ours-');
+  const ours = tempDir('ours');
   await materializeCommit(store, head, ours);
-  const theirs = tempDir('rg-theirs-');
+  const theirs = tempDir('theirs');
   execFileSync('sh', ['-c', `git -C '${repo}' archive --format=tar HEAD | tar -x -C '${theirs}'`]);
   return { ours: snapshot(ours), theirs: snapshot(theirs) };
 }
@@ -66,7 +66,7 @@ test('eol attributes are not applied: bytes are written as stored in git', async
   writeFiles(repo, { '.gitattributes': '*.txt eol=crlf\n', 'a.txt': 'one\ntwo\n' });
   const head = commitAll(repo, 'attrs');
   const store = await ObjectStore.discover(repo, {});
-  const dir = tempDir('rg-attrs-');
+  const dir = tempDir('attrs');
   await materializeCommit(store, head, dir);
   const stored = execFileSync('git', ['cat-file', 'blob', 'HEAD:a.txt'], { cwd: repo });
   assert.equal(readFileSync(join(dir, 'a.txt')), stored);
@@ -116,7 +116,7 @@ test('a symlink out of the tree is refused, directly or through another link', a
     const store = await ObjectStore.discover(repo, {});
     let error: unknown = null;
     try {
-      await materializeCommit(store, head, tempDir('rg-out-'));
+      await materializeCommit(store, head, tempDir('out'));
     } catch (err) {
       error = err;
     }
@@ -128,13 +128,13 @@ test('a symlink out of the tree is refused, directly or through another link', a
 test('a crafted tree with a .GIT segment is refused before anything is written there', async () => {
   const repo = tempDir();
   git(repo, ['init', '-q', '-b', 'main']);
-  const blob = git(repo, ['hash-object', '-w', '--stdin'], 'evil hook\n').trim();
-  const inner = git(repo, ['mktree'], `100755 blob ${blob}\tpost-checkout\n`).trim();
-  const hooks = git(repo, ['mktree'], `040000 tree ${inner}\thooks\n`).trim();
-  const root = git(repo, ['mktree'], `040000 tree ${hooks}\t.GIT\n`).trim();
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'evil hook\n' }).trim();
+  const inner = git(repo, ['mktree'], { input: `100755 blob ${blob}\tpost-checkout\n` }).trim();
+  const hooks = git(repo, ['mktree'], { input: `040000 tree ${inner}\thooks\n` }).trim();
+  const root = git(repo, ['mktree'], { input: `040000 tree ${hooks}\t.GIT\n` }).trim();
   const commit = git(repo, ['commit-tree', root, '-m', 'crafted']).trim();
   const store = await ObjectStore.discover(repo, {});
-  const dir = tempDir('rg-crafted-');
+  const dir = tempDir('crafted');
   let error: unknown = null;
   try {
     await materializeCommit(store, commit, dir);
@@ -149,13 +149,13 @@ test('a crafted tree with a .GIT segment is refused before anything is written t
 test('a name that is not UTF-8 is refused, not written under another name', async () => {
   const repo = tempDir();
   git(repo, ['init', '-q', '-b', 'main']);
-  const blob = git(repo, ['hash-object', '-w', '--stdin'], 'x\n').trim();
-  const root = git(repo, ['mktree'], Buffer.concat([Buffer.from(`100644 blob ${blob}\tcaf`), Buffer.from([0xe9]), Buffer.from('.txt\n')])).trim();
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
+  const root = git(repo, ['mktree'], { input: Buffer.concat([Buffer.from(`100644 blob ${blob}\tcaf`), Buffer.from([0xe9]), Buffer.from('.txt\n')]) }).trim();
   const commit = git(repo, ['commit-tree', root, '-m', 'latin-1 name']).trim();
   const store = await ObjectStore.discover(repo, {});
   let error: unknown = null;
   try {
-    await materializeCommit(store, commit, tempDir('rg-latin1-'));
+    await materializeCommit(store, commit, tempDir('latin1'));
   } catch (err) {
     error = err;
   }

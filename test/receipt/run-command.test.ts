@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCommand } from '../../src/receipt/run-command';
-import { tempDir } from './helpers';
+import { tempDir } from '../helpers/git';
 
 const base = { cwd: tempDir(), env: { PATH: process.env.PATH }, captureStdout: true, timeoutMs: 5000 };
 

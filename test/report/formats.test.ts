@@ -11,7 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Log } from 'sarif';
-import { commitAll, git, guardedRepo, runCli, tempDir, writeFiles } from '../helpers/repo';
+import { guardedRepo, runCli } from '../helpers/repo';
+import { commitAll, git, tempDir, writeFiles } from '../helpers/git';
 
 const ROOT = resolve(__dirname, '../..');
 const NOW = ['--now', '2026-09-10'];

@@ -5,7 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { CLI, commitAll, git, GIT_ENV, guardedRepo, writeFiles } from '../helpers/repo';
+import { CLI, guardedRepo } from '../helpers/repo';
+import { commitAll, git, GIT_ENV, writeFiles } from '../helpers/git';
 
 const LOCALES = ['sv_SE.UTF-8', 'C', 'en_US.UTF-8', 'de_DE.UTF-8'];
 
@@ -38,7 +39,7 @@ test('verify-ref prints the same bytes under sv_SE, C, en_US and de_DE, in code 
 });
 
 test('the comparison is by code point beyond the BMP too (U+FF5E before U+1F600)', async () => {
-  const { compareCodePoints } = await import('../../src/report/order');
+  const { compareCodePoints } = await import('../../src/code-points');
   assert.ok(compareCodePoints('\uff5e', '😀') < 0);
   assert.ok('\uff5e' > '😀', 'UTF-16 code unit order would put them the other way round');
   assert.ok(compareCodePoints('z', 'ä') < 0);

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { printable, printableMention, quotePath } from '../../src/quote';
-import { GIT_ENV, initRepo } from '../helpers/repo';
+import { GIT_ENV, initRepo } from '../helpers/git';
 
 const SEED = 20261201;
 

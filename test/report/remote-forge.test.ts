@@ -6,7 +6,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, push, write, type Remote } from '../server/helpers';
+import { cleanup, commitAll, guardedRemote, machine, makeTemplate, push, write, type Remote } from '../server/helpers';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 test.before(() => {
@@ -24,7 +25,7 @@ const NAMES = [
 test('names with LF, CR and ESC: a rejection that no name can turn into an acceptance', () => {
   const r = guardedRemote(template, 'forge');
   try {
-    git(r.work, ['checkout', '-q', '-B', 'work', 'main']);
+    gitValue(r.work, ['checkout', '-q', '-B', 'work', 'main']);
     for (const n of NAMES) write(r.work, n, '{}\n');
     commitAll(r.work, 'evil names');
     const result = push(r.work, ['origin', 'work'], { REMOTE_USER: 'mallory' });

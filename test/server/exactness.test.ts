@@ -4,7 +4,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertRejected, git, push, refOid, type Remote, remotePerTest } from './helpers';
+import { assertRejected, push, refOid, type Remote, remotePerTest } from './helpers';
+import { gitValue } from '../helpers/git';
 
 const BOB = { REMOTE_USER: 'bob' };
 
@@ -15,10 +16,10 @@ remotePerTest(test, 'exact', (remote) => {
 
 
 test('a tag on a tree and a tag on a blob bring no commit: accepted, nothing touched', () => {
-  const tree = git(r.work, ['rev-parse', 'HEAD^{tree}']);
-  const blob = git(r.work, ['rev-parse', 'HEAD:README.md']);
-  git(r.work, ['tag', '-a', '-m', 'a tree', 'tree-tag', tree]);
-  git(r.work, ['tag', 'blob-tag', blob]);
+  const tree = gitValue(r.work, ['rev-parse', 'HEAD^{tree}']);
+  const blob = gitValue(r.work, ['rev-parse', 'HEAD:README.md']);
+  gitValue(r.work, ['tag', '-a', '-m', 'a tree', 'tree-tag', tree]);
+  gitValue(r.work, ['tag', 'blob-tag', blob]);
   const result = push(r.work, ['origin', 'refs/tags/tree-tag', 'refs/tags/blob-tag'], BOB);
   assert.is(result.status, 0, result.stderr);
   assert.not.match(result.stderr, /INTERNAL_ERROR/);
@@ -26,8 +27,8 @@ test('a tag on a tree and a tag on a blob bring no commit: accepted, nothing tou
 });
 
 test('a protected ref may not be pointed at a tree by a non-owner', () => {
-  const tree = git(r.work, ['rev-parse', 'HEAD^{tree}']);
-  git(r.work, ['tag', '-a', '-m', 'a tree', 'tree-tag', tree]);
+  const tree = gitValue(r.work, ['rev-parse', 'HEAD^{tree}']);
+  gitValue(r.work, ['tag', '-a', '-m', 'a tree', 'tree-tag', tree]);
   assertRejected(push(r.work, ['origin', 'tree-tag:refs/heads/release/1.0'], BOB), 'REF_PROTECTED');
 });
 

@@ -6,7 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { assertRejected, commitAll, git, isFile, machine, POLICY, push, refOid, type Remote, remotePerTest, write } from './helpers';
+import { assertRejected, commitAll, isFile, machine, POLICY, push, refOid, type Remote, remotePerTest, write } from './helpers';
+import { gitValue } from '../helpers/git';
 
 const BOB = { REMOTE_USER: 'bob' };
 const ALICE = { REMOTE_USER: 'alice' };
@@ -17,7 +18,7 @@ remotePerTest(test, 'file', (remote) => {
 });
 
 function branch(name: string): void {
-  git(r.work, ['checkout', '-q', '-b', name, 'main']);
+  gitValue(r.work, ['checkout', '-q', '-b', name, 'main']);
 }
 
 
@@ -77,7 +78,7 @@ test('a fixture edited then reverted in a later commit is still rejected', () =>
   const touched = commitAll(r.work, 'edit');
   write(r.work, 'fixtures/orders/base.json', original);
   const reverted = commitAll(r.work, 'revert');
-  assert.is(git(r.work, ['rev-parse', 'HEAD^{tree}']), git(r.work, ['rev-parse', 'main^{tree}']), 'the net change is empty');
+  assert.is(gitValue(r.work, ['rev-parse', 'HEAD^{tree}']), gitValue(r.work, ['rev-parse', 'main^{tree}']), 'the net change is empty');
   const result = push(r.work, ['origin', 'feature/revert'], BOB);
   const m = assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
   const f = m.findings.find((x) => x.code === 'PATH_PROTECTED')!;
@@ -86,7 +87,7 @@ test('a fixture edited then reverted in a later commit is still rejected', () =>
 
 test('a rename out of a protected folder is rejected', () => {
   branch('feature/rename');
-  git(r.work, ['mv', 'fixtures/weights_v3.json', 'src/weights_v3.json']);
+  gitValue(r.work, ['mv', 'fixtures/weights_v3.json', 'src/weights_v3.json']);
   commitAll(r.work, 'move weights');
   assertRejected(push(r.work, ['origin', 'feature/rename'], BOB), 'PATH_PROTECTED', 'fixtures/weights_v3.json');
 });
@@ -94,7 +95,7 @@ test('a rename out of a protected folder is rejected', () => {
 test('a mode change of a protected file is rejected', () => {
   branch('feature/mode');
   chmodSync(join(r.work, 'fixtures/generate_orders.py'), 0o755);
-  git(r.work, ['update-index', '--chmod=+x', 'fixtures/generate_orders.py']);
+  gitValue(r.work, ['update-index', '--chmod=+x', 'fixtures/generate_orders.py']);
   commitAll(r.work, 'make generator executable');
   assertRejected(push(r.work, ['origin', 'feature/mode'], BOB), 'PATH_PROTECTED', 'fixtures/generate_orders.py');
 });
@@ -129,14 +130,14 @@ test('an evil merge (a change in neither parent) is rejected', () => {
   branch('side');
   write(r.work, 'src/side.py', 'x = 1\n');
   commitAll(r.work, 'side');
-  git(r.work, ['checkout', '-q', '-b', 'feature/evil', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-b', 'feature/evil', 'main']);
   write(r.work, 'src/other.py', 'y = 2\n');
   commitAll(r.work, 'other');
-  git(r.work, ['merge', '-q', '--no-commit', '--no-ff', 'side']);
+  gitValue(r.work, ['merge', '-q', '--no-commit', '--no-ff', 'side']);
   write(r.work, 'fixtures/orders/base.json', '{"orders": ["evil"]}\n');
-  git(r.work, ['add', '-A']);
-  git(r.work, ['commit', '-qm', 'merge side']);
-  const merge = git(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.work, ['add', '-A']);
+  gitValue(r.work, ['commit', '-qm', 'merge side']);
+  const merge = gitValue(r.work, ['rev-parse', 'HEAD']);
   const result = push(r.work, ['origin', 'feature/evil'], BOB);
   const m = assertRejected(result, 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.ok(m.findings.some((f) => f.commit === merge), result.stderr);
@@ -146,13 +147,13 @@ test('tags: lightweight and annotated tags on a fixture edit are rejected, on ho
   branch('feature/t');
   write(r.work, 'src/t.py', 't = 1\n');
   commitAll(r.work, 'honest');
-  git(r.work, ['tag', 'v1.0']);
-  git(r.work, ['tag', '-a', '-m', 'release', 'v1.0-annotated']);
+  gitValue(r.work, ['tag', 'v1.0']);
+  gitValue(r.work, ['tag', '-a', '-m', 'release', 'v1.0-annotated']);
   assert.is(push(r.work, ['origin', 'refs/tags/v1.0', 'refs/tags/v1.0-annotated'], BOB).status, 0);
   write(r.work, 'fixtures/orders/base.json', '{"orders": ["tag"]}\n');
   commitAll(r.work, 'cheat');
-  git(r.work, ['tag', 'v2.0']);
-  git(r.work, ['tag', '-a', '-m', 'cheat release', 'v2.0-annotated']);
+  gitValue(r.work, ['tag', 'v2.0']);
+  gitValue(r.work, ['tag', '-a', '-m', 'cheat release', 'v2.0-annotated']);
   assertRejected(push(r.work, ['origin', 'refs/tags/v2.0'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assertRejected(push(r.work, ['origin', 'refs/tags/v2.0-annotated'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
   assert.is(refOid(r.bare, 'refs/tags/v2.0'), null);
@@ -175,14 +176,14 @@ test('a multi-ref push with one bad ref is rejected as a whole; no ref moves', (
 });
 
 test('a large push (over transfer.unpackLimit: a pack in quarantine) is judged like a small one', () => {
-  git(r.bare, ['config', 'receive.unpackLimit', '1']);
+  gitValue(r.bare, ['config', 'receive.unpackLimit', '1']);
   branch('feature/big');
   for (let i = 0; i < 30; i++) {
     write(r.work, `src/gen/m${i}.py`, `value = ${i}\n`);
     commitAll(r.work, `module ${i}`);
   }
   // The commits the push brings, as git counts them: reachable from the tip, not from the server.
-  const expected = git(r.work, ['rev-list', '--count', 'feature/big', '--not', ...git(r.bare, ['for-each-ref', '--format=%(objectname)']).split('\n')]);
+  const expected = gitValue(r.work, ['rev-list', '--count', 'feature/big', '--not', ...gitValue(r.bare, ['for-each-ref', '--format=%(objectname)']).split('\n')]);
   const ok = push(r.work, ['origin', 'feature/big'], BOB);
   assert.is(ok.status, 0, ok.stderr);
   assert.is(expected, '30');
@@ -192,7 +193,7 @@ test('a large push (over transfer.unpackLimit: a pack in quarantine) is judged l
   for (let i = 0; i < 30; i++) {
     write(r.work, `src/gen2/m${i}.py`, `value = ${i}\n`);
     if (i === 17) write(r.work, 'fixtures/orders/base.json', '{"orders": ["deep"]}\n');
-    if (i === 18) git(r.work, ['checkout', 'main', '--', 'fixtures/orders/base.json']);
+    if (i === 18) gitValue(r.work, ['checkout', 'main', '--', 'fixtures/orders/base.json']);
     commitAll(r.work, `module ${i}`);
   }
   assertRejected(push(r.work, ['origin', 'feature/big-cheat'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
@@ -213,7 +214,7 @@ test('GitLab: with GL_PROTOCOL set every rejection line carries GL-HOOK-ERR:', (
 
 test('an unreadable object in the repository rejects the push (fail closed)', () => {
   // Corrupt the loose object of main's policy blob on the server: the policy cannot be read.
-  const blob = git(r.bare, ['rev-parse', 'main:.receipt-gate.json']);
+  const blob = gitValue(r.bare, ['rev-parse', 'main:.receipt-gate.json']);
   const file = join(r.bare, 'objects', blob.slice(0, 2), blob.slice(2));
   assert.ok(isFile(file), 'the template push stored loose objects');
   chmodSync(file, 0o644);
@@ -267,7 +268,7 @@ test('a crashing or hanging Node.js rejects the push', () => {
   assert.is.not(hang.status, 0);
   assert.ok(Date.now() - started < 15_000);
   assert.match(hang.remote.join('\n'), /did not answer within 1 s/);
-  assert.is(refOid(r.bare, 'refs/heads/main'), git(r.bare, ['rev-parse', 'main']));
+  assert.is(refOid(r.bare, 'refs/heads/main'), gitValue(r.bare, ['rev-parse', 'main']));
 });
 
 test.run();

@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, CLI, cleanup, commitAll, git, INSTALL, machine, makeTemplate, push, refOid, TODAY, write, type Remote } from './helpers';
+import { baseEnv, CLI, cleanup, commitAll, INSTALL, machine, makeTemplate, push, refOid, TODAY, write, type Remote } from './helpers';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 let envRoot: string;
@@ -25,7 +26,7 @@ test.before(() => {
   mkdirSync(join(envRoot, 'data'), { recursive: true });
   bare = join(envRoot, 'data', 'project.git');
   cpSync(template.bare, bare, { recursive: true });
-  git(template.work, ['remote', 'set-url', 'origin', `file://${bare}`]);
+  gitValue(template.work, ['remote', 'set-url', 'origin', `file://${bare}`]);
   // git's pre-receive enters the environment as GHES does: chroot, then the hook script,
   // with the repository's paths as seen from inside and only the hook's variables passed on.
   writeFileSync(
@@ -58,7 +59,7 @@ test('the environment holds node, its libraries, the shim and the bundle, and no
 
 test('from the unpacked environment under chroot: honest push accepted, fixture edit rejected, owner accepted', () => {
   const work = template.work;
-  git(work, ['checkout', '-q', '-B', 'feature/ok', 'main']);
+  gitValue(work, ['checkout', '-q', '-B', 'feature/ok', 'main']);
   write(work, 'src/orders.py', 'def total(o):\n    return 0\n');
   const ok = commitAll(work, 'honest');
   const accepted = push(work, ['origin', 'feature/ok'], { GITHUB_USER_LOGIN: 'bob' });
@@ -66,7 +67,7 @@ test('from the unpacked environment under chroot: honest push accepted, fixture 
   assert.match(accepted.remote.join('\n'), /push accepted: eligible \(1 ref, 1 new commit, pusher bob\)/);
   assert.is(refOid(bare, 'refs/heads/feature/ok'), ok);
 
-  git(work, ['checkout', '-q', '-B', 'feature/cheat', 'main']);
+  gitValue(work, ['checkout', '-q', '-B', 'feature/cheat', 'main']);
   write(work, 'fixtures/orders/base.json', '{"orders": ["ghes"]}\n');
   commitAll(work, 'cheat');
   const rejected = push(work, ['origin', 'feature/cheat'], { GITHUB_USER_LOGIN: 'bob' });
@@ -80,9 +81,9 @@ test('from the unpacked environment under chroot: honest push accepted, fixture 
 });
 
 test('a large push (a pack in the quarantine) is judged inside the environment too', () => {
-  git(bare, ['config', 'receive.unpackLimit', '1']);
+  gitValue(bare, ['config', 'receive.unpackLimit', '1']);
   const work = template.work;
-  git(work, ['checkout', '-q', '-B', 'feature/pack', 'main']);
+  gitValue(work, ['checkout', '-q', '-B', 'feature/pack', 'main']);
   for (let i = 0; i < 8; i++) {
     write(work, `src/p${i}.py`, `p = ${i}\n`);
     if (i === 3) write(work, 'freeze.json', '{"version": 1, "frozen": []}\n');

@@ -7,8 +7,9 @@ import * as assert from 'uvu/assert';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { baseEnv, cleanup, CLI, freePort, git, INSTALL, makeTemplate, push, TODAY, waitForPort, type Remote } from './helpers';
+import { baseEnv, cleanup, CLI, freePort, INSTALL, makeTemplate, push, TODAY, waitForPort, type Remote } from './helpers';
 import * as s from './scenario';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 let sshd: ChildProcess;
@@ -53,7 +54,7 @@ test.before(async () => {
   assert.ok(readlinkSync(join(bare, 'hooks', 'pre-receive.h00-receipt-gate')).endsWith('repo-specific/receipt-gate'));
   // The policy comes from the repository's HEAD branch: point it at main (gitolite's own
   // `symbolic-ref` command does the same for users allowed to run it).
-  git(bare, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  gitValue(bare, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
 
   // sshd on a free loopback port; each key's forced command is gitolite-shell for its user.
   const port = await freePort();

@@ -1,12 +1,13 @@
-// Shared harness for the server tests: real git repositories made with the git CLI in temp
-// dirs, the hook installed by scripts/install-server.sh, pushes made with real `git push`.
+// Shared harness for the server tests: the hook installed by scripts/install-server.sh, pushes
+// made with real `git push` in the push environment (baseEnv); repositories and git itself come
+// from test/helpers/git.ts.
 
 import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { commitAll as commitAllIn, gitResult, gitValue, tempDir, writeFiles } from '../helpers/git';
 import { EPOCH_ID, GENERATOR, POLICY as SPEC_POLICY, sha256 } from '../helpers/repo';
 
 export const ROOT = join(__dirname, '..', '..');
@@ -45,22 +46,9 @@ export function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function tempDir(label: string): string {
-  return mkdtempSync(join(tmpdir(), `rg-${label}-`));
-}
-
-export function git(cwd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string | Buffer } = {}): string {
-  return execFileSync('git', args, { cwd, env: opts.env ?? baseEnv(), input: opts.input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] }).trim();
-}
-
-export function gitResult(cwd: string, args: string[], env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
-  return spawnSync('git', args, { cwd, env, encoding: 'utf8', timeout: 60_000 });
-}
-
+/** One file written into a work tree (folders made as needed). */
 export function write(dir: string, path: string, content: string | Buffer): void {
-  const full = join(dir, path);
-  mkdirSync(dirname(full), { recursive: true });
-  writeFileSync(full, content);
+  writeFiles(dir, { [path]: content });
 }
 
 export function python(code: string, input?: string): string {
@@ -132,7 +120,7 @@ export function guardedRemote(template: Remote, label: string): Remote {
   cpSync(template.bare, join(root, 'remote.git'), { recursive: true, verbatimSymlinks: true });
   cpSync(template.work, join(root, 'work'), { recursive: true, verbatimSymlinks: true });
   const r = { root, bare: join(root, 'remote.git'), work: join(root, 'work') };
-  git(r.work, ['remote', 'set-url', 'origin', `file://${r.bare}`]);
+  gitValue(r.work, ['remote', 'set-url', 'origin', `file://${r.bare}`]);
   return r;
 }
 
@@ -141,14 +129,14 @@ export function makeTemplate(opts: { evidence?: boolean; install?: boolean } = {
   const root = tempDir('template');
   const bare = join(root, 'remote.git');
   const work = join(root, 'work');
-  git(root, ['init', '-q', '--bare', '-b', 'main', bare]);
-  git(root, ['init', '-q', '-b', 'main', work]);
-  git(work, ['remote', 'add', 'origin', `file://${bare}`]);
+  gitValue(root, ['init', '-q', '--bare', '-b', 'main', bare]);
+  gitValue(root, ['init', '-q', '-b', 'main', work]);
+  gitValue(work, ['remote', 'add', 'origin', `file://${bare}`]);
   if (opts.evidence !== false) writeEvidence(work);
   else write(work, 'README.md', '# unguarded\n');
-  git(work, ['add', '-A']);
-  git(work, ['commit', '-qm', 'guarded start']);
-  git(work, ['push', '-q', 'origin', 'main']);
+  gitValue(work, ['add', '-A']);
+  gitValue(work, ['commit', '-qm', 'guarded start']);
+  gitValue(work, ['push', '-q', 'origin', 'main'], { env: baseEnv() });
   if (opts.install !== false) installHook(bare);
   return { root, bare, work };
 }
@@ -165,7 +153,7 @@ export interface PushResult {
 }
 
 export function push(work: string, args: string[], env: Record<string, string> = {}): PushResult {
-  return pushResultOf(gitResult(work, ['push', '--porcelain', ...args], baseEnv(env)));
+  return pushResultOf(gitResult(work, ['push', '--porcelain', ...args], { env: baseEnv(env) }));
 }
 
 /** A finished `git push --porcelain` as a PushResult: its status, output and `remote:` lines. */
@@ -194,9 +182,7 @@ export function refOid(bare: string, ref: string): string | null {
 
 /** Commit all changes in the work tree. */
 export function commitAll(work: string, message: string, env: Record<string, string> = {}): string {
-  git(work, ['add', '-A']);
-  git(work, ['commit', '-qm', message], { env: baseEnv(env) });
-  return git(work, ['rev-parse', 'HEAD']);
+  return commitAllIn(work, message, { env: baseEnv(env) });
 }
 
 export function cleanup(dir: string | undefined): void {

@@ -5,8 +5,9 @@ import { test } from 'uvu';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, cleanup, freePort, git, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from './helpers';
+import { baseEnv, cleanup, freePort, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from './helpers';
 import * as s from './scenario';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 let server: ChildProcess;
@@ -29,7 +30,7 @@ test.before(async () => {
     env: () => ({}),
     authenticates: true,
   };
-  git(t.work, ['fetch', '-q', t.url('bob'), 'main:refs/remotes/origin/main']);
+  gitValue(t.work, ['fetch', '-q', t.url('bob'), 'main:refs/remotes/origin/main']);
 });
 
 test.after(() => {

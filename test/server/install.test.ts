@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, CLI, cleanup, commitAll, git, guardedRemote, INSTALL, machine, makeTemplate, push, refOid, write, type Remote } from './helpers';
+import { baseEnv, CLI, cleanup, commitAll, guardedRemote, INSTALL, machine, makeTemplate, push, refOid, write, type Remote } from './helpers';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 let r: Remote;
@@ -35,7 +36,7 @@ const OLD_HOOK = (seen: string, status: number) =>
   `#!/bin/sh\n# the team's own pre-receive\ncat > "${seen}"\necho "old hook ran"\nexit ${status}\n`;
 
 function honestBranch(name: string): void {
-  git(r.work, ['checkout', '-q', '-B', name, 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', name, 'main']);
   write(r.work, `src/${name.replace(/\W/g, '_')}.py`, 'x = 1\n');
   commitAll(r.work, name);
 }
@@ -51,14 +52,14 @@ test('an existing pre-receive is kept, runs after ours on the same stdin, and ca
   assert.is(readFileSync(join(hooks, 'pre-receive.receipt-gate-chained'), 'utf8'), OLD_HOOK(seen, 0));
 
   honestBranch('feature/a');
-  const head = git(r.work, ['rev-parse', 'HEAD']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
   const ok = push(r.work, ['origin', 'feature/a'], { REMOTE_USER: 'bob' });
   assert.is(ok.status, 0, ok.stderr);
   assert.match(ok.remote.join('\n'), /push accepted: eligible[\s\S]*old hook ran/);
   assert.is(readFileSync(seen, 'utf8'), `0000000000000000000000000000000000000000 ${head} refs/heads/feature/a\n`);
 
   // Ours rejects: the old hook does not run.
-  git(r.work, ['checkout', '-q', '-B', 'feature/bad', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/bad', 'main']);
   write(r.work, 'fixtures/orders/base.json', '[]\n');
   commitAll(r.work, 'bad');
   writeFileSync(seen, 'untouched');
@@ -107,7 +108,7 @@ test('the bundle is self-contained: pushes work with no node_modules and no work
   const bundle = readFileSync(join(r.bare, 'hooks', 'receipt-gate.cjs'), 'utf8');
   assert.not.match(bundle, /require\(["'](isomorphic-git|picomatch|ajv)["']\)/);
   // Run from a directory where nothing resolves, with NODE_PATH empty.
-  git(r.work, ['checkout', '-q', '-B', 'feature/c', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/c', 'main']);
   write(r.work, 'fixtures/EPOCH', '{}\n');
   commitAll(r.work, 'c');
   const res = push(r.work, ['origin', 'feature/c'], { REMOTE_USER: 'bob', NODE_PATH: '' });
@@ -129,7 +130,7 @@ test('--hook installs into a pre-receive.d directory (Gitea/Forgejo, GitLab layo
   assert.is(res.status, 0, res.out);
   assert.ok(existsSync(join(hooks, 'pre-receive.d', 'receipt-gate.cjs')));
   execFileSync('test', ['!', '-x', join(hooks, 'pre-receive.d', 'receipt-gate.cjs')]);
-  git(r.work, ['checkout', '-q', '-B', 'feature/d', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/d', 'main']);
   write(r.work, 'freeze.json', '{"version": 1, "frozen": []}\n');
   commitAll(r.work, 'd');
   const rejected = push(r.work, ['origin', 'feature/d'], { GITEA_PUSHER_NAME: 'bob' });

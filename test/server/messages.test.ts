@@ -9,7 +9,7 @@ import type { GateResult, RefResult } from '../../src/results';
 import type { Finding, FindingCode, Severity } from '../../src/findings';
 import { machineLine } from '../../src/report/machine';
 import { verdictOf } from '../../src/verdict';
-import { decidePush, remoteText } from '../../src/server/messages';
+import { decidePush, remoteText } from '../../src/report/remote';
 
 const OLD = '1'.repeat(40);
 const NEW = '2'.repeat(40);

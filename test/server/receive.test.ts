@@ -4,9 +4,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, git, makeTemplate, TODAY, type Remote } from './helpers';
+import { cleanup, makeTemplate, TODAY, type Remote } from './helpers';
 import { receivePush } from '../../src/server/receive';
 import { machineLine } from '../../src/report/machine';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 test.before(() => {
@@ -32,7 +33,7 @@ test('no ref updates: nothing to judge, accepted silently', async () => {
 });
 
 test('the deadline passing rejects the push with LIMIT_EXCEEDED (fail closed)', async () => {
-  const main = git(template.bare, ['rev-parse', 'main']);
+  const main = gitValue(template.bare, ['rev-parse', 'main']);
   let calls = 0;
   // The first reading starts the clock; every later one is 10 s on: the budget is gone.
   const now = () => (calls++ === 0 ? 1_000_000 : 1_010_000);
@@ -44,7 +45,7 @@ test('the deadline passing rejects the push with LIMIT_EXCEEDED (fail closed)', 
 });
 
 test('a bad clock setting rejects the push with the reason', async () => {
-  const main = git(template.bare, ['rev-parse', 'main']);
+  const main = gitValue(template.bare, ['rev-parse', 'main']);
   const out = await receivePush(
     ctx({ today: () => { throw new Error('RECEIPT_GATE_NOW must be a UTC date YYYY-MM-DD, got \'soon\''); } }),
     `${main} ${main} refs/heads/feature\n`,
@@ -54,7 +55,7 @@ test('a bad clock setting rejects the push with the reason', async () => {
 });
 
 test('a gitdir that is not a repository rejects the push', async () => {
-  const main = git(template.bare, ['rev-parse', 'main']);
+  const main = gitValue(template.bare, ['rev-parse', 'main']);
   const out = await receivePush(ctx({ gitdir: template.root }), `${main} ${main} refs/heads/feature\n`);
   assert.is(out.accepted, false);
   assert.ok(out.result.findings.some((f) => f.code === 'INTERNAL_ERROR'));

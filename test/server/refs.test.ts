@@ -6,40 +6,41 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { cleanup, commitAll, git, tempDir, write } from './helpers';
+import { cleanup, commitAll, write } from './helpers';
 import { ObjectStore } from '../../src/git/store';
 import { parseRefUpdates } from '../../src/server/protocol';
+import { gitValue, tempDir } from '../helpers/git';
 
 test('resolveRef agrees with git rev-parse on loose, packed and symbolic refs', async () => {
   const root = tempDir('refs');
   try {
     const work = join(root, 'work');
-    git(root, ['init', '-q', '-b', 'main', work]);
+    gitValue(root, ['init', '-q', '-b', 'main', work]);
     for (let i = 0; i < 4; i++) {
       write(work, `f${i}`, `${i}\n`);
       commitAll(work, `c${i}`);
-      git(work, ['branch', `topic/${i}`]);
-      git(work, ['tag', `v${i}`]);
-      git(work, ['tag', '-a', '-m', `annotated ${i}`, `a${i}`]);
+      gitValue(work, ['branch', `topic/${i}`]);
+      gitValue(work, ['tag', `v${i}`]);
+      gitValue(work, ['tag', '-a', '-m', `annotated ${i}`, `a${i}`]);
     }
     const bare = join(root, 'bare.git');
-    git(root, ['clone', '-q', '--bare', work, bare]);
-    git(bare, ['pack-refs', '--all']);
+    gitValue(root, ['clone', '-q', '--bare', work, bare]);
+    gitValue(bare, ['pack-refs', '--all']);
     // A loose ref that shadows its packed line, and one more loose branch.
-    git(bare, ['update-ref', 'refs/heads/topic/1', git(bare, ['rev-parse', 'topic/0'])]);
-    git(bare, ['update-ref', 'refs/heads/loose', git(bare, ['rev-parse', 'main'])]);
-    git(bare, ['symbolic-ref', 'refs/heads/alias', 'refs/heads/topic/2']);
+    gitValue(bare, ['update-ref', 'refs/heads/topic/1', gitValue(bare, ['rev-parse', 'topic/0'])]);
+    gitValue(bare, ['update-ref', 'refs/heads/loose', gitValue(bare, ['rev-parse', 'main'])]);
+    gitValue(bare, ['symbolic-ref', 'refs/heads/alias', 'refs/heads/topic/2']);
     const store = await ObjectStore.open({ gitdir: bare, env: {} });
-    const refs = git(bare, ['for-each-ref', '--format=%(refname)']).split('\n');
+    const refs = gitValue(bare, ['for-each-ref', '--format=%(refname)']).split('\n');
     assert.is(refs.length, 15, refs.join(' '));
     for (const ref of refs) {
-      assert.is(await store.resolveRef(ref), git(bare, ['rev-parse', '--verify', ref]), ref);
+      assert.is(await store.resolveRef(ref), gitValue(bare, ['rev-parse', '--verify', ref]), ref);
     }
-    assert.is(await store.resolveRef('refs/heads/alias'), git(bare, ['rev-parse', 'topic/2']));
-    assert.is(await store.resolveRef('HEAD'), git(bare, ['rev-parse', 'HEAD']));
+    assert.is(await store.resolveRef('refs/heads/alias'), gitValue(bare, ['rev-parse', 'topic/2']));
+    assert.is(await store.resolveRef('HEAD'), gitValue(bare, ['rev-parse', 'HEAD']));
     assert.is(await store.headTarget(), 'refs/heads/main');
     assert.is(await store.resolveRef('refs/heads/nope'), null);
-    git(bare, ['symbolic-ref', 'HEAD', 'refs/heads/unborn']);
+    gitValue(bare, ['symbolic-ref', 'HEAD', 'refs/heads/unborn']);
     const reopened = await ObjectStore.open({ gitdir: bare, env: {} });
     assert.is(await reopened.resolveRef('HEAD'), null, 'an unborn HEAD has no tip');
     assert.is(await reopened.resolveRef('refs/heads/../../config'), null, 'a ref name climbing out of refs/ names nothing');

@@ -8,13 +8,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { commitAll, EPOCH_ID, GENERATOR, git, machine, manifestDigest, push, pythonSample, refOid, type Remote, remotePerTest, sha256, write } from './helpers';
+import { commitAll, EPOCH_ID, GENERATOR, machine, manifestDigest, push, pythonSample, refOid, type Remote, remotePerTest, sha256, write } from './helpers';
+import { gitValue } from '../helpers/git';
 
 const ALICE = { REMOTE_USER: 'alice' };
 let r: Remote;
 remotePerTest(test, 'rules', (remote) => {
   r = remote;
-  git(r.work, ['checkout', '-q', '-B', 'work', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'work', 'main']);
 });
 
 function json(path: string, value: unknown): void {
@@ -50,12 +51,12 @@ test('EPOCH_REWRITTEN: same epoch_id, new digest', () =>
 test('MANIFEST_INVALID: the manifest fails its schema', () => rejectsWith('MANIFEST_INVALID', () => json('checks/manifest.json', { seed: 'x' })));
 test('MANIFEST_DIGEST: the digest is not the canonical one', () =>
   rejectsWith('MANIFEST_DIGEST', () => {
-    const m = JSON.parse(git(r.work, ['show', 'main:checks/manifest.json']));
+    const m = JSON.parse(gitValue(r.work, ['show', 'main:checks/manifest.json']));
     json('checks/manifest.json', { ...m, manifest_sha256: '0'.repeat(64) });
   }));
 test('MANIFEST_SAMPLE: the properties are not the draw for the seed', () =>
   rejectsWith('MANIFEST_SAMPLE', () => {
-    const catalog = JSON.parse(git(r.work, ['show', 'main:checks/properties.json'])).properties as unknown[];
+    const catalog = JSON.parse(gitValue(r.work, ['show', 'main:checks/properties.json'])).properties as unknown[];
     const seed = 20260925;
     const drawn = JSON.stringify(pythonSample(seed, catalog, 3));
     const chosen = [catalog[0], catalog[1], catalog[2]];

@@ -2,7 +2,8 @@
 // HTTP and gitolite over ssh, must give the same answers as over file://.
 
 import * as assert from 'uvu/assert';
-import { commitAll, git, machine, push, refOid, write, type PushResult } from './helpers';
+import { commitAll, machine, push, refOid, write, type PushResult } from './helpers';
+import { gitValue } from '../helpers/git';
 
 export interface Transport {
   /** The bare repository on the server (to read refs after a push). */
@@ -29,7 +30,7 @@ function rejected(result: PushResult, code: string, path?: string): void {
 }
 
 export function honestBranchAccepted(t: Transport): void {
-  git(t.work, ['checkout', '-q', '-B', 'feature/honest', 'main']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'feature/honest', 'main']);
   write(t.work, 'src/orders.py', 'def total(orders):\n    return sum(o.get("amount", 0) for o in orders)\n');
   const head = commitAll(t.work, 'tolerate missing amounts');
   const result = pushAs(t, 'bob', ['feature/honest']);
@@ -40,7 +41,7 @@ export function honestBranchAccepted(t: Transport): void {
 }
 
 export function fixtureEditRejected(t: Transport): void {
-  git(t.work, ['checkout', '-q', '-B', 'feature/cheat', 'main']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'feature/cheat', 'main']);
   write(t.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 1000000}]}\n');
   const head = commitAll(t.work, 'make the test pass');
   const result = pushAs(t, 'bob', ['feature/cheat']);
@@ -53,7 +54,7 @@ export function fixtureEditRejected(t: Transport): void {
 }
 
 export function ownerFixtureEditAccepted(t: Transport): void {
-  git(t.work, ['checkout', '-q', '-B', 'feature/owner', 'main']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'feature/owner', 'main']);
   write(t.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 5}]}\n');
   const head = commitAll(t.work, 'owner refreshes fixture');
   const result = pushAs(t, 'alice', ['feature/owner']);
@@ -62,19 +63,19 @@ export function ownerFixtureEditAccepted(t: Transport): void {
 }
 
 export function forcePushAndDeleteOfMainRejected(t: Transport): void {
-  git(t.work, ['checkout', '-q', '-B', 'rewrite', 'main']);
-  git(t.work, ['commit', '-q', '--amend', '-m', 'rewritten history']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'rewrite', 'main']);
+  gitValue(t.work, ['commit', '-q', '--amend', '-m', 'rewritten history']);
   rejected(pushAs(t, 'bob', ['rewrite:main'], ['--force']), 'REF_PROTECTED');
   rejected(pushAs(t, 'bob', [':main']), 'REF_PROTECTED');
   assert.ok(refOid(t.bare, 'refs/heads/main'));
 }
 
 export function tagsAndMultiRef(t: Transport): void {
-  git(t.work, ['checkout', '-q', '-B', 'feature/tagged', 'main']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'feature/tagged', 'main']);
   write(t.work, 'fixtures/weights_v3.json', '{"id": "weights_v3", "input": {}, "sha256": "x"}\n');
   commitAll(t.work, 'weights');
-  git(t.work, ['tag', '-f', '-a', '-m', 'tag', 'v9']);
-  git(t.work, ['checkout', '-q', '-B', 'feature/fine', 'main']);
+  gitValue(t.work, ['tag', '-f', '-a', '-m', 'tag', 'v9']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'feature/fine', 'main']);
   write(t.work, 'src/fine.py', 'ok = True\n');
   commitAll(t.work, 'fine');
   const result = pushAs(t, 'bob', ['feature/fine', 'refs/tags/v9']);
@@ -84,13 +85,13 @@ export function tagsAndMultiRef(t: Transport): void {
 }
 
 export function largePushInQuarantinePack(t: Transport): void {
-  git(t.bare, ['config', 'receive.unpackLimit', '1']);
-  git(t.work, ['checkout', '-q', '-B', 'feature/large', 'main']);
+  gitValue(t.bare, ['config', 'receive.unpackLimit', '1']);
+  gitValue(t.work, ['checkout', '-q', '-B', 'feature/large', 'main']);
   for (let i = 0; i < 12; i++) {
     write(t.work, `src/mod${i}.py`, `n = ${i}\n`);
     if (i === 5) write(t.work, 'checks/manifest.json', '{"seed": 1, "properties": [], "manifest_sha256": "0"}\n');
     commitAll(t.work, `mod ${i}`);
   }
   rejected(pushAs(t, 'bob', ['feature/large']), 'PATH_PROTECTED', 'checks/manifest.json');
-  git(t.bare, ['config', '--unset', 'receive.unpackLimit']);
+  gitValue(t.bare, ['config', '--unset', 'receive.unpackLimit']);
 }

@@ -9,25 +9,9 @@ import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  baseEnv,
-  CLI,
-  cleanup,
-  commitAll,
-  git,
-  guardedRemote,
-  INSTALL,
-  machine,
-  makeTemplate,
-  push,
-  refOid,
-  sha256,
-  tempDir,
-  write,
-  type PushResult,
-  type Remote,
-} from './helpers';
+import { baseEnv, CLI, cleanup, commitAll, guardedRemote, INSTALL, machine, makeTemplate, push, refOid, sha256, write, type PushResult, type Remote } from './helpers';
 import { SHIM_EXIT } from '../../src/verdict';
+import { gitValue, tempDir } from '../helpers/git';
 
 const FLAGS = ['--max-semi-space-size=4']; // the shim's node_flags
 /** Commit dates fixed, so that every copy of the template makes the same commits. */
@@ -41,13 +25,13 @@ test.before(() => {
   installed = makeTemplate();
   bare = makeTemplate({ install: false });
   for (const t of [installed, bare]) {
-    git(t.work, ['checkout', '-q', '-B', 'feature/honest', 'main']);
+    gitValue(t.work, ['checkout', '-q', '-B', 'feature/honest', 'main']);
     write(t.work, 'src/orders.py', 'def total(orders):\n    return sum(o["amount"] for o in orders if o)\n');
     commitAll(t.work, 'skip empty orders', FIXED);
-    git(t.work, ['checkout', '-q', '-B', 'feature/cheat', 'main']);
+    gitValue(t.work, ['checkout', '-q', '-B', 'feature/cheat', 'main']);
     write(t.work, 'fixtures/orders/base.json', '{"orders": [{"amount": 3}]}\n');
     commitAll(t.work, 'adjust fixture', FIXED);
-    git(t.work, ['checkout', '-q', 'main']);
+    gitValue(t.work, ['checkout', '-q', 'main']);
   }
 });
 test.after(() => {
@@ -127,7 +111,7 @@ test('pushes are judged from the snapshot, with the same answers, byte for byte,
   assert.match(a[2]!.remote.join('\n'), /push accepted: eligible .*pusher bob/);
   assert.match(a[4]!.remote.join('\n'), /pusher nobody/);
   assert.is(refOid(fromSnapshot.bare, 'refs/heads/feature/cheat'), null);
-  assert.is(refOid(fromSnapshot.bare, 'refs/heads/feature/honest'), git(fromSnapshot.work, ['rev-parse', 'feature/honest']));
+  assert.is(refOid(fromSnapshot.bare, 'refs/heads/feature/honest'), gitValue(fromSnapshot.work, ['rev-parse', 'feature/honest']));
 });
 
 test('nothing of the build is frozen into the snapshot: identity, date, GitLab, GIT_DIR and cwd are the run\'s', () => {
@@ -149,9 +133,9 @@ test('nothing of the build is frozen into the snapshot: identity, date, GitLab, 
   execFileSync('node', [...FLAGS, '--snapshot-blob', blob, '--build-snapshot', CLI], { cwd: root, env: { ...baseEnv(), ...hostile }, stdio: 'pipe' });
 
   const r = copyOf(bare, 'snap-direct');
-  git(r.bare, ['fetch', '-q', r.work, 'feature/cheat:refs/tmp/cheat']);
-  const main = git(r.bare, ['rev-parse', 'main']);
-  const cheat = git(r.bare, ['rev-parse', 'refs/tmp/cheat']);
+  gitValue(r.bare, ['fetch', '-q', r.work, 'feature/cheat:refs/tmp/cheat']);
+  const main = gitValue(r.bare, ['rev-parse', 'main']);
+  const cheat = gitValue(r.bare, ['rev-parse', 'refs/tmp/cheat']);
   const update = `${main} ${cheat} refs/heads/main\n`;
   const clean: NodeJS.ProcessEnv = { ...baseEnv(), GIT_DIR: '.' };
   delete clean.RECEIPT_GATE_NOW;

@@ -3,7 +3,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, commitAll, git, guardedRemote, machine, makeTemplate, push, refOid, write, POLICY, type Remote } from './helpers';
+import { cleanup, commitAll, guardedRemote, machine, makeTemplate, push, refOid, write, POLICY, type Remote } from './helpers';
+import { gitValue } from '../helpers/git';
 
 let template: Remote;
 let r: Remote;
@@ -17,7 +18,7 @@ test.before.each(() => {
 test.after.each(() => cleanup(r?.root));
 
 test('an unguarded repository accepts a push with exactly one notice line', () => {
-  git(r.work, ['checkout', '-q', '-B', 'feature/x', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/x', 'main']);
   write(r.work, 'fixtures/anything.json', '{}\n');
   const head = commitAll(r.work, 'x');
   const result = push(r.work, ['origin', 'feature/x'], { REMOTE_USER: 'bob' });
@@ -44,7 +45,7 @@ test('a push that adds a valid policy is accepted, and from then on the reposito
   commitAll(r.work, 'guard it');
   const added = push(r.work, ['origin', 'main'], { REMOTE_USER: 'alice' });
   assert.is(added.status, 0, added.stderr);
-  git(r.work, ['checkout', '-q', '-B', 'feature/y', 'main']);
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/y', 'main']);
   write(r.work, 'fixtures/y.json', '{}\n');
   commitAll(r.work, 'y');
   const result = push(r.work, ['origin', 'feature/y'], { REMOTE_USER: 'bob' });

@@ -15,6 +15,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } fr
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { DeadlineExceeded, type Deadline } from '../../deadline';
+import { isOid } from '../../types';
 
 const SIGNATURE = 0x43475048; // "CGPH"
 const OIDF = 0x4f494446;
@@ -179,7 +180,7 @@ export function readCommitGraph(objectsDir: string, deadline?: Deadline): Commit
     if (!existsSync(chainFile)) return { graph: null, notices: [] };
     what = chainFile;
     const hashes = readFileSync(chainFile, 'latin1').split('\n').filter((l) => l !== '');
-    if (hashes.length === 0 || hashes.some((h) => !/^[0-9a-f]{40}$/.test(h))) throw new GraphError('the chain file does not list graph hashes');
+    if (hashes.length === 0 || hashes.some((h) => !isOid(h))) throw new GraphError('the chain file does not list graph hashes');
     const layers: Layer[] = [];
     for (const h of hashes) {
       const file = join(objectsDir, 'info', 'commit-graphs', `graph-${h}.graph`);

@@ -1,0 +1,121 @@
+// The import structure docs/architecture.md describes, held to the code: src/ has no import
+// cycle (type imports included), a pushed ref's route (entry → push context → engine → rules →
+// report) only imports forward, and the pre-receive hook bundles no renderer it does not print.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = resolve(__dirname, '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).sort().flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') ? [relative(ROOT, path)] : [];
+  });
+}
+
+/** Every file under src/ with the src/ files it imports (value and type imports, re-exports,
+ * dynamic imports), as TypeScript reads them. */
+function importGraph(): Map<string, { all: string[]; values: string[] }> {
+  const graph = new Map<string, { all: string[]; values: string[] }>();
+  const files = sourceFiles(join(ROOT, 'src'));
+  const known = new Set(files);
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false);
+    const all = new Set<string>();
+    const values = new Set<string>();
+    const add = (spec: string, typeOnly: boolean) => {
+      if (!spec.startsWith('.')) return;
+      const base = join(dirname(file), spec);
+      const target = [`${base}.ts`, join(base, 'index.ts')].find((c) => known.has(c));
+      if (target === undefined) return;
+      all.add(target);
+      if (!typeOnly) values.add(target);
+    };
+    const visit = (node: ts.Node) => {
+      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+        const clause = node.importClause;
+        const typeOnly =
+          clause !== undefined &&
+          (clause.isTypeOnly ||
+            (clause.name === undefined &&
+              clause.namedBindings !== undefined &&
+              ts.isNamedImports(clause.namedBindings) &&
+              clause.namedBindings.elements.length > 0 &&
+              clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+        add(node.moduleSpecifier.text, typeOnly);
+      } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+        add(node.moduleSpecifier.text, node.isTypeOnly);
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+        add(node.arguments[0].text, false);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    graph.set(file, { all: [...all].sort(), values: [...values].sort() });
+  }
+  return graph;
+}
+
+const GRAPH = importGraph();
+
+function closure(from: string, edges: 'all' | 'values'): Set<string> {
+  const seen = new Set([from]);
+  const queue = [from];
+  while (queue.length > 0) {
+    for (const next of GRAPH.get(queue.pop()!)?.[edges] ?? []) {
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return seen;
+}
+
+test('src/ has no import cycle, type imports included', () => {
+  const cycles: string[] = [];
+  for (const file of GRAPH.keys()) {
+    for (const next of GRAPH.get(file)!.all) {
+      if (closure(next, 'all').has(file)) cycles.push(`${file} -> ${next}`);
+    }
+  }
+  assert.equal(cycles, []);
+});
+
+/** The route of one pushed ref, stage by stage (docs/architecture.md). */
+const ROUTE: string[][] = [
+  ['src/entries/pre-receive.ts'],
+  ['src/server/receive.ts'],
+  ['src/engine.ts'],
+  [...GRAPH.keys()].filter((f) => f.startsWith('src/rules/')),
+  ['src/report/remote.ts'],
+];
+
+test('the route of a pushed ref is five stages, and no stage imports an earlier one', () => {
+  assert.is(ROUTE.length, 5);
+  const back: string[] = [];
+  ROUTE.forEach((stage, i) => {
+    const earlier = new Set(ROUTE.slice(0, i).flat());
+    for (const file of stage) {
+      assert.ok(GRAPH.has(file), file);
+      for (const reached of closure(file, 'all')) if (earlier.has(reached)) back.push(`${file} reaches ${reached}`);
+    }
+  });
+  assert.equal(back, []);
+});
+
+test('the pre-receive hook imports no renderer it does not print', () => {
+  const hook = closure('src/entries/pre-receive.ts', 'values');
+  const renderers = [...hook].filter((f) => f.startsWith('src/report/')).sort();
+  // remote.ts writes the remote: lines, machine.ts the machine line; order.ts sorts the
+  // findings they print and human.ts writes a finding's message and fix for a person.
+  assert.equal(renderers, ['src/report/human.ts', 'src/report/machine.ts', 'src/report/order.ts', 'src/report/remote.ts']);
+});
+
+test.run();
