@@ -3,9 +3,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createPublicKey } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendEntries, EMPTY_TREE, entryTextOf, writeLoose } from '../../src/pushlog/append';
 import { checkEntry, signEntry, type LogPredicate } from '../../src/pushlog/entry';
