@@ -72,7 +72,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
 /** The ref an update writes: a symbolic ref is followed to the ref it names, as git's
  * receive-pack does when it updates it. `outside` when the chain leaves GIT_NAMESPACE. */
 async function resolveSymbolic(store: ObjectStore, ref: string): Promise<{ ref: string; outside: boolean }> {
-  const resolved = await store.resolveSymbolic(ref);
+  const resolved = store.refs.resolveSymbolic(ref);
   return resolved === null ? { ref, outside: false } : { ref: resolved.ref, outside: resolved.outsideNamespace === true };
 }
 
@@ -92,7 +92,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   if (ctx.scope.kind === 'server') {
     // What the ref holds now, not what the client says it held (git checks that later): a
     // zero `old` for an existing ref is an update of it, never a creation.
-    old = (await store.resolveRefExact(ref)) ?? ZERO_OID;
+    old = store.refs.resolveExact(ref) ?? ZERO_OID;
   }
   const update: RefUpdate = { old, new: pushed.new, ref };
   const at = { ref: pushed.ref };
@@ -104,7 +104,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
   // Each kind of ref has its own handler; branches, tags and every other namespace go on below
   // as code.
-  const kind = updateKind(pushed.ref, ref, store.replaceRefBase);
+  const kind = updateKind(pushed.ref, ref, store.objects.replaceRefBase);
   // A remote-tracking ref is owners-only where it is written (a push to the server, which
   // verify-ref in a mirror would take as the base); in a clone it is the fetched branch, and
   // verify-ref origin/main audits that branch as code.
@@ -130,7 +130,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
 
   // 3. A ref to a tree or a blob brings no commit: nothing is touched. The tags the push
   //    brings on the way are judged as git fsck judges them.
-  const peeled = await store.peel(update.new, ctx.deadline);
+  const peeled = await store.commits.peel(update.new, ctx.deadline);
   findings.push(...(await newTagFindings(ctx, peeled.tags, at)));
   if (peeled.type !== 'commit') {
     const f = isProtectedRef ? notACommitFinding(ctx, pushed.ref, update.new, peeled.type) : null;
@@ -147,7 +147,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
     return done();
   }
   const newCommit = peeled.oid;
-  const oldPeeled = update.old === ZERO_OID || !(await store.hasObject(update.old)) ? null : await store.peel(update.old, ctx.deadline);
+  const oldPeeled = update.old === ZERO_OID || !(await store.objects.hasObject(update.old)) ? null : await store.commits.peel(update.old, ctx.deadline);
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
 
   // 4. On the server, the commits this update brings come first: one whose parent the
@@ -178,7 +178,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   commits ??= await newCommitsOf(ctx, newCommit, oldCommit);
   for (const commit of commits) {
     ctx.deadline.tick(64);
-    const f = objectFsckFinding('commit', commit, await store.fsckMessages(commit), at);
+    const f = objectFsckFinding('commit', commit, await store.commits.fsckMessages(commit), at);
     if (f) findings.push(f);
   }
   for (const commit of await parentsFirst(store, commits)) {
@@ -192,9 +192,9 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
   // 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
   const baseTip = ctx.base.tip;
   const netFrom = isProtectedRef && oldCommit !== null ? oldCommit : baseTip !== null ? await mergeBase(store, baseTip, newCommit, ctx.deadline) : null;
-  const newTree = (await store.readCommit(newCommit)).tree;
+  const newTree = (await store.commits.read(newCommit)).tree;
   if (netFrom !== newCommit) {
-    const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
+    const fromTree = netFrom === null ? null : (await store.commits.read(netFrom)).tree;
     const changes = await diffTrees(store, fromTree, newTree, ctx.deadline);
     touched?.push(changes);
     findings.push(...protectedPathFindings(ctx, changes, { ...at, commit: newCommit }));
@@ -219,8 +219,8 @@ async function newTagFindings(ctx: RunContext, tags: readonly string[], at: { re
   const out: Finding[] = [];
   for (const tag of tags) {
     ctx.deadline.tick(64);
-    if (ctx.scope.kind === 'server' && ctx.store.hasQuarantine && !(await ctx.store.isQuarantined(tag))) continue;
-    const f = objectFsckFinding('tag', tag, await ctx.store.fsckMessages(tag), at);
+    if (ctx.scope.kind === 'server' && ctx.store.objects.hasQuarantine && !(await ctx.store.objects.isQuarantined(tag))) continue;
+    const f = objectFsckFinding('tag', tag, await ctx.store.commits.fsckMessages(tag), at);
     if (f) out.push(f);
   }
   return out;
@@ -240,12 +240,12 @@ async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: strin
  * push runs after pre-receive, so the hook sees the commit with its parent absent.
  */
 async function missingParentFindings(store: ObjectStore, commits: readonly string[], at: { ref: string }): Promise<Finding[]> {
-  const shallow = await store.shallowCommits();
+  const shallow = await store.commits.shallow();
   const out: Finding[] = [];
   for (const commit of commits) {
     if (shallow.has(commit)) continue;
-    for (const parent of (await store.readCommit(commit)).parents) {
-      if (await store.hasObject(parent)) continue;
+    for (const parent of (await store.commits.read(commit)).parents) {
+      if (await store.objects.hasObject(parent)) continue;
       out.push(
         finding('INTERNAL_ERROR', {
           ...at,
@@ -264,7 +264,7 @@ async function missingParentFindings(store: ObjectStore, commits: readonly strin
 async function parentsFirst(store: ObjectStore, commits: string[]): Promise<string[]> {
   const inSet = new Set(commits);
   const parents = new Map<string, string[]>();
-  for (const c of commits) parents.set(c, (await store.readCommit(c)).parents.filter((p) => inSet.has(p)));
+  for (const c of commits) parents.set(c, (await store.commits.read(c)).parents.filter((p) => inSet.has(p)));
   const out: string[] = [];
   const done = new Set<string>();
   // Iterative depth-first post-order, oldest listed commits first.
@@ -297,7 +297,7 @@ async function evaluateUnguarded(store: ObjectStore, identity: string | null, up
     const findings: Finding[] = [];
     if (update.new !== ZERO_OID) {
       try {
-        const peeled = await store.peel(update.new);
+        const peeled = await store.commits.peel(update.new);
         if (peeled.type === 'commit') {
           const left = await readPolicyAt(store, peeled.oid);
           findings.push(...left.findings.map((f) => ({ ...f, ref: update.ref })));

@@ -95,7 +95,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     try {
       store = await ObjectStore.discover(worktree.top, io.env);
       const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
-      const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+      const baseTree = base.tip === null ? null : (await store.commits.read(base.tip)).tree;
       const report = await checkEvidence({
         policy: parsed.policy,
         atNew: tree,

@@ -145,14 +145,14 @@ class CommitIndex {
     const have = this.extraParents[i];
     if (have) return have;
     const oid = this.extraOid[i]!;
-    const c = await this.store.readCommitRecord(oid);
+    const c = await this.store.commits.record(oid);
     const parents: number[] = [];
     if (this.shallow.has(oid)) {
       this.extraBoundary[i] = `commit ${oid} is a shallow clone's boundary (listed in the shallow file)`;
       this.sawBoundary = true;
     } else {
       for (const p of c.parents) {
-        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || (await this.store.hasObject(p))) parents.push(this.idOf(p));
+        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || (await this.store.objects.hasObject(p))) parents.push(this.idOf(p));
         else {
           this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
           this.sawBoundary = true;
@@ -198,7 +198,7 @@ class CommitIndex {
     if (id >= this.graphCount || this.checked >= 16) return true;
     this.checked++;
     const g = this.graph!;
-    const c = await this.store.readCommitRecord(g.oid(id));
+    const c = await this.store.commits.record(g.oid(id));
     const parents = g.parents(id).map((p) => g.oid(p));
     return c.tree === g.tree(id) && c.committerTime === g.commitTime(id) && c.parents.length === parents.length && c.parents.every((p, i) => p === parents[i]);
   }
@@ -210,12 +210,12 @@ const indexes = new WeakMap<ObjectStore, CommitIndex>();
 async function indexFor(store: ObjectStore, deadline: Deadline, starts: string[]): Promise<CommitIndex> {
   let idx = indexes.get(store);
   if (!idx) {
-    const shallow = await store.shallowCommits();
+    const shallow = await store.commits.shallow();
     // As git: a shallow repository's commit-graph is not used (its parents would cross the
     // boundary).
     // Nor with replace refs in force (commit_graph_compatible): the graph lists the commits as
     // stored, git reads their replacements.
-    const read = shallow.size > 0 || (await store.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objectsDirectory(), deadline);
+    const read = shallow.size > 0 || (await store.objects.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objects.ownDirectory, deadline);
     idx = new CommitIndex(store, read.graph, shallow, read.notices);
     indexes.set(store, idx);
   }
@@ -351,9 +351,9 @@ class Heap {
  * zero or absent oid, and for one that names no commit (a tag on a blob or tree, as git/git's
  * `junio-gpg-pub`) or cannot be read: an exclude ignored can only make more commits new. */
 async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
-  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.hasObject(oid))) return null;
+  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.objects.hasObject(oid))) return null;
   try {
-    return await store.peelToCommit(oid);
+    return await store.commits.peelToCommit(oid);
   } catch (err) {
     if (err instanceof GitReadError) return null;
     throw err;
@@ -386,7 +386,7 @@ const DONE = 4;
  */
 export async function newCommits(store: ObjectStore, tip: string, exclude: string[], deadline: Deadline): Promise<string[]> {
   deadline.check();
-  const start = await store.peelToCommit(tip);
+  const start = await store.commits.peelToCommit(tip);
   const excluded: string[] = [];
   for (const ex of exclude) {
     const oid = await commitOrNull(store, ex);
@@ -624,11 +624,11 @@ class ReachableFrom {
  */
 export async function newCommitsOnServer(store: ObjectStore, tip: string, existingTips: string[], deadline: Deadline): Promise<string[]> {
   deadline.check();
-  const start = await store.peelToCommit(tip);
+  const start = await store.commits.peelToCommit(tip);
   // A commit that is itself a ref's tip is old without reading anything (packed-refs records
   // what annotated tags peel to); the other tips are peeled only if some commit the push did
   // not bring needs the exact reachability walk.
-  const literal = new Set(existingTips.map((t) => store.packedPeel(t) ?? t));
+  const literal = new Set(existingTips.map((t) => store.commits.peelHint(t) ?? t));
   const quick = await pushedOntoTips(store, start, literal, deadline);
   if (quick !== null) return quick;
   let reach: { tipIds: Set<number>; walk: ReachableFrom } | null = null;
@@ -639,8 +639,8 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
       const tips: string[] = [];
       for (const t of new Set(existingTips)) {
         deadline.tick();
-        const peeled = store.packedPeel(t);
-        const oid = peeled !== undefined && (await store.hasObject(peeled)) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
+        const peeled = store.commits.peelHint(t);
+        const oid = peeled !== undefined && (await store.objects.hasObject(peeled)) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
         if (oid) tips.push(oid);
       }
       const tipIds = new Set(tips.map((t) => idx.idOf(t)));
@@ -655,7 +655,7 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    const isNew = (await store.isQuarantined(idx.oid(c))) || !(await reachable(c));
+    const isNew = (await store.objects.isQuarantined(idx.oid(c))) || !(await reachable(c));
     if (!isNew) continue;
     await idx.prepare(c, deadline);
     result.push(c);
@@ -680,22 +680,22 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
  * mergeBases answer for those commits and `start` without a walk of their own.
  */
 async function pushedOntoTips(store: ObjectStore, start: string, tips: ReadonlySet<string>, deadline: Deadline): Promise<string[] | null> {
-  if ((await store.shallowCommits()).size > 0) return null;
+  if ((await store.commits.shallow()).size > 0) return null;
   const found: { oid: string; time: number }[] = [];
   const below = new Set<string>([start]);
   const stack = [start];
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    if (!(await store.isQuarantined(c))) {
+    if (!(await store.objects.isQuarantined(c))) {
       if (tips.has(c)) continue;
       return null;
     }
-    const commit = await store.readCommitRecord(c);
+    const commit = await store.commits.record(c);
     found.push({ oid: c, time: commit.committerTime });
     for (const p of commit.parents) {
       if (below.has(p)) continue;
-      if (!(await store.hasObject(p))) return null;
+      if (!(await store.objects.hasObject(p))) return null;
       below.add(p);
       stack.push(p);
     }
@@ -728,8 +728,8 @@ function knownAncestor(store: ObjectStore, a: string, b: string): boolean {
 /** True when commit `a` is an ancestor of `b` or equal to it (`git merge-base --is-ancestor`). */
 export async function isAncestor(store: ObjectStore, a: string, b: string, deadline: Deadline): Promise<boolean> {
   deadline.check();
-  const ca = await store.peelToCommit(a);
-  const cb = await store.peelToCommit(b);
+  const ca = await store.commits.peelToCommit(a);
+  const cb = await store.commits.peelToCommit(b);
   if (ca === cb || knownAncestor(store, ca, cb)) return true;
   const idx = await indexFor(store, deadline, [ca, cb]);
   const target = idx.idOf(ca);
@@ -886,8 +886,8 @@ async function removeRedundant(idx: CommitIndex, candidates: number[], deadline:
  * first, equal dates in the order git's walk finds them. */
 export async function mergeBases(store: ObjectStore, a: string, b: string, deadline: Deadline): Promise<string[]> {
   deadline.check();
-  const ca = await store.peelToCommit(a);
-  const cb = await store.peelToCommit(b);
+  const ca = await store.commits.peelToCommit(a);
+  const cb = await store.commits.peelToCommit(b);
   if (ca === cb) return [ca];
   // An ancestor of the other is the one merge base (git merge-base prints it, --all alone).
   if (knownAncestor(store, ca, cb)) return [ca];

@@ -153,7 +153,7 @@ async function headOf(gitdir: string, tip: string, trusted: readonly KeyObject[]
   // which verify-log reports.
   const store = await ObjectStore.open({ gitdir, env: {} });
   try {
-    const text = entryTextOf(await store.readCommitBytes(tip));
+    const text = entryTextOf(await store.commits.bytes(tip));
     const checked = text === null ? null : checkEntry(text, trusted);
     if (!checked || !checked.ok) {
       throw new LogWriteError(

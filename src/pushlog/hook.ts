@@ -13,7 +13,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ObjectStore } from '../git/store';
+import { ObjectStore, type RawRef } from '../git/store';
 import { loadPrivateKey, loadPublicKey } from '../receipt/dsse';
 import { isOid, ZERO_OID, type RefUpdate } from '../types';
 import { VERSION } from '../version';
@@ -49,9 +49,9 @@ export async function logKey(
   let previousPaths: string[] = [];
   const own = store ?? (await ObjectStore.open({ gitdir, env: {} }));
   try {
-    path ??= await own.configValue('receipt-gate.logKey');
+    path ??= await own.config.value('receipt-gate.logKey');
     // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
-    previousPaths = await own.configValues('receipt-gate.logPreviousKey');
+    previousPaths = await own.config.values('receipt-gate.logPreviousKey');
   } finally {
     if (!store) own.close();
   }
@@ -87,7 +87,7 @@ export async function prepared(ctx: HookContext, stdin: string): Promise<void> {
   try {
     const olds: Record<string, string> = {};
     for (const u of unknown) {
-      const raw = await store.readRef(u.ref).catch(() => null);
+      const raw = storedRef(store, u.ref);
       if (raw && 'oid' in raw) olds[u.ref] = raw.oid;
     }
     writeTxn(ctx.gitdir, ctx.gitPid, olds);
@@ -125,7 +125,7 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   const applied: RefUpdate[] = [];
   for (const u of lines) {
     if (!u.ref.startsWith('refs/')) continue;
-    const raw = await store.readRef(u.ref).catch(() => null);
+    const raw = storedRef(store, u.ref);
     if (raw && 'symbolic' in raw) continue;
     applied.push(u);
   }
@@ -178,7 +178,7 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
 
 /** The log's first entry: every ref as it stood before the updates being logged. */
 async function genesisOf(store: ObjectStore, before: RefUpdate[], time: string): Promise<Omit<LogPredicate, 'seq' | 'prev'>> {
-  const refs = new Map([...(await store.listRefs())].filter(([name]) => name.startsWith('refs/') && !name.startsWith(RESERVED_PREFIX)));
+  const refs = new Map([...store.refs.list()].filter(([name]) => name.startsWith('refs/') && !name.startsWith(RESERVED_PREFIX)));
   for (const u of before) {
     if (u.old === ZERO_OID) refs.delete(u.ref);
     else refs.set(u.ref, u.old);
@@ -218,3 +218,12 @@ export async function initLog(gitdir: string, env: NodeJS.ProcessEnv): Promise<{
   }
 }
 
+/** A ref as stored, null when it is absent or cannot be read (the push log then records the
+ * update as git reports it). */
+function storedRef(store: ObjectStore, ref: string): RawRef | null {
+  try {
+    return store.refs.readRaw(ref);
+  } catch {
+    return null;
+  }
+}

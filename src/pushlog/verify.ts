@@ -64,7 +64,7 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
   const { store, publicKeys, logRef } = input;
   const findings: Finding[] = [];
   const local = input.localName ?? ((r: string) => r);
-  const tip = await store.resolveRef(logRef);
+  const tip = store.refs.resolve(logRef);
   if (tip === null) {
     findings.push(
       finding('LOG_GAP', {
@@ -85,7 +85,7 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
     let bytes: Uint8Array;
     let parents: string[];
     try {
-      bytes = await store.readCommitBytes(commitOid);
+      bytes = await store.commits.bytes(commitOid);
       parents = parentsOf(bytes);
     } catch (err) {
       findings.push(logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} cannot be read (${(err as Error).message})`, 'fetch the whole log (a shallow or partial clone lacks it)'));
@@ -194,7 +194,7 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
   const deadline = Deadline.never();
   for (const ref of [...checked].sort()) {
     const logged = state.get(ref) ?? { oid: ZERO_OID, seq: 0, commit: genesis.commit };
-    const actual = (await store.resolveRef(local(ref))) ?? ZERO_OID;
+    const actual = store.refs.resolve(local(ref)) ?? ZERO_OID;
     refs.push({ ref, logged: logged.oid, actual });
     if (actual === logged.oid) continue;
     const how = await movement(store, logged.oid, actual, deadline);
