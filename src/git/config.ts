@@ -120,6 +120,8 @@ function erofs(path: string): NodeJS.ErrnoException {
  * hop per call): what its config reader is given. */
 export function plainReadOnlyFs(): git.PromiseFsClient {
   const readFile = async (path: string, opts?: unknown): Promise<Buffer | string> => {
+    // isomorphic-git calls readFile() without a path to learn whether the fs is promise-based.
+    if (typeof path !== 'string') throw enoent(String(path));
     const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
     let buf: Buffer;
     try {
