@@ -8,6 +8,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSyn
 import { join, relative } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
+import { MAX_NON_BLOB_BYTES, ObjectTooLargeError } from '../../src/git/objects';
 import { UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
 import { allObjects, cleanup, commit, git, gitBuf, initRepo, rawTree, tempDir } from './helpers';
 
@@ -355,6 +356,46 @@ test('size before read: a large blob in a pack is measured, refused and never in
   assert.ok(grew < 16 * 1024 * 1024, `reading the small file beside a 24 MiB blob grew RSS by ${grew} bytes`);
   assert.ok(Date.now() - t0 < 1000, 'measuring the big blob does not read it');
   assert.ok(Buffer.from(await store.objects.readBlob(bigOid, big.length)).equals(big), 'and it reads when allowed');
+});
+
+test('size limits on loose objects: the file inflated only up to the limit, the size still exact', async () => {
+  const repo = initRepo();
+  commit(repo, { 'a.txt': 'a\n' });
+  const { createHash } = await import('node:crypto');
+  /** Writes a loose object (`type size\0content`, as given) and returns its name. */
+  const writeLoose = (wrapped: Buffer): string => {
+    const oid = createHash('sha1').update(wrapped).digest('hex');
+    mkdirSync(join(repo, '.git/objects', oid.slice(0, 2)), { recursive: true });
+    writeFileSync(join(repo, '.git/objects', oid.slice(0, 2), oid.slice(2)), deflateSync(wrapped));
+    return oid;
+  };
+  const wrap = (type: string, content: Buffer) => Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  const mib = Buffer.alloc(1024 * 1024, 'x');
+  const blob = writeLoose(wrap('blob', mib));
+  assert.is(git(repo, ['cat-file', '-s', blob]).trim(), String(mib.length), 'git reads the crafted blob');
+  const store = await ObjectStore.discover(repo);
+  const refused = await rejects(store.objects.readBlob(blob, 1000), /over the limit of 1000 bytes/);
+  assert.instance(refused, BlobTooLargeError);
+  assert.is((refused as BlobTooLargeError).size, mib.length, 'the size from the header, though only the limit was inflated');
+  assert.ok(Buffer.from(await store.objects.readBlob(blob, mib.length)).equals(mib), 'read whole within the limit');
+  // A commit over 64 MiB is refused before it is parsed, named as a commit.
+  const hugeCommit = writeLoose(wrap('commit', Buffer.concat([Buffer.from(`tree ${'4b825dc642cb6eb9a060e54bf8d69288fbee4904'}\n\n`), Buffer.alloc(MAX_NON_BLOB_BYTES, 'm')])));
+  const tooLarge = await rejects(store.commits.read(hugeCommit), /^Commit [0-9a-f]{40} is \d+ bytes, over the limit of 67108864 bytes/);
+  assert.instance(tooLarge, ObjectTooLargeError);
+  assert.is((tooLarge as ObjectTooLargeError).size, MAX_NON_BLOB_BYTES + 47);
+  // A blob over 64 MiB read without a blob limit (peeling an oid that names it) is read whole.
+  const hugeBlob = writeLoose(wrap('blob', Buffer.alloc(MAX_NON_BLOB_BYTES + 10, 'b')));
+  assert.equal((await store.commits.peel(hugeBlob)).type, 'blob');
+  assert.is((await store.objects.read(hugeBlob)).content.length, MAX_NON_BLOB_BYTES + 10);
+  // A header that says less than the file holds is corrupt, whether the limit is reached or not.
+  const liar = createHash('sha1').update('anything').digest('hex');
+  mkdirSync(join(repo, '.git/objects', liar.slice(0, 2)), { recursive: true });
+  writeFileSync(join(repo, '.git/objects', liar.slice(0, 2), liar.slice(2)), deflateSync(Buffer.concat([Buffer.from('blob 5\0'), Buffer.alloc(5000, 'z')])));
+  const fresh = await ObjectStore.discover(repo);
+  await rejects(fresh.objects.readBlob(liar, 10), new RegExp(`${liar} .*has no valid object header`));
+  await rejects(fresh.objects.readBlob(liar, 1_000_000), new RegExp(`${liar} .*has no valid object header`));
+  store.close();
+  fresh.close();
 });
 
 test('errors about pushed objects never print the quarantine directory', async () => {
