@@ -68,9 +68,12 @@ export function objectDirectories(gitdir: string, env: NodeJS.ProcessEnv, cwd = 
 }
 
 function readAlternates(objectsDir: string): string[] {
+  const file = join(objectsDir, 'info', 'alternates');
   let text: string;
   try {
-    text = readFileSync(join(objectsDir, 'info', 'alternates'), 'utf8');
+    // Most object directories have none: existsSync says so without an error being built.
+    if (!existsSync(file)) return [];
+    text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
@@ -173,7 +176,8 @@ export class ObjectsView {
       const packDir = join(dir.path, 'pack');
       let names: string[] = [];
       try {
-        names = readdirSync(packDir);
+        // A loose quarantine has no pack directory.
+        if (existsSync(packDir)) names = readdirSync(packDir);
       } catch {
         names = [];
       }
