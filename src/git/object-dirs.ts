@@ -295,9 +295,13 @@ export class ObjectsView {
   /** Type and size from the object's header, without reading the object: the first bytes of
    * a loose file, or the pack entry headers. */
   header(oid: string, depth = 0): PackedHeader | null {
-    if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     const loc = this.locate(oid);
-    if (!loc) return null;
+    return loc ? this.headerAt(oid, loc, depth) : null;
+  }
+
+  /** `header` for an object already located. */
+  headerAt(oid: string, loc: ObjectLocation, depth = 0): PackedHeader {
+    if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     if (loc.where === 'loose') return looseHeader(oid, loc.file, this.label(loc.dir));
     return loc.pack.header(oid, loc.offset, (base) => this.header(base, depth + 1));
   }

@@ -73,7 +73,7 @@ const MAX_CACHED_BLOB_BYTES = 256 * 1024;
 const CACHE_ENTRY_OVERHEAD = 160;
 /** Oids known to be trees, kept for `isKnownTree` (a set of strings, no content). */
 const MAX_KNOWN_TREES = 200_000;
-/** Headers learnt by objectInfo without reading the object, kept for the read that follows. */
+/** Headers objectInfo learnt without reading the object, kept for the read that follows. */
 const MAX_KNOWN_HEADERS = 4096;
 /** Replace refs git follows for one lookup before it dies (MAXREPLACEDEPTH, replace-object.h). */
 const MAX_REPLACE_DEPTH = 5;
@@ -114,7 +114,8 @@ export class ObjectDatabase {
   private readonly objects = new Map<string, StoredObject>();
   private objectBytes = 0;
   private readonly knownTrees = new Set<string>();
-  private readonly headers = new Map<string, { type: ObjectType; size: number }>();
+  /** Headers objectInfo read, with where the object lives, for the read that follows. */
+  private readonly headers = new Map<string, { type: ObjectType; size: number; loc: ObjectLocation }>();
   /** Replaced oid -> replacement oid, from the replace refs (null until first needed; empty
    * when replacement is off). */
   private replacements: Map<string, string> | null = null;
@@ -225,7 +226,7 @@ export class ObjectDatabase {
       if (oid === EMPTY_TREE) {
         hit = this.keep(oid, 'tree', new Uint8Array(0));
       } else {
-        const loc = this.view.locate(oid);
+        const loc = this.headers.get(oid)?.loc ?? this.view.locate(oid);
         if (!loc) {
           if (orNull) return null;
           throw request.what === undefined ? this.absent(oid) : this.absent(requested, request.what);
@@ -400,7 +401,7 @@ export class ObjectDatabase {
     const real = await this.lookupReplace(oid);
     const known = this.objects.get(real) ?? this.headers.get(real);
     if (known) {
-      const info = 'content' in known ? { type: known.type, size: known.content.length } : known;
+      const info = 'content' in known ? { type: known.type, size: known.content.length } : { type: known.type, size: known.size };
       if (info.type !== 'blob') throw new GitReadError(`Object ${oid} is a ${info.type}, not a blob.`, oid);
       if (info.size > maxBytes) throw new BlobTooLargeError(oid, info.size, maxBytes);
     }
@@ -416,17 +417,17 @@ export class ObjectDatabase {
     const cached = this.objects.get(oid);
     if (cached) return { type: cached.type, size: cached.content.length };
     const known = this.headers.get(oid);
-    if (known) return known;
-    let info: { type: ObjectType; size: number } | null;
+    if (known) return { type: known.type, size: known.size };
+    const loc = this.view.locate(oid);
+    if (!loc) return null;
+    let info: { type: ObjectType; size: number };
     try {
-      info = this.view.header(oid);
+      info = this.view.headerAt(oid, loc);
     } catch (err) {
       throw err instanceof GitReadError ? this.scrubbed(err) : err;
     }
-    if (info) {
-      if (this.headers.size >= MAX_KNOWN_HEADERS) this.headers.clear();
-      this.headers.set(oid, info);
-    }
+    if (this.headers.size >= MAX_KNOWN_HEADERS) this.headers.clear();
+    this.headers.set(oid, { ...info, loc });
     return info;
   }
 
