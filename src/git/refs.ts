@@ -14,7 +14,7 @@
 // `refs/namespaces/a/refs/namespaces/b/…`). Names outside `refs/` and HEAD (FETCH_HEAD …) are
 // not namespaced, as in git.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotePath } from '../quote';
 import { refNameFromLatin1, refNameLatin1 } from './refname';
@@ -386,9 +386,11 @@ export class RefReader {
     let text: string | null = null;
     try {
       // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
-      // A packed ref has no file: existsSync says so without an error being built.
+      // A packed ref has no file: statSync says so without an error being built (only for an
+      // absent file; any other failure, ENAMETOOLONG or EACCES, still throws and is said).
       const path = refPath(this.dirFor(real), real);
-      if (existsSync(path)) text = readFileSync(path, 'latin1');
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (st !== undefined && !st.isDirectory()) text = readFileSync(path, 'latin1');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // A directory of that name (refs/heads for refs/heads/x) or a missing one: not loose.

@@ -63,10 +63,13 @@ export class ObjectStore {
     }
     let commondir = gitdir;
     const pointer = join(gitdir, 'commondir');
-    if (existsSync(pointer)) {
-      // a linked worktree
-      const rel = readFileSync(pointer, 'utf8').trim();
+    try {
+      // A linked worktree names its common directory; most repositories have no such file
+      // (asked with existsSync: no error is built for them).
+      const rel = existsSync(pointer) ? readFileSync(pointer, 'utf8').trim() : '';
       if (rel) commondir = resolve(gitdir, rel);
+    } catch {
+      // not a linked worktree
     }
     const config = new RepositoryConfig(commondir);
     await config.refuseUnsupported(gitdir);
