@@ -147,7 +147,7 @@ async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> 
     return done();
   }
   const newCommit = peeled.oid;
-  const oldPeeled = update.old === ZERO_OID || !(await store.objects.hasObject(update.old)) ? null : await store.commits.peel(update.old, ctx.deadline);
+  const oldPeeled = update.old === ZERO_OID || !store.objects.hasObject(update.old) ? null : await store.commits.peel(update.old, ctx.deadline);
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
 
   // 4. On the server, the commits this update brings come first: one whose parent the
@@ -245,7 +245,7 @@ async function missingParentFindings(store: ObjectStore, commits: readonly strin
   for (const commit of commits) {
     if (shallow.has(commit)) continue;
     for (const parent of (await store.commits.read(commit)).parents) {
-      if (await store.objects.hasObject(parent)) continue;
+      if (store.objects.hasObject(parent)) continue;
       out.push(
         finding('INTERNAL_ERROR', {
           ...at,

@@ -71,7 +71,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       if (name.startsWith(trackingPrefix) && name !== `${trackingPrefix}HEAD`) exclude.add(oid);
     }
     for (const l of lines) {
-      if (l.remoteOid !== ZERO_OID && (await store.objects.hasObject(l.remoteOid))) exclude.add(l.remoteOid);
+      if (l.remoteOid !== ZERO_OID && store.objects.hasObject(l.remoteOid)) exclude.add(l.remoteOid);
     }
     const excluded: string[] = [];
     for (const oid of exclude) {

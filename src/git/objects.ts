@@ -431,12 +431,8 @@ export class ObjectDatabase {
     return info;
   }
 
-  async hasObject(oid: string): Promise<boolean> {
-    return this.hasObjectNow(oid);
-  }
-
-  /** hasObject without a promise (for the ref reader: a full oid names itself when present). */
-  hasObjectNow(oid: string): boolean {
+  /** True when the repository (or the push) holds the object. */
+  hasObject(oid: string): boolean {
     return OID_RE.test(oid) && (oid === EMPTY_TREE || this.objects.has(oid) || this.view.locate(oid) !== null);
   }
 

@@ -115,7 +115,7 @@ async function resolveName(store: ObjectStore, spec: string, name: string, hint:
   if (name === '@') name = 'HEAD';
   if (/^[0-9a-fA-F]{40}$/.test(name)) {
     const oid = name.toLowerCase();
-    if (!(await store.objects.hasObject(oid))) throw new RevisionError(spec, `the object ${oid} is not in the repository`);
+    if (!store.objects.hasObject(oid)) throw new RevisionError(spec, `the object ${oid} is not in the repository`);
     return { oid, ref: null };
   }
   const full = store.refs.dwim(name);

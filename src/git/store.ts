@@ -44,7 +44,7 @@ export class ObjectStore {
     env: NodeJS.ProcessEnv,
   ) {
     // The reader resolves a full oid to itself when the object is present, as rev-parse does.
-    this.refs = new RefReader(gitdir, commondir, namespacePrefix(env.GIT_NAMESPACE), (oid) => this.objects.hasObjectNow(oid));
+    this.refs = new RefReader(gitdir, commondir, namespacePrefix(env.GIT_NAMESPACE), (oid) => this.objects.hasObject(oid));
     this.objects = new ObjectDatabase(commondir, objectDirectories(commondir, env), this.refs, config, env);
     this.commits = new CommitReader(this.objects, this.refs, commondir);
     this.trees = new TreePaths(this.objects);

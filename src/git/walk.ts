@@ -152,7 +152,7 @@ class CommitIndex {
       this.sawBoundary = true;
     } else {
       for (const p of c.parents) {
-        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || (await this.store.objects.hasObject(p))) parents.push(this.idOf(p));
+        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || this.store.objects.hasObject(p)) parents.push(this.idOf(p));
         else {
           this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
           this.sawBoundary = true;
@@ -351,7 +351,7 @@ class Heap {
  * zero or absent oid, and for one that names no commit (a tag on a blob or tree, as git/git's
  * `junio-gpg-pub`) or cannot be read: an exclude ignored can only make more commits new. */
 async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
-  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.objects.hasObject(oid))) return null;
+  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !store.objects.hasObject(oid)) return null;
   try {
     return await store.commits.peelToCommit(oid);
   } catch (err) {
@@ -640,7 +640,7 @@ export async function newCommitsOnServer(store: ObjectStore, tip: string, existi
       for (const t of new Set(existingTips)) {
         deadline.tick();
         const peeled = store.commits.peelHint(t);
-        const oid = peeled !== undefined && (await store.objects.hasObject(peeled)) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
+        const oid = peeled !== undefined && store.objects.hasObject(peeled) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
         if (oid) tips.push(oid);
       }
       const tipIds = new Set(tips.map((t) => idx.idOf(t)));
@@ -695,7 +695,7 @@ async function pushedOntoTips(store: ObjectStore, start: string, tips: ReadonlyS
     found.push({ oid: c, time: commit.committerTime });
     for (const p of commit.parents) {
       if (below.has(p)) continue;
-      if (!(await store.objects.hasObject(p))) return null;
+      if (!store.objects.hasObject(p)) return null;
       below.add(p);
       stack.push(p);
     }

@@ -26,7 +26,7 @@ export async function notesFindings(ctx: RunContext, ref: string, update: RefUpd
     const f = notACommitFinding(ctx, ref, update.new, peeled.type);
     return f ? [f] : [];
   }
-  if (update.old === ZERO_OID || !(await store.objects.hasObject(update.old))) return [];
+  if (update.old === ZERO_OID || !store.objects.hasObject(update.old)) return [];
   const old = await store.commits.peel(update.old);
   if (old.type !== 'commit' || !(await isAncestor(store, old.oid, peeled.oid, ctx.deadline))) {
     const f = rewriteFinding(ctx, ref, old.oid, peeled.oid);

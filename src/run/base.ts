@@ -189,7 +189,7 @@ async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: s
   const known = await clientBase(store, remote, ['HEAD']);
   const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
   const live = remoteTips.find((t) => t.ref === branchRef && t.oid !== ZERO_OID);
-  if (live && (await store.objects.hasObject(live.oid))) {
+  if (live && store.objects.hasObject(live.oid)) {
     const fresh = await clientBase(store, null, [live.oid]);
     return fresh.name === null ? fresh : { ...fresh, name: `${branchRef.replace(/^refs\/heads\//, '')} on ${remote}`, branchRef };
   }
@@ -210,7 +210,7 @@ export function isRemoteBase(base: Base): boolean {
 
 /** The base at `ref` when the ref exists and its tree holds a policy file. */
 async function candidate(store: ObjectStore, ref: string): Promise<Base | null> {
-  const commit = isOid(ref) ? ((await store.objects.hasObject(ref)) ? await store.commits.peelToCommit(ref) : null) : await commitOf(store, ref);
+  const commit = isOid(ref) ? (store.objects.hasObject(ref) ? await store.commits.peelToCommit(ref) : null) : await commitOf(store, ref);
   if (commit === null) return null;
   const base = await baseAt(store, ref, commit, ref.startsWith('refs/remotes/') ? `refs/heads/${ref.replace(/^refs\/remotes\/[^/]+\//, '')}` : ref.startsWith('refs/heads/') ? ref : null);
   if (base.policy === null && base.findings.length === 0) return null;
