@@ -7,13 +7,14 @@ import { evaluate } from '../src/engine';
 import { openRepository } from '../src/run/repository';
 import { resolveBase } from '../src/run/base';
 import { ZERO_OID } from '../src/types';
+import { History } from '../src/git/history/history';
 
 async function judge(dir: string): Promise<{ ms: number; verdict: string }> {
   const started = process.hrtime.bigint();
   const store = await openRepository(dir, {});
   const base = await resolveBase(store, { kind: 'named', spec: 'refs/heads/main' });
-  const tip = (await store.resolveRef('refs/heads/p1'))!;
-  const result = await evaluate({ store, base, identity: null, today: '2026-11-20', scope: { kind: 'base', exclude: [] } }, [{ old: ZERO_OID, new: tip, ref: 'refs/heads/p1' }]);
+  const tip = (await store.refs.resolve('refs/heads/p1'))!;
+  const result = await evaluate({ store, history: new History(store), base, identity: null, today: '2026-11-20', scope: { kind: 'base', exclude: [] } }, [{ old: ZERO_OID, new: tip, ref: 'refs/heads/p1' }]);
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, verdict: result.verdict };
 }
 

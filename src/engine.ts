@@ -75,7 +75,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
 /** The ref an update writes: a symbolic ref is followed to the ref it names, as git's
  * receive-pack does when it updates it. `outside` when the chain leaves GIT_NAMESPACE. */
 async function resolveSymbolic(store: ObjectStore, ref: string): Promise<{ ref: string; outside: boolean }> {
-  const resolved = await store.resolveSymbolic(ref);
+  const resolved = store.refs.resolveSymbolic(ref);
   return resolved === null ? { ref, outside: false } : { ref: resolved.ref, outside: resolved.outsideNamespace === true };
 }
 
@@ -120,7 +120,7 @@ function resultOf(j: RefJudgement, parts: JudgedParts = {}): RefResult {
  * other namespace as code. */
 async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> {
   const j = await startJudgement(ctx, pushed);
-  const kind = updateKind(pushed.ref, j.update.ref, ctx.store.replaceRefBase);
+  const kind = updateKind(pushed.ref, j.update.ref, ctx.store.objects.replaceRefBase);
   // A remote-tracking ref is owners-only where it is written (a push to the server, which
   // verify-ref in a mirror would take as the base); in a clone it is the fetched branch, and
   // verify-ref origin/main audits that branch as code.
@@ -148,7 +148,7 @@ async function startJudgement(ctx: RunContext, pushed: RefUpdate): Promise<RefJu
   }
   // What the ref holds now, not what the client says it held (git checks that later): a
   // zero `old` for an existing ref is an update of it, never a creation.
-  const old = ctx.scope.kind === 'server' ? ((await store.resolveRefExact(ref)) ?? ZERO_OID) : pushed.old;
+  const old = ctx.scope.kind === 'server' ? (store.refs.resolveExact(ref) ?? ZERO_OID) : pushed.old;
   return {
     ctx,
     pushed,
@@ -174,14 +174,14 @@ async function judgeCode(j: RefJudgement): Promise<RefResult> {
   }
   const newCommit = await peelNew(j);
   if (newCommit === null) return resultOf(j);
-  const oldPeeled = update.old === ZERO_OID || !(await ctx.store.hasObject(update.old)) ? null : await ctx.store.peel(update.old, ctx.deadline);
+  const oldPeeled = update.old === ZERO_OID || !ctx.store.objects.hasObject(update.old) ? null : await ctx.store.commits.peel(update.old, ctx.deadline);
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
   const tips = { newCommit, oldCommit, oldOid: oldPeeled?.oid ?? null };
 
   const commits = await judgeHistory(j, tips);
   if (commits.missingParents) return resultOf(j, { commits: commits.oids });
   await judgeNetChange(j, tips);
-  const newTree = (await ctx.store.readCommit(newCommit)).tree;
+  const newTree = (await ctx.store.commits.read(newCommit)).tree;
 
   // 8. The policy this update leaves behind must be valid too.
   j.findings.push(...(await policyLeftFindings(ctx.store, newCommit, newTree, ctx.base.policyOid, pushed.ref, ctx.policy.contexts)));
@@ -206,7 +206,7 @@ interface Tips {
  *  as git fsck judges them. */
 async function peelNew(j: RefJudgement): Promise<string | null> {
   const { ctx, update, pushed, at } = j;
-  const peeled = await ctx.store.peel(update.new, ctx.deadline);
+  const peeled = await ctx.store.commits.peel(update.new, ctx.deadline);
   j.findings.push(...(await newTagFindings(ctx, peeled.tags, at)));
   if (peeled.type === 'commit') return peeled.oid;
   const f = j.isProtectedRef ? notACommitFinding(ctx, pushed.ref, update.new, peeled.type) : null;
@@ -257,7 +257,7 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
   commits ??= await newCommitsOf(ctx, tips.newCommit, tips.oldCommit);
   for (const commit of commits) {
     ctx.deadline.tick(64);
-    const f = objectFsckFinding('commit', commit, await store.fsckMessages(commit), at);
+    const f = objectFsckFinding('commit', commit, await store.commits.fsckMessages(commit), at);
     if (f) j.findings.push(f);
   }
   for (const commit of await parentsFirst(store, commits)) {
@@ -277,8 +277,8 @@ async function judgeNetChange(j: RefJudgement, tips: Tips): Promise<void> {
   const baseTip = ctx.base.tip;
   const netFrom = j.isProtectedRef && tips.oldCommit !== null ? tips.oldCommit : baseTip !== null ? await mergeBase(ctx.history, baseTip, tips.newCommit, ctx.deadline) : null;
   if (netFrom !== tips.newCommit) {
-    const newTree = (await store.readCommit(tips.newCommit)).tree;
-    const fromTree = netFrom === null ? null : (await store.readCommit(netFrom)).tree;
+    const newTree = (await store.commits.read(tips.newCommit)).tree;
+    const fromTree = netFrom === null ? null : (await store.commits.read(netFrom)).tree;
     const changes = await diffTrees(store, fromTree, newTree, ctx.deadline);
     j.touched?.push(changes);
     j.findings.push(...protectedPathFindings(ctx, changes, { ...j.at, commit: tips.newCommit }));
@@ -293,8 +293,8 @@ async function newTagFindings(ctx: RunContext, tags: readonly string[], at: { re
   const out: Finding[] = [];
   for (const tag of tags) {
     ctx.deadline.tick(64);
-    if (ctx.scope.kind === 'server' && ctx.store.hasQuarantine && !(await ctx.store.isQuarantined(tag))) continue;
-    const f = objectFsckFinding('tag', tag, await ctx.store.fsckMessages(tag), at);
+    if (ctx.scope.kind === 'server' && ctx.store.objects.hasQuarantine && !(await ctx.store.objects.isQuarantined(tag))) continue;
+    const f = objectFsckFinding('tag', tag, await ctx.store.commits.fsckMessages(tag), at);
     if (f) out.push(f);
   }
   return out;
@@ -314,12 +314,12 @@ async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: strin
  * push runs after pre-receive, so the hook sees the commit with its parent absent.
  */
 async function missingParentFindings(store: ObjectStore, commits: readonly string[], at: { ref: string }): Promise<Finding[]> {
-  const shallow = await store.shallowCommits();
+  const shallow = await store.commits.shallow();
   const out: Finding[] = [];
   for (const commit of commits) {
     if (shallow.has(commit)) continue;
-    for (const parent of (await store.readCommit(commit)).parents) {
-      if (await store.hasObject(parent)) continue;
+    for (const parent of (await store.commits.read(commit)).parents) {
+      if (store.objects.hasObject(parent)) continue;
       out.push(
         finding('INTERNAL_ERROR', {
           ...at,
@@ -338,7 +338,7 @@ async function missingParentFindings(store: ObjectStore, commits: readonly strin
 async function parentsFirst(store: ObjectStore, commits: string[]): Promise<string[]> {
   const inSet = new Set(commits);
   const parents = new Map<string, string[]>();
-  for (const c of commits) parents.set(c, (await store.readCommit(c)).parents.filter((p) => inSet.has(p)));
+  for (const c of commits) parents.set(c, (await store.commits.read(c)).parents.filter((p) => inSet.has(p)));
   const out: string[] = [];
   const done = new Set<string>();
   // Iterative depth-first post-order, oldest listed commits first.
@@ -371,7 +371,7 @@ async function evaluateUnguarded(store: ObjectStore, identity: string | null, up
     const findings: Finding[] = [];
     if (update.new !== ZERO_OID) {
       try {
-        const peeled = await store.peel(update.new);
+        const peeled = await store.commits.peel(update.new);
         if (peeled.type === 'commit') {
           const left = await readPolicyAt(store, peeled.oid);
           findings.push(...left.findings.map((f) => ({ ...f, ref: update.ref })));

@@ -241,7 +241,7 @@ export function walkTimings(seed, cases) {
         const store = await ObjectStore.open({ gitdir: ${JSON.stringify(seed)} });
         const history = new History(store);
         let t = performance.now();
-        const b = await store.resolveRef(base), r = await store.resolveRef(ref) ?? ref;
+        const b = await store.refs.resolve(base), r = await store.refs.resolve(ref) ?? ref;
         // Opening: the pack index, and the commit-graph read and verified (a trivial walk).
         await newCommits(history, b, [b], Deadline.never());
         const openMs = performance.now() - t;

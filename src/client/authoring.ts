@@ -77,7 +77,7 @@ export async function openAuthoring(io: CliIO, command: string, scope?: ScopeReq
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
     const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
-    const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+    const baseTree = base.tip === null ? null : (await store.commits.read(base.tip)).tree;
     return {
       worktree,
       policy: chosen.policy,

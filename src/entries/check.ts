@@ -124,7 +124,7 @@ async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; not
   try {
     store = await ObjectStore.discover(input.top, input.env);
     const base = await resolveBase(store, { kind: 'client', remote: 'origin', fallbacks: ['HEAD'] });
-    const baseTree = base.tip === null ? null : (await store.readCommit(base.tip)).tree;
+    const baseTree = base.tip === null ? null : (await store.commits.read(base.tip)).tree;
     if (baseTree === null) {
       // Before the first commit: nothing to compare with yet; say which policy was read.
       notices.push(

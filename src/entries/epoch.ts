@@ -124,8 +124,8 @@ async function pin(
 }
 
 async function headSource(a: Authoring): Promise<TreeSource | null> {
-  const head = await a.store.resolveRef('HEAD');
+  const head = a.store.refs.resolve('HEAD');
   if (head === null) return null;
-  const { tree } = await a.store.readCommit(await a.store.peelToCommit(head));
+  const { tree } = await a.store.commits.read(await a.store.commits.peelToCommit(head));
   return new TreeSource(a.store, tree, 'HEAD');
 }

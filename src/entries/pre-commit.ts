@@ -52,8 +52,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const store = await ObjectStore.discover(worktree.top, io.env);
   try {
     const index = await readStagedIndex(indexFilePath(worktree.gitdir, io.env, io.cwd));
-    const head = await store.resolveRef('HEAD').then((oid) => (oid === null ? null : store.peelToCommit(oid)));
-    const branch = (await store.headTarget()) ?? 'HEAD';
+    const headOid = store.refs.resolve('HEAD');
+    const head = headOid === null ? null : await store.commits.peelToCommit(headOid);
+    const branch = store.refs.headTarget() ?? 'HEAD';
     const remote = branch.startsWith('refs/heads/')
       ? (gitConfig(`branch.${branch.slice('refs/heads/'.length)}.remote`, worktree.top, io.env) ?? 'origin')
       : 'origin';
@@ -133,10 +134,10 @@ async function mergeParents(gitdir: string): Promise<string[]> {
  */
 async function stagedChanges(store: ObjectStore, head: string | null, others: string[], index: StagedIndex): Promise<PathChange[]> {
   const against = async (commit: string | null) =>
-    indexChangesAgainstTree(store, commit === null ? null : (await store.readCommit(commit)).tree, index);
+    indexChangesAgainstTree(store, commit === null ? null : (await store.commits.read(commit)).tree, index);
   let changes = await against(head);
   for (const parent of others) {
-    const differs = new Set((await against(await store.peelToCommit(parent))).map((c) => c.path));
+    const differs = new Set((await against(await store.commits.peelToCommit(parent))).map((c) => c.path));
     changes = changes.filter((c) => differs.has(c.path));
   }
   return changes;

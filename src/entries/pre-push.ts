@@ -65,19 +65,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
     // The remote's history is not new: its remote-tracking refs, and the remote tips git just
     // read from it (when this clone has them).
-    const refs = await store.listRefs();
+    const refs = store.refs.list();
     const trackingPrefix = `refs/remotes/${remote}/`;
     const exclude = new Set<string>();
     for (const [name, oid] of refs) {
       if (name.startsWith(trackingPrefix) && name !== `${trackingPrefix}HEAD`) exclude.add(oid);
     }
     for (const l of lines) {
-      if (l.remoteOid !== ZERO_OID && (await store.hasObject(l.remoteOid))) exclude.add(l.remoteOid);
+      if (l.remoteOid !== ZERO_OID && store.objects.hasObject(l.remoteOid)) exclude.add(l.remoteOid);
     }
     const excluded: string[] = [];
     for (const oid of exclude) {
       try {
-        excluded.push(await store.peelToCommit(oid));
+        excluded.push(await store.commits.peelToCommit(oid));
       } catch {
         // a remote-tracking ref to a tree or blob excludes no history
       }

@@ -56,8 +56,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   // A ref to an annotated tag is judged through its tags (each read and fsck-checked as git
   // does; the engine peels them to `head`).
-  const named = fullRef.startsWith('refs/') ? await store.resolveRef(fullRef) : null;
-  const tip = named !== null && named !== head && (await store.objectInfo(named))?.type === 'tag' ? named : head;
+  const named = fullRef.startsWith('refs/') ? store.refs.resolve(fullRef) : null;
+  const tip = named !== null && named !== head && (await store.objects.objectInfo(named))?.type === 'tag' ? named : head;
   const judged = await evaluate(
     { store, history, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
     [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: tip, ref: fullRef }],

@@ -19,11 +19,11 @@ export async function entryAt(
   if (entry.kind === 'tree') return { kind: 'other', path, what: 'directory' };
   if (entry.kind === 'symlink') return { kind: 'other', path, what: 'symlink' };
   if (entry.kind === 'gitlink') return { kind: 'other', path, what: 'submodule' };
-  const info = await store.objectInfo(entry.oid);
+  const info = await store.objects.objectInfo(entry.oid);
   if (!info || info.type !== 'blob') {
     throw new GitReadError(`${path} in ${label} names blob ${entry.oid}, which the repository does not have`, entry.oid);
   }
-  return { kind: 'file', path, size: info.size, read: () => store.readBlob(entry.oid, info.size) };
+  return { kind: 'file', path, size: info.size, read: () => store.objects.readBlob(entry.oid, info.size) };
 }
 
 export class TreeSource implements EvidenceSource {
@@ -34,13 +34,13 @@ export class TreeSource implements EvidenceSource {
   ) {}
 
   async stat(path: string): Promise<EvidenceEntry> {
-    const entry = await this.store.entryAt(this.treeOid, path);
+    const entry = await this.store.trees.entryAt(this.treeOid, path);
     if (!entry) return { kind: 'missing', path };
     return entryAt(this.store, path, entry, this.label);
   }
 
   async list(dir: string): Promise<string[]> {
-    const files = await this.store.listFiles(this.treeOid, dir);
+    const files = await this.store.trees.listFiles(this.treeOid, dir);
     return files.map((f) => f.path).sort();
   }
 }
@@ -54,8 +54,8 @@ export async function checkEvidenceAtCommit(
   commit: string,
   opts: { base: string | null; today: string; deadline?: Deadline },
 ): Promise<EvidenceReport> {
-  const tree = (await store.readCommit(commit)).tree;
-  const baseTree = opts.base === null ? null : (await store.readCommit(opts.base)).tree;
+  const tree = (await store.commits.read(commit)).tree;
+  const baseTree = opts.base === null ? null : (await store.commits.read(opts.base)).tree;
   return checkEvidence({
     policy,
     atNew: new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`),

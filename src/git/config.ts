@@ -6,9 +6,9 @@
 // isomorphic-git does: no system or global file, no `include`/`includeIf`. Section and key
 // names are case-insensitive, subsection names (`branch.Main`) case-sensitive, as in git.
 
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { getConfig, getConfigAll } from 'isomorphic-git';
 import type * as git from 'isomorphic-git';
-import { plainReadOnlyFs } from './fs-view';
 import { GitReadError } from './types';
 
 /** The repository extensions receipt-gate refuses (with the value it found). */
@@ -97,4 +97,50 @@ export async function configValue(gitdir: string, path: string): Promise<string 
  * command reads or writes in it. */
 export async function refuseUnsupportedRepository(gitdir: string): Promise<void> {
   await new RepositoryConfig(gitdir).refuseUnsupported(gitdir);
+}
+
+/** isomorphic-git probes paths that do not exist and only looks at `code`: the error is made
+ * without capturing a stack trace, which would cost more than the read. */
+function enoent(path: string): NodeJS.ErrnoException {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const err: NodeJS.ErrnoException = new Error(`ENOENT: no such file or directory, '${path}'`);
+  Error.stackTraceLimit = limit;
+  err.code = 'ENOENT';
+  return err;
+}
+
+function erofs(path: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`EROFS: receipt-gate never writes to a repository ('${path}')`);
+  err.code = 'EROFS';
+  return err;
+}
+
+/** A read-only fs for isomorphic-git over the real files, synchronous underneath (no thread-pool
+ * hop per call): what its config reader is given. */
+export function plainReadOnlyFs(): git.PromiseFsClient {
+  const readFile = async (path: string, opts?: unknown): Promise<Buffer | string> => {
+    // isomorphic-git calls readFile() without a path to learn whether the fs is promise-based.
+    if (typeof path !== 'string') throw enoent(String(path));
+    const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw enoent(path);
+      throw err;
+    }
+    return encoding ? buf.toString(encoding as BufferEncoding) : buf;
+  };
+  const stat = async (path: string) => {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st === undefined) throw enoent(path);
+    return st;
+  };
+  const refuse = async (path: string) => {
+    throw erofs(String(path));
+  };
+  const readdir = async (path: string) => readdirSync(path);
+  const promises = { readFile, stat, lstat: stat, readdir, readlink: refuse, writeFile: refuse, mkdir: refuse, rmdir: refuse, unlink: refuse, symlink: refuse, rm: refuse };
+  return { promises };
 }

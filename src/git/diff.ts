@@ -31,9 +31,9 @@ const NAME_PROBLEMS: ReadonlySet<FsckId> = new Set<FsckId>(['fullPathname', 'emp
 /** The tree an oid stands for: a tree as is, a commit's (or a tag's commit's) tree. */
 async function treeOf(store: ObjectStore, oid: string | null): Promise<string | null> {
   if (oid === null) return null;
-  if (store.isKnownTree(oid)) return oid;
-  const found = await store.treeOrType(oid);
-  if (typeof found === 'string') return (await store.readCommit(await store.peelToCommit(oid))).tree;
+  if (store.objects.isKnownTree(oid)) return oid;
+  const found = await store.objects.treeOrType(oid);
+  if (typeof found === 'string') return (await store.commits.read(await store.commits.peelToCommit(oid))).tree;
   return oid; // a tree, or absent: readTree reports the missing tree by name
 }
 
@@ -129,8 +129,8 @@ async function compareTrees(
   inherited: string | null,
   own: { before: Side | undefined } | null,
 ): Promise<void> {
-  const ra = a !== null ? await w.store.readRawTree(a) : null;
-  const rb = b !== null ? await w.store.readRawTree(b) : null;
+  const ra = a !== null ? await w.store.objects.readRawTree(a) : null;
+  const rb = b !== null ? await w.store.objects.readRawTree(b) : null;
   if (ra === null || rb === null) {
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.
@@ -409,14 +409,14 @@ function problemReason(t: RawTree, p: TreeProblem, prefix: string): string {
  * parent's diff has them. Sorted by path.
  */
 export async function touchedPaths(store: ObjectStore, commitOid: string, deadline?: Deadline): Promise<PathChange[]> {
-  const commit = await store.readCommitRecord(commitOid);
-  const shallow = (await store.shallowCommits()).has(commit.oid);
+  const commit = await store.commits.record(commitOid);
+  const shallow = (await store.commits.shallow()).has(commit.oid);
   const parents = shallow ? [] : commit.parents;
   if (parents.length === 0) return diffTrees(store, null, commit.tree, deadline);
   const parentTrees: string[] = [];
   for (const p of parents) {
-    if (!(await store.hasObject(p))) return diffTrees(store, null, commit.tree, deadline); // missing parent: a boundary
-    parentTrees.push((await store.readCommitRecord(p)).tree);
+    if (!store.objects.hasObject(p)) return diffTrees(store, null, commit.tree, deadline); // missing parent: a boundary
+    parentTrees.push((await store.commits.record(p)).tree);
   }
   const first = await diffTrees(store, parentTrees[0]!, commit.tree, deadline);
   if (parentTrees.length === 1) return first;

@@ -14,7 +14,7 @@
 // `refs/namespaces/a/refs/namespaces/b/…`). Names outside `refs/` and HEAD (FETCH_HEAD …) are
 // not namespaced, as in git.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotePath } from '../quote';
 import { refNameFromLatin1, refNameLatin1 } from './refname';
@@ -231,13 +231,49 @@ export class RefReader {
    * @param gitdir the repository's git directory (HEAD lives here)
    * @param commondir where refs and packed-refs live (differs from gitdir in a linked worktree)
    * @param namespace the on-disk prefix of the namespace (see namespacePrefix), '' for none
+   * @param hasObject whether the repository holds an object (a full oid given to `resolve`
+   *   names itself when it does, as in `git rev-parse`); without it, a full oid names nothing
    */
   constructor(
     readonly gitdir: string,
     readonly commondir: string,
     readonly namespace = '',
+    private readonly hasObject: (oid: string) => boolean = () => false,
   ) {
     this.ns = refNameLatin1(namespace);
+  }
+
+  /** Resolves a name the way `git rev-parse` does: a full oid (when present), `HEAD`, a full
+   * ref, or a short name (`main`, `v1`, `origin/main`, `origin`). Null when nothing matches.
+   * Annotated tags resolve to the tag object (CommitReader.peelToCommit gives the commit). For
+   * revision syntax (`main~2`, abbreviated oids, `@{u}`) see resolveRevision in revision.ts. */
+  resolve(name: string): string | null {
+    if (OID_RE.test(name)) return this.hasObject(name) ? name : null;
+    if (name === 'HEAD' || name === '@') return this.resolveFull('HEAD');
+    if (!isValidRefName(name)) return null;
+    const full = this.expand(name);
+    return full ? this.resolveFull(full) : null;
+  }
+
+  /** The oid the full ref `name` (a byte string) holds, through symbolic refs; null when it
+   * does not exist. No short-name rules: `refs/heads/x` never finds `refs/tags/refs/heads/x`. */
+  resolveExact(name: string): string | null {
+    if (name !== 'HEAD' && !isValidRefName(name)) return null;
+    return this.resolveFull(name);
+  }
+
+  /** The full ref name a short name stands for by git's rev-parse rules (`main` →
+   * refs/heads/main, tags first), before following symbolic refs; null when none exists. */
+  dwim(name: string): string | null {
+    if (name === 'HEAD') return this.resolveFull('HEAD') !== null ? 'HEAD' : null;
+    if (!isValidRefName(name)) return null;
+    return this.expand(name);
+  }
+
+  /** The on-disk name of a ref given as the client sees it (inside GIT_NAMESPACE). */
+  namespacedRef(name: string): string {
+    if (this.namespace === '' || (name !== 'HEAD' && !name.startsWith('refs/'))) return name;
+    return this.namespace + name;
   }
 
   // Names the reader takes and gives are text (src/git/refname.ts); on disk, and inside the
@@ -350,7 +386,11 @@ export class RefReader {
     let text: string | null = null;
     try {
       // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
-      text = readFileSync(refPath(this.dirFor(real), real), 'latin1');
+      // A packed ref has no file: statSync says so without an error being built (only for an
+      // absent file; any other failure, ENAMETOOLONG or EACCES, still throws and is said).
+      const path = refPath(this.dirFor(real), real);
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (st !== undefined && !st.isDirectory()) text = readFileSync(path, 'latin1');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       // A directory of that name (refs/heads for refs/heads/x) or a missing one: not loose.

@@ -115,12 +115,12 @@ async function resolveName(store: ObjectStore, spec: string, name: string, hint:
   if (name === '@') name = 'HEAD';
   if (/^[0-9a-fA-F]{40}$/.test(name)) {
     const oid = name.toLowerCase();
-    if (!(await store.hasObject(oid))) throw new RevisionError(spec, `the object ${oid} is not in the repository`);
+    if (!store.objects.hasObject(oid)) throw new RevisionError(spec, `the object ${oid} is not in the repository`);
     return { oid, ref: null };
   }
-  const full = await store.dwimRef(name);
+  const full = store.refs.dwim(name);
   if (full !== null) {
-    const resolved = await store.resolveSymbolic(full);
+    const resolved = store.refs.resolveSymbolic(full);
     if (resolved && resolved.oid !== null) return { oid: resolved.oid, ref: resolved.ref };
   }
   if (/^[0-9a-fA-F]{4,39}$/.test(name)) return { oid: await resolveAbbreviated(store, spec, name.toLowerCase(), hint), ref: null };
@@ -131,11 +131,11 @@ async function resolveName(store: ObjectStore, spec: string, name: string, hint:
 /** A unique abbreviated oid; with several candidates, those the suffix can use (git's hints);
  * still several: an error listing each with its type. */
 async function resolveAbbreviated(store: ObjectStore, spec: string, prefix: string, hint: Hint): Promise<string> {
-  const candidates = await store.findAbbreviated(prefix, 32);
+  const candidates = await store.objects.findAbbreviated(prefix, 32);
   if (candidates.length === 0) throw new RevisionError(spec, `no object id starts with ${prefix}`);
   if (candidates.length === 1) return candidates[0]!;
   const typed = await Promise.all(
-    candidates.map(async (oid) => ({ oid, type: (await store.objectInfo(oid))?.type ?? 'blob', peeled: await peeledType(store, oid) })),
+    candidates.map(async (oid) => ({ oid, type: (await store.objects.objectInfo(oid))?.type ?? 'blob', peeled: await peeledType(store, oid) })),
   );
   const usable = typed.filter((c) =>
     hint === 'committish' ? c.peeled === 'commit' : hint === 'treeish' ? c.peeled === 'commit' || c.peeled === 'tree' : true,
@@ -146,7 +146,7 @@ async function resolveAbbreviated(store: ObjectStore, spec: string, prefix: stri
 
 async function peeledType(store: ObjectStore, oid: string): Promise<ObjectType | null> {
   try {
-    return (await store.peel(oid)).type;
+    return (await store.commits.peel(oid)).type;
   } catch {
     return null;
   }
@@ -157,28 +157,28 @@ async function peeledType(store: ObjectStore, oid: string): Promise<ObjectType |
 async function resolveUpstream(store: ObjectStore, spec: string, given: string): Promise<Revision> {
   let branch: string;
   if (given === '' || given === 'HEAD' || given === '@') {
-    const head = await store.headTarget();
+    const head = store.refs.headTarget();
     if (!head || !head.startsWith('refs/heads/')) throw new RevisionError(spec, 'HEAD does not point to a branch, so it has no upstream');
     branch = head.slice('refs/heads/'.length);
   } else {
     branch = given.startsWith('refs/heads/') ? given.slice('refs/heads/'.length) : given;
-    if ((await store.resolveSymbolic(`refs/heads/${branch}`)) === null) throw new RevisionError(spec, `no branch named ${branch}`);
+    if (store.refs.resolveSymbolic(`refs/heads/${branch}`) === null) throw new RevisionError(spec, `no branch named ${branch}`);
   }
-  const remote = await store.configValue(`branch.${branch}.remote`);
-  const merge = await store.configValue(`branch.${branch}.merge`);
+  const remote = await store.config.value(`branch.${branch}.remote`);
+  const merge = await store.config.value(`branch.${branch}.merge`);
   if (remote === null || merge === null) {
     throw new RevisionError(spec, `no upstream is configured for the branch ${branch} (branch.${branch}.remote and branch.${branch}.merge; set one with \`git branch --set-upstream-to\`)`);
   }
   let tracking: string | null = remote === '.' ? merge : null;
   if (tracking === null) {
-    for (const refspec of await store.configValues(`remote.${remote}.fetch`)) {
+    for (const refspec of await store.config.values(`remote.${remote}.fetch`)) {
       const mapped = mapRefspec(refspec, merge);
       if (mapped !== null) tracking = mapped;
       if (tracking !== null) break;
     }
   }
   if (tracking === null) throw new RevisionError(spec, `the upstream ${merge} of ${branch} is not fetched into a remote-tracking branch by remote.${remote}.fetch`);
-  const resolved = await store.resolveSymbolic(tracking);
+  const resolved = store.refs.resolveSymbolic(tracking);
   if (!resolved || resolved.oid === null) throw new RevisionError(spec, `the upstream of ${branch} is ${tracking}, which does not exist (run \`git fetch ${remote}\`)`);
   return { oid: resolved.oid, ref: resolved.ref };
 }
@@ -202,30 +202,30 @@ export function mapRefspec(refspec: string, ref: string): string | null {
 async function applyStep(store: ObjectStore, spec: string, oid: string, step: Step): Promise<string> {
   if (step.kind === 'peel') {
     if (step.to === 'object') return oid;
-    const peeled = await store.peel(oid);
+    const peeled = await store.commits.peel(oid);
     if (step.to === '') return peeled.oid;
     if (step.to === 'tag') {
-      const info = await store.objectInfo(oid);
+      const info = await store.objects.objectInfo(oid);
       if (info?.type !== 'tag') throw new RevisionError(spec, `${oid} is a ${info?.type ?? 'missing object'}, not a tag`);
       return oid;
     }
     if (peeled.type === step.to) return peeled.oid;
-    if (step.to === 'tree' && peeled.type === 'commit') return (await store.readCommit(peeled.oid)).tree;
+    if (step.to === 'tree' && peeled.type === 'commit') return (await store.commits.read(peeled.oid)).tree;
     throw new RevisionError(spec, `${oid} is a ${peeled.type}, which has no ${step.to}`);
   }
   const commit = await commitOf(store, spec, oid);
-  const shallow = await store.shallowCommits();
+  const shallow = await store.commits.shallow();
   if (step.kind === 'parent') {
     if (step.n === 0) return commit;
     // A shallow clone's boundary commit has no parents for git either.
-    const parents = shallow.has(commit) ? [] : (await store.readCommit(commit)).parents;
+    const parents = shallow.has(commit) ? [] : (await store.commits.read(commit)).parents;
     const parent = parents[step.n - 1];
     if (parent === undefined) throw new RevisionError(spec, `the commit ${commit} has ${parents.length === 0 ? 'no parent' : `only ${parents.length} parent${parents.length === 1 ? '' : 's'}`}`);
     return parent;
   }
   let current = commit;
   for (let i = 0; i < step.n; i++) {
-    const parent = shallow.has(current) ? undefined : (await store.readCommit(current)).parents[0];
+    const parent = shallow.has(current) ? undefined : (await store.commits.read(current)).parents[0];
     if (parent === undefined) {
       throw new RevisionError(spec, `the history of ${commit} has only ${i} first-parent ancestor${i === 1 ? '' : 's'}${shallow.has(current) ? ' in this shallow clone' : ''}`);
     }
@@ -235,7 +235,7 @@ async function applyStep(store: ObjectStore, spec: string, oid: string, step: St
 }
 
 async function commitOf(store: ObjectStore, spec: string, oid: string): Promise<string> {
-  const peeled = await store.peel(oid);
+  const peeled = await store.commits.peel(oid);
   if (peeled.type !== 'commit') throw new RevisionError(spec, `${oid} is a ${peeled.type}, not a commit`);
   return peeled.oid;
 }

@@ -366,7 +366,7 @@ async function flattenTreeExcept(
 ): Promise<FlatEntry[]> {
   const out: FlatEntry[] = [];
   const visit = async (tree: string, path: string, raw: Uint8Array): Promise<void> => {
-    for (const entry of await store.readTree(tree)) {
+    for (const entry of await store.trees.read(tree)) {
       const rawPath = raw.length === 0 ? entry.rawName : concatPath(raw, entry.rawName);
       const full = path === '' ? entry.name : `${path}/${entry.name}`;
       if (entry.kind === 'tree') {

@@ -155,7 +155,7 @@ export async function headOf(gitdir: string, tip: string, trusted: readonly KeyO
   const loose = readLooseCommit(join(gitdir, 'objects'), tip);
   const store = loose ? null : await ObjectStore.open({ gitdir, env: {} });
   try {
-    const text = entryTextOf(loose ?? (await store!.readCommitBytes(tip)));
+    const text = entryTextOf(loose ?? (await store!.commits.bytes(tip)));
     const checked = text === null ? null : checkEntry(text, trusted);
     if (!checked || !checked.ok) {
       throw new LogWriteError(

@@ -16,7 +16,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RepositoryConfig } from '../git/config';
-import { ObjectStore } from '../git/store';
+import { ObjectStore, type RawRef } from '../git/store';
 import { loadPrivateKey, loadPublicKey } from '../receipt/dsse';
 import { isOid, ZERO_OID, type RefUpdate } from '../types';
 import { VERSION } from '../version';
@@ -51,12 +51,11 @@ export async function logKey(
   let path = env.RECEIPT_GATE_LOG_KEY || null;
   let previousPaths: string[] = [];
   // (The config alone, not a whole store, when none is open: pre-receive asks too.)
-  const config = store ?? new RepositoryConfig(gitdir);
-  const values = (key: string) => (store ? store.configValues(key) : (config as RepositoryConfig).values(key));
-  const own = await values('receipt-gate.logKey');
+  const config = store?.config ?? new RepositoryConfig(gitdir);
+  const own = await config.values('receipt-gate.logKey');
   path ??= own.length ? own[own.length - 1]! : null;
   // Key rotation: the public keys of the keys this one replaced (the tip may be theirs).
-  previousPaths = await values('receipt-gate.logPreviousKey');
+  previousPaths = await config.values('receipt-gate.logPreviousKey');
   const previous: KeyObject[] = [];
   for (const p of previousPaths) {
     const full = resolve(gitdir, p);
@@ -89,7 +88,7 @@ export async function prepared(ctx: HookContext, stdin: string): Promise<void> {
   try {
     const olds: Record<string, string> = {};
     for (const u of unknown) {
-      const raw = await store.readRef(u.ref).catch(() => null);
+      const raw = storedRef(store, u.ref);
       if (raw && 'oid' in raw) olds[u.ref] = raw.oid;
     }
     writeTxn(ctx.gitdir, ctx.gitPid, olds);
@@ -127,7 +126,7 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   const applied: RefUpdate[] = [];
   for (const u of lines) {
     if (!u.ref.startsWith('refs/')) continue;
-    const raw = await store.readRef(u.ref).catch(() => null);
+    const raw = storedRef(store, u.ref);
     if (raw && 'symbolic' in raw) continue;
     applied.push(u);
   }
@@ -180,7 +179,7 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
 
 /** The log's first entry: every ref as it stood before the updates being logged. */
 async function genesisOf(store: ObjectStore, before: RefUpdate[], time: string): Promise<Omit<LogPredicate, 'seq' | 'prev'>> {
-  const refs = new Map([...(await store.listRefs())].filter(([name]) => name.startsWith('refs/') && !name.startsWith(RESERVED_PREFIX)));
+  const refs = new Map([...store.refs.list()].filter(([name]) => name.startsWith('refs/') && !name.startsWith(RESERVED_PREFIX)));
   for (const u of before) {
     if (u.old === ZERO_OID) refs.delete(u.ref);
     else refs.set(u.ref, u.old);
@@ -220,3 +219,12 @@ export async function initLog(gitdir: string, env: NodeJS.ProcessEnv): Promise<{
   }
 }
 
+/** A ref as stored, null when it is absent or cannot be read (the push log then records the
+ * update as git reports it). */
+function storedRef(store: ObjectStore, ref: string): RawRef | null {
+  try {
+    return store.refs.readRaw(ref);
+  } catch {
+    return null;
+  }
+}

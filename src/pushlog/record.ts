@@ -83,7 +83,7 @@ async function pushCertificate(gitdir: string, env: NodeJS.ProcessEnv): Promise<
   let certificate: string | null = null;
   const store = await ObjectStore.open({ gitdir, env });
   try {
-    certificate = Buffer.from(await store.readBlob(oid, 64 * 1024)).toString('utf8');
+    certificate = Buffer.from(await store.objects.readBlob(oid, 64 * 1024)).toString('utf8');
   } catch {
     certificate = null;
   } finally {

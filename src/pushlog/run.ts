@@ -52,7 +52,7 @@ export async function runLogCheck(store: ObjectStore, history: History, opts: Lo
     const out = new Set<string>();
     if (isProtected) {
       for (const r of named) if (isProtected(r)) out.add(r);
-      for (const local of (await store.listRefs()).keys()) {
+      for (const local of store.refs.list().keys()) {
         const server = toServer(local);
         if (!server.startsWith(RESERVED_PREFIX) && !(remote && server === local && local.startsWith('refs/remotes/')) && isProtected(server)) out.add(server);
       }

@@ -65,7 +65,7 @@ export interface VerifyLogResult {
 
 export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult> {
   const { store, logRef } = input;
-  const tip = await store.resolveRef(logRef);
+  const tip = store.refs.resolve(logRef);
   if (tip === null) return { findings: [noLogFinding(logRef)], entries: 0, tip: null, refs: [] };
   // 1. The chain, tip to genesis: one commit read per entry.
   const read = await readChain(input, tip);
@@ -105,7 +105,7 @@ async function readChain(input: VerifyLogInput, tip: string): Promise<ChainRead>
   const { store, publicKeys, logRef } = input;
   const chain: VerifiedEntry[] = [];
   const payloads: string[] = [];
-  const objects = store.objectsDirectory();
+  const objects = store.objects.ownDirectory;
   // (Newest first: the entries since the last `git gc` are loose, the older ones packed. After
   // the first that is not loose, the store reads the rest.)
   let loose = true;
@@ -118,7 +118,7 @@ async function readChain(input: VerifyLogInput, tip: string): Promise<ChainRead>
       // checked against the oid; packed ones (and anything unusual) through the store.
       const direct: Buffer | null = loose ? readLooseCommit(objects, commitOid) : null;
       loose = direct !== null;
-      bytes = direct ?? (await store.readCommitBytes(commitOid));
+      bytes = direct ?? (await store.commits.bytes(commitOid));
       parents = parentsOf(bytes);
     } catch (err) {
       const f = logFinding('LOG_SIGNATURE', logRef, commitOid, `the log commit ${short(commitOid)} cannot be read (${(err as Error).message})`, 'fetch the whole log (a shallow or partial clone lacks it)');
@@ -232,7 +232,7 @@ async function checkTips(input: VerifyLogInput, genesis: VerifiedEntry, state: M
   const deadline = Deadline.never();
   for (const ref of [...checked].sort()) {
     const logged = state.get(ref) ?? { oid: ZERO_OID, seq: 0, commit: genesis.commit };
-    const actual = (await store.resolveRef(local(ref))) ?? ZERO_OID;
+    const actual = store.refs.resolve(local(ref)) ?? ZERO_OID;
     refs.push({ ref, logged: logged.oid, actual });
     if (actual === logged.oid) continue;
     const how = await movement(input.history, logged.oid, actual, deadline);

@@ -34,13 +34,13 @@ export async function touchedContextNames(at: { store: ObjectStore; history: His
 
 /** The note on `commit` under `ref` (flat or fanned out, as git stores notes), or null. */
 export async function readNote(store: ObjectStore, ref: string, commit: string): Promise<string | null> {
-  const notesCommit = await store.resolveRef(`refs/notes/${ref}`);
+  const notesCommit = store.refs.resolve(`refs/notes/${ref}`);
   if (notesCommit === null) return null;
-  const { tree } = await store.readCommit(await store.peelToCommit(notesCommit));
+  const { tree } = await store.commits.read(await store.commits.peelToCommit(notesCommit));
   for (const path of [commit, `${commit.slice(0, 2)}/${commit.slice(2)}`, `${commit.slice(0, 2)}/${commit.slice(2, 4)}/${commit.slice(4)}`]) {
-    const entry = await store.entryAt(tree, path);
+    const entry = await store.trees.entryAt(tree, path);
     if (entry && (entry.kind === 'file' || entry.kind === 'exec')) {
-      return Buffer.from(await store.readBlob(entry.oid, MAX_NOTE_BYTES)).toString('utf8');
+      return Buffer.from(await store.objects.readBlob(entry.oid, MAX_NOTE_BYTES)).toString('utf8');
     }
   }
   return null;

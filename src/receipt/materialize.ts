@@ -54,8 +54,8 @@ export function symlinkTargetInside(path: string, target: string): string | null
 
 /** Writes the tree of `commitOid` into `dir` (which must exist and be empty). */
 export async function materializeCommit(store: ObjectStore, commitOid: string, dir: string): Promise<MaterializeResult> {
-  const commit = await store.readCommit(commitOid);
-  const files = await store.listFiles(commit.tree, '');
+  const commit = await store.commits.read(commitOid);
+  const files = await store.trees.listFiles(commit.tree, '');
   const root = realpathSync(dir);
   const result: MaterializeResult = { files: 0, symlinks: 0, submodules: [] };
   const symlinks: { path: string; target: string }[] = [];
@@ -70,13 +70,13 @@ export async function materializeCommit(store: ObjectStore, commitOid: string, d
     switch (entry.kind) {
       case 'file':
       case 'exec': {
-        const bytes = await store.readBlob(entry.oid, MAX_MATERIALIZED_BLOB);
+        const bytes = await store.objects.readBlob(entry.oid, MAX_MATERIALIZED_BLOB);
         writeNew(dest, bytes, entry.kind === 'exec' ? 0o755 : 0o644, path);
         result.files++;
         break;
       }
       case 'symlink': {
-        const target = Buffer.from(await store.readBlob(entry.oid, 4096)).toString('utf8');
+        const target = Buffer.from(await store.objects.readBlob(entry.oid, 4096)).toString('utf8');
         if (symlinkTargetInside(path, target) === null) {
           throw new MaterializeError(
             `refusing to write symlink '${path}' -> '${target}' from commit ${commitOid}: its target leaves the tree`,

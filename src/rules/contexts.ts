@@ -58,7 +58,7 @@ export async function contextsEvidenceAt(
   // Untouched contexts whose tree is the base's are judged on their freezes alone (see
   // unchangedSince); only when every change lies under some root, so nothing a context's
   // evidence could name outside its root has changed.
-  const baseTree = key === null || ctx.contextsInFull || ctx.base.tip === null || contexts.touchesOutside(changes) ? null : (await ctx.store.readCommit(ctx.base.tip)).tree;
+  const baseTree = key === null || ctx.contextsInFull || ctx.base.tip === null || contexts.touchesOutside(changes) ? null : (await ctx.store.commits.read(ctx.base.tip)).tree;
   for (const c of contexts.list) {
     ctx.deadline.check();
     const same = baseTree !== null && key !== null && !touched.has(c) && (await sameSubtree(ctx, key, baseTree, c.root));
@@ -84,7 +84,7 @@ function contextReport(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource
 
 /** True when `root` names the same tree at new and at the base. */
 async function sameSubtree(ctx: RunContext, newTree: string, baseTree: string, root: string): Promise<boolean> {
-  const [atNew, atBase] = await Promise.all([ctx.store.entryAt(newTree, root), ctx.store.entryAt(baseTree, root)]);
+  const [atNew, atBase] = await Promise.all([ctx.store.trees.entryAt(newTree, root), ctx.store.trees.entryAt(baseTree, root)]);
   return atNew !== null && atNew.kind === 'tree' && atBase !== null && atNew.oid === atBase.oid;
 }
 

@@ -10,7 +10,7 @@ import { short } from '../wording';
 export async function baseSource(ctx: RunContext): Promise<EvidenceSource | null> {
   const tip = ctx.base.tip;
   if (tip === null) return null;
-  const { tree } = await ctx.store.readCommit(tip);
+  const { tree } = await ctx.store.commits.read(tip);
   return new TreeSource(ctx.store, tree, `base ${short(tip)}`);
 }
 

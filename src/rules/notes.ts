@@ -21,13 +21,13 @@ export async function notesFindings(ctx: RunContext, ref: string, update: RefUpd
     const f = deletionFinding(ctx, ref, update.old);
     return f ? [f] : [];
   }
-  const peeled = await store.peel(update.new);
+  const peeled = await store.commits.peel(update.new);
   if (peeled.type !== 'commit') {
     const f = notACommitFinding(ctx, ref, update.new, peeled.type);
     return f ? [f] : [];
   }
-  if (update.old === ZERO_OID || !(await store.hasObject(update.old))) return [];
-  const old = await store.peel(update.old);
+  if (update.old === ZERO_OID || !store.objects.hasObject(update.old)) return [];
+  const old = await store.commits.peel(update.old);
   if (old.type !== 'commit' || !(await isAncestor(ctx.history, old.oid, peeled.oid, ctx.deadline))) {
     const f = rewriteFinding(ctx, ref, old.oid, peeled.oid);
     return f ? [f] : [];

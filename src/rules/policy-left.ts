@@ -7,7 +7,7 @@ import type { ObjectStore } from '../git/store';
 import { missingRoots, readPolicyAt, readPolicyFrom } from '../run/policy-at';
 
 export async function policyLeftFindings(store: ObjectStore, newCommit: string, newTree: string, basePolicyOid: string | null, ref: string, contexts?: readonly ContextPolicy[]): Promise<Finding[]> {
-  const entry = await store.entryAt(newTree, POLICY_PATH);
+  const entry = await store.trees.entryAt(newTree, POLICY_PATH);
   // The same policy with contexts: its roots must still be folders at new.
   if (entry && entry.oid === basePolicyOid && contexts) return (await missingRoots(store, newCommit, newTree, contexts)).map((f) => ({ ...f, ref }));
   if (!entry || entry.oid === basePolicyOid) return [];

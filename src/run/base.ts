@@ -68,9 +68,9 @@ export async function resolveBase(store: ObjectStore, choice: BaseChoice): Promi
 
 /** A ref's commit, or null when the ref does not exist or names no commit. */
 export async function commitOf(store: ObjectStore, ref: string): Promise<string | null> {
-  const oid = await store.resolveRef(ref);
+  const oid = store.refs.resolve(ref);
   if (oid === null) return null;
-  const peeled = await store.peel(oid);
+  const peeled = await store.commits.peel(oid);
   return peeled.type === 'commit' ? peeled.oid : null;
 }
 
@@ -83,9 +83,9 @@ async function baseAt(store: ObjectStore, name: string, commit: string, branchRe
 async function serverBase(store: ObjectStore): Promise<Base> {
   // The default branch tip as it was before this push (git updates refs only after
   // pre-receive accepts).
-  let headRef = (await store.headTarget()) ?? 'HEAD';
+  let headRef = store.refs.headTarget() ?? 'HEAD';
   let head = await commitOf(store, 'HEAD');
-  if (head === null && headRef === 'HEAD' && store.namespace !== '') {
+  if (head === null && headRef === 'HEAD' && store.refs.namespace !== '') {
     // A namespace without a HEAD of its own (git creates none on push): its default branch is
     // the one the repository's HEAD names, read inside the namespace, so the namespace is
     // guarded by its own policy rather than read as unguarded.
@@ -126,7 +126,7 @@ async function namedBase(store: ObjectStore, spec: string): Promise<Base> {
  * from the policy, which comes from the base: start from the usual default branches, then
  * follow the policy's baseBranch if it names another. */
 async function defaultBase(store: ObjectStore): Promise<Base> {
-  const head = await store.headTarget();
+  const head = store.refs.headTarget();
   const guesses = [...new Set(['main', 'master', head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null])].filter(
     (b): b is string => b !== null,
   );
@@ -189,7 +189,7 @@ async function pushBase(store: ObjectStore, remote: string, remoteTips: { ref: s
   const known = await clientBase(store, remote, ['HEAD']);
   const branchRef = `refs/heads/${known.policy?.baseBranch ?? 'main'}`;
   const live = remoteTips.find((t) => t.ref === branchRef && t.oid !== ZERO_OID);
-  if (live && (await store.hasObject(live.oid))) {
+  if (live && store.objects.hasObject(live.oid)) {
     const fresh = await clientBase(store, null, [live.oid]);
     return fresh.name === null ? fresh : { ...fresh, name: `${branchRef.replace(/^refs\/heads\//, '')} on ${remote}`, branchRef };
   }
@@ -210,7 +210,7 @@ export function isRemoteBase(base: Base): boolean {
 
 /** The base at `ref` when the ref exists and its tree holds a policy file. */
 async function candidate(store: ObjectStore, ref: string): Promise<Base | null> {
-  const commit = isOid(ref) ? ((await store.hasObject(ref)) ? await store.peelToCommit(ref) : null) : await commitOf(store, ref);
+  const commit = isOid(ref) ? (store.objects.hasObject(ref) ? await store.commits.peelToCommit(ref) : null) : await commitOf(store, ref);
   if (commit === null) return null;
   const base = await baseAt(store, ref, commit, ref.startsWith('refs/remotes/') ? `refs/heads/${ref.replace(/^refs\/remotes\/[^/]+\//, '')}` : ref.startsWith('refs/heads/') ? ref : null);
   if (base.policy === null && base.findings.length === 0) return null;
@@ -227,7 +227,7 @@ export async function resolveCommitSpec(store: ObjectStore, spec: string, what: 
   let named: string | null = null;
   try {
     named = (await resolveRevision(store, spec)).oid;
-    return await store.peelToCommit(named);
+    return await store.commits.peelToCommit(named);
   } catch (err) {
     // Too large to read: the engine judges it (LIMIT_EXCEEDED, closed), as the server would.
     if (err instanceof ObjectTooLargeError && named !== null) return named;

@@ -22,8 +22,8 @@ export interface PolicyRead {
  * there are no findings (the repository is unguarded). */
 export async function readPolicyAt(store: ObjectStore, commit: string | null): Promise<PolicyRead> {
   if (commit === null) return { policy: null, findings: [], oid: null };
-  const { tree } = await store.readCommit(commit);
-  const oid = (await store.entryAt(tree, POLICY_PATH))?.oid ?? null;
+  const { tree } = await store.commits.read(commit);
+  const oid = (await store.trees.entryAt(tree, POLICY_PATH))?.oid ?? null;
   const read = await readPolicyFrom(new TreeSource(store, tree, `commit ${commit.slice(0, 7)}`), oid, commit);
   if (read.policy?.contexts) {
     const missing = await missingRoots(store, commit, tree, read.policy.contexts);
@@ -37,7 +37,7 @@ export async function readPolicyAt(store: ObjectStore, commit: string | null): P
 export async function missingRoots(store: ObjectStore, commit: string, tree: string, contexts: readonly ContextPolicy[]): Promise<Finding[]> {
   const missing: Finding[] = [];
   for (const [i, context] of contexts.entries()) {
-    const at = await store.entryAt(tree, context.root);
+    const at = await store.trees.entryAt(tree, context.root);
     if (at?.kind === 'tree') continue;
     const found = at === null ? 'nothing is there' : `it is a ${at.kind === 'gitlink' ? 'submodule' : at.kind === 'exec' ? 'file' : at.kind}`;
     missing.push(

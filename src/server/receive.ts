@@ -97,7 +97,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
       // (The walk peels them only when it needs to; tips that name trees or blobs reach nothing.)
       // Only refs read as code count: a commit that only a notes, replace or other owners-only
       // ref reached was never judged as code, so a branch that later reaches it brings it.
-      const existingTips = [...new Set([...(await store.listRefs())].filter(([name]) => refKindOf(name, store!.replaceRefBase).kind === 'code').map(([, oid]) => oid))];
+      const existingTips = [...new Set([...store.refs.list()].filter(([name]) => refKindOf(name, store!.objects.replaceRefBase).kind === 'code').map(([, oid]) => oid))];
       return { store, history: new History(store), base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;

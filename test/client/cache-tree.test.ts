@@ -86,7 +86,7 @@ function counting(store: ObjectStore): { store: ObjectStore; reads: () => number
       if (prop === 'readTree') {
         return (oid: string) => {
           n++;
-          return target.readTree(oid);
+          return target.trees.read(oid);
         };
       }
       const value = Reflect.get(target, prop, receiver);
@@ -105,7 +105,7 @@ test('indexChangesAgainstTree equals git diff --cached and the full comparison a
       const store = await ObjectStore.discover(dir);
       try {
         const index = parseIndex(readFileSync(join(dir, '.git', 'index')));
-        const head = (await store.readCommit((await store.resolveRef('HEAD'))!)).tree;
+        const head = (await store.commits.read(store.refs.resolve('HEAD')!)).tree;
         const counted = counting(store);
         const fast = await indexChangesAgainstTree(counted.store, head, index);
         const full = diffFlatAgainstIndex(await flattenTree(store, head), index.entries);
@@ -140,7 +140,7 @@ test('one staged file in a committed tree: only the trees on its path are read',
     assert.ok(index.cacheTree !== null);
     assert.is(index.cacheTree!.entryCount, -1, 'git invalidated the root');
     assert.is(index.cacheTree!.children.get('a')!.entryCount, 9);
-    const head = (await store.readCommit((await store.resolveRef('HEAD'))!)).tree;
+    const head = (await store.commits.read(store.refs.resolve('HEAD')!)).tree;
     const counted = counting(store);
     const changes = await indexChangesAgainstTree(counted.store, head, index);
     assert.equal(
@@ -161,7 +161,7 @@ test('a cache-tree record that does not fit the entries is not trusted', async (
   const store = await ObjectStore.discover(dir);
   try {
     const index = parseIndex(readFileSync(join(dir, '.git', 'index')));
-    const head = (await store.readCommit((await store.resolveRef('HEAD'))!)).tree;
+    const head = (await store.commits.read(store.refs.resolve('HEAD')!)).tree;
     // Drop an entry under c/ while its record still claims 9 entries and HEAD's oid.
     const tampered = { ...index, entries: index.entries.filter((e) => e.path !== 'c/z/f3.txt') };
     const changes = await indexChangesAgainstTree(store, head, tampered);

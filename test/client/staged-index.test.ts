@@ -180,8 +180,8 @@ const LETTER = { add: 'A', delete: 'D', modify: 'M', mode: 'M', type: 'T' } as c
 async function ourCachedChanges(dir: string): Promise<string[]> {
   const store = await ObjectStore.discover(dir, GIT_ENV);
   try {
-    const headOid = await store.resolveRef('HEAD');
-    const head = headOid === null ? [] : await flattenTree(store, (await store.readCommit(headOid)).tree);
+    const headOid = store.refs.resolve('HEAD');
+    const head = headOid === null ? [] : await flattenTree(store, (await store.commits.read(headOid)).tree);
     const index = await readStagedIndex(join(dir, '.git', 'index'));
     return diffFlatAgainstIndex(head, index.entries).map((c) => `${LETTER[c.change]} ${c.path}`).sort();
   } finally {

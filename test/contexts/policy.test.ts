@@ -125,12 +125,12 @@ test('a push that keeps the policy but removes a root leaves an invalid policy b
   removeFiles(repo, ['services/inventory']);
   const next = commitAll(repo, 'drop inventory');
   const fresh = await openRepository(repo, {});
-  const { tree } = await fresh.readCommit(next);
+  const { tree } = await fresh.commits.read(next);
   const left = await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x', read.policy!.contexts);
   assert.equal(left.map((f) => [f.code, f.ref, /at (\S+):/.exec(f.message)![1]]), [['POLICY_INVALID', 'refs/heads/x', '/contexts/1/root']]);
   // Without contexts (or with the roots in place) nothing is found.
   assert.equal(await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x'), []);
-  const { tree: baseTree } = await fresh.readCommit(base);
+  const { tree: baseTree } = await fresh.commits.read(base);
   assert.equal(await policyLeftFindings(fresh, base, baseTree, read.oid, 'refs/heads/x', read.policy!.contexts), []);
 });
 

@@ -128,7 +128,7 @@ test('the staged index is judged by the same rules: protected paths, the policy 
     const s = await setup(repo, identity);
     try {
       const index = await readStagedIndex(join(repo, '.git', 'index'));
-      const headTree = (await s.store.readCommit(head)).tree;
+      const headTree = (await s.store.commits.read(head)).tree;
       return await evaluateIndex(s, {
         ref: 'refs/heads/main',
         head,

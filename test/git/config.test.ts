@@ -29,11 +29,11 @@ test('values as git config --get reads them', async () => {
     const want = git(repo, ['config', '--get', key]).trim();
     assert.is(await config.value(key), want, key);
     assert.is(await configValue(gitdir, key), want, key);
-    assert.is(await store.configValue(key), want, key);
+    assert.is(await store.config.value(key), want, key);
   }
   assert.is(await config.value('branch.feature/x.remote'), null, 'subsections are case-sensitive');
   assert.is(await config.value('no.such'), null);
-  assert.equal(await store.configValues('remote.origin.fetch'), git(repo, ['config', '--get-all', 'remote.origin.fetch']).trim().split('\n'));
+  assert.equal(await store.config.values('remote.origin.fetch'), git(repo, ['config', '--get-all', 'remote.origin.fetch']).trim().split('\n'));
   store.close();
 });
 

@@ -44,8 +44,8 @@ test('a name listed twice: git show and cat-file read the first copy, checkout w
   assert.match(git(repo, ['ls-files', '-s'], { env: { GIT_INDEX_FILE: index } }), new RegExp(`^100644 ${good} 0\tfixtures/orders/base.json\n$`));
   // Ours: one entry, the first copy, wherever it is read.
   const store = await ObjectStore.discover(repo);
-  assert.is((await store.entryAt(dup.tree, 'fixtures/orders/base.json'))?.oid, evil);
-  assert.equal((await store.readTree(dup.orders)).map((e) => e.oid), [evil]);
+  assert.is((await store.trees.entryAt(dup.tree, 'fixtures/orders/base.json'))?.oid, evil);
+  assert.equal((await store.trees.read(dup.orders)).map((e) => e.oid), [evil]);
   const changes = await touchedPaths(store, dup.commit);
   assert.equal(
     changes.map((c) => [c.path, c.change, c.before?.oid, c.after?.oid, c.unsafe]),
@@ -119,7 +119,7 @@ test('modes: an unchanged file whose mode git fsck refuses is unsafe; the change
   const padded = hashObject(repo, 'tree', rawTree([{ mode: '040000', name: 'd', oid: sub }, { mode: '100644', name: 'e', oid: evil }]));
   const padDiff = await diffTrees(store, plain, padded);
   assert.equal(padDiff.map((c) => [c.path, c.change, c.unsafe]), [['e', 'modify', false]]);
-  assert.equal((await store.readRawTree(padded)).fsckIds(), ['zeroPaddedFilemode']);
+  assert.equal((await store.objects.readRawTree(padded)).fsckIds(), ['zeroPaddedFilemode']);
   assert.equal(git(repo, ['diff-tree', '-r', '--name-only', plain, padded]).trim(), 'e');
   // A zero-padded directory that is new: every path below it is judged, none is unsafe.
   assert.equal((await diffTrees(store, null, padded)).map((c) => [c.path, c.unsafe]), [['d/x', false], ['e', false]]);

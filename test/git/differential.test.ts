@@ -161,7 +161,7 @@ test('touchedPaths and diffTrees agree with git diff-tree on random histories', 
       if (commits.length === 0) return;
       const store = await ObjectStore.discover(repo);
       for (const c of commits) {
-        const parents = (await store.readCommit(c)).parents;
+        const parents = (await store.commits.read(c)).parents;
         const touched = await touchedPaths(store, c);
         if (parents.length > 1) {
           checkedMerges++;
@@ -174,7 +174,7 @@ test('touchedPaths and diffTrees agree with git diff-tree on random histories', 
       }
       // listFiles and entryAt against git ls-tree, on the last commit.
       const last = commits[commits.length - 1]!;
-      const lastTree = (await store.readCommit(last)).tree;
+      const lastTree = (await store.commits.read(last)).tree;
       for (const dir of ['', 'd', 'e', 'a']) {
         const expected = gitZ(repo, ['ls-tree', '-r', '-z', last, '--', ...(dir ? [`${dir}/`] : [])])
           .map((l) => {
@@ -185,12 +185,12 @@ test('touchedPaths and diffTrees agree with git diff-tree on random histories', 
           .filter((e) => dir === '' || e.path.startsWith(`${dir}/`)) // `ls-tree -- a/` also lists a gitlink `a`
           .map((e) => e.line)
           .sort();
-        const got = (await store.listFiles(lastTree, dir)).map((f) => `${f.entry.mode} ${f.entry.oid} ${f.path}`).sort();
+        const got = (await store.trees.listFiles(lastTree, dir)).map((f) => `${f.entry.mode} ${f.entry.oid} ${f.path}`).sort();
         assert.equal(got, expected, `listFiles ${last} ${dir}`);
       }
       for (const p of [...PATHS, 'd/e', 'nope', 'a/b/c']) {
         const line = gitZ(repo, ['ls-tree', '-z', last, '--', p])[0];
-        const entry = await store.entryAt(lastTree, p);
+        const entry = await store.trees.entryAt(lastTree, p);
         if (!line || !line.endsWith(`\t${p}`)) assert.is(entry, null, `entryAt ${p}`);
         else assert.is(`${entry?.mode.padStart(6, '0')} ${entry?.oid}`, `${line.split(' ')[0]} ${line.split(' ')[2]!.split('\t')[0]}`, `entryAt ${p}`);
       }

@@ -64,7 +64,7 @@ test('the fsck ids recorded for a crafted tree are the ones git fsck prints', as
   const store = await ObjectStore.discover(repo);
   const seen = new Set<string>();
   for (const [oid, list] of written) {
-    const mine = (await store.readRawTree(oid)).fsckIds();
+    const mine = (await store.objects.readRawTree(oid)).fsckIds();
     const theirs = [...(expected.get(oid) ?? [])];
     assert.equal([...mine].sort(), theirs.sort(), `tree ${oid}: ${JSON.stringify(list)}`);
     for (const id of mine) seen.add(id);
@@ -94,7 +94,7 @@ test('crafted trees the issue names: what git fsck says of each, and what is rec
   for (const [k, [what, , ids]] of cases.entries()) {
     const theirs = [...(expected.get(oids[k]!) ?? [])].sort();
     assert.equal(theirs, [...ids].sort(), `git fsck on ${what}`);
-    assert.equal((await store.readRawTree(oids[k]!)).fsckIds().sort(), theirs, `recorded for ${what}`);
+    assert.equal((await store.objects.readRawTree(oids[k]!)).fsckIds().sort(), theirs, `recorded for ${what}`);
   }
 });
 
@@ -104,7 +104,7 @@ test('an empty name: git cannot read the tree at all (badTree); it is read here 
   const oid = hashObject(repo, 'tree', rawTree([{ mode: '100644', name: '', oid: blob }]));
   assert.ok(fsckIds(repo).get(oid)?.has('badTree'), 'git fsck: badTree');
   const store = await ObjectStore.discover(repo);
-  assert.equal((await store.readRawTree(oid)).fsckIds(), ['emptyName']);
+  assert.equal((await store.objects.readRawTree(oid)).fsckIds(), ['emptyName']);
 });
 
 test.run();

@@ -88,11 +88,11 @@ test('pre-receive under GIT_NAMESPACE: stdin names are un-namespaced, the store 
   // After the push, the store (opened as the hook would be) lists what upload-pack shows.
   const store = await ObjectStore.open({ gitdir: bare, env: { GIT_NAMESPACE: 'proj' } });
   const shown = lsRemote(bare, 'proj');
-  const mine = new Map((await store.listRefEntries()).map((e) => [e.name, e.oid]));
-  const head = await store.resolveSymbolic('HEAD');
+  const mine = new Map(store.refs.entries().map((e) => [e.name, e.oid]));
+  const head = store.refs.resolveSymbolic('HEAD');
   if (head?.oid) mine.set('HEAD', head.oid);
   assert.equal([...mine].sort(), [...shown].sort());
-  assert.is(store.namespacedRef('refs/heads/main'), 'refs/namespaces/proj/refs/heads/main');
+  assert.is(store.refs.namespacedRef('refs/heads/main'), 'refs/namespaces/proj/refs/heads/main');
   store.close();
 });
 
@@ -104,13 +104,13 @@ test('a nested namespace a/b is refs/namespaces/a/refs/namespaces/b/', async () 
   assert.equal(rec.lines, [`${'0'.repeat(40)} ${c1} refs/heads/main`]);
   assert.is(git(bare, ['rev-parse', 'refs/namespaces/a/refs/namespaces/b/refs/heads/main']).trim(), c1);
   const store = await ObjectStore.open({ gitdir: bare, env: { GIT_NAMESPACE: 'a/b' } });
-  assert.equal(await store.resolveSymbolic('refs/heads/main'), { ref: 'refs/heads/main', oid: c1 });
-  assert.equal([...(await store.listRefs())], [...lsRemote(bare, 'a/b')]);
+  assert.equal(store.refs.resolveSymbolic('refs/heads/main'), { ref: 'refs/heads/main', oid: c1 });
+  assert.equal([...store.refs.list()], [...lsRemote(bare, 'a/b')]);
   store.close();
   // Without the namespace the ref is a ref like any other, under its full name.
   const plain = await ObjectStore.open({ gitdir: bare, env: {} });
-  assert.is(await plain.resolveRef('refs/namespaces/a/refs/namespaces/b/refs/heads/main'), c1);
-  assert.is(await plain.resolveRef('refs/heads/main'), null);
+  assert.is(plain.refs.resolve('refs/namespaces/a/refs/namespaces/b/refs/heads/main'), c1);
+  assert.is(plain.refs.resolve('refs/heads/main'), null);
   plain.close();
 });
 

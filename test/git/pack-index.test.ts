@@ -5,6 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,6 +110,41 @@ test('a real index agrees with git show-index, entry by entry', () => {
     const [offset, name] = line.split(' ');
     assert.is(idx.find(name!), Number(offset), name);
   }
+});
+
+test('lookups of names the index does not hold, and of malformed names, find nothing; upper-case hex finds the name (fast-check, seed 20261202)', () => {
+  const repo = initRepo();
+  for (let i = 0; i < 40; i++) commit(repo, { [`f${i}`]: `content ${i}\n` });
+  git(repo, ['gc', '-q']);
+  const dir = join(repo, '.git/objects/pack');
+  const path = join(dir, readdirSync(dir).find((f) => f.endsWith('.idx'))!);
+  const idx = PackIndex.load(path);
+  const listed = new Map(
+    git(repo, ['show-index'], { input: readFileSync(path) })
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' '))
+      .map(([offset, name]) => [name!, Number(offset)] as const),
+  );
+  const names = [...listed.keys()];
+  // Names next to a listed one (same first bytes: the same bucket, the same first word) and
+  // random names; each found exactly when git lists it.
+  const near = fc.tuple(fc.constantFrom(...names), fc.integer({ min: 8, max: 39 }), fc.integer({ min: 0, max: 15 })).map(([n, at, d]) => n.slice(0, at) + d.toString(16) + n.slice(at + 1));
+  const random = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => Buffer.from(b).toString('hex'));
+  fc.assert(
+    fc.property(fc.oneof(near, random), (name) => {
+      assert.is(idx.find(name), listed.get(name) ?? null, name);
+    }),
+    { seed: 20261202, numRuns: 2000 },
+  );
+  for (const name of names.slice(0, 10)) {
+    assert.is(idx.find(name.toUpperCase()), listed.get(name)!, 'hex in either case, as before');
+    assert.is(idx.find(name.slice(0, 39)), null);
+    assert.is(idx.find(name + '0'), null);
+    assert.is(idx.find(name.slice(0, 30) + 'g' + name.slice(31)), null, 'a non-hex digit in a later word');
+    assert.is(idx.find('x' + name.slice(1)), null, 'a non-hex digit in the first word');
+  }
+  idx.close();
 });
 
 test('applyDelta: copy and insert instructions, and corrupt deltas', () => {

@@ -68,6 +68,12 @@ test('packed refs resolve as git rev-parse resolves them', () => {
     assert.is(reader.resolveFull(ref), git(repo, ['rev-parse', ref]).trim(), ref);
   }
   assert.is(reader.resolveFull('refs/heads/nope'), null);
+  // A name git cannot have as a file (longer than the system allows) is no absent ref: reading it
+  // fails, and says so, rather than reading as "not there" (a new ref).
+  const long = `refs/heads/${'a'.repeat(10_000)}`;
+  assert.throws(() => reader.readRaw(long), (e: unknown) => e instanceof GitReadError && /Cannot read the ref .*ENAMETOOLONG/.test((e as Error).message));
+  // A ref below a file (refs/heads/b is a file, refs/heads/b/x cannot exist) is absent.
+  assert.is(reader.readRaw('refs/heads/main/x'), null);
 });
 
 test.run();

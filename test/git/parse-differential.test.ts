@@ -197,7 +197,7 @@ test('commits: tree, parents, refusal and fsck ids are git\'s', async () => {
     const gitTree = theirs.get(`${oid}^{tree}`)!;
     let mine: { tree: string; parents: string[] } | null = null;
     try {
-      mine = await store.readCommitRecord(oid);
+      mine = await store.commits.record(oid);
     } catch (err) {
       assert.instance(err, ObjectInvalidError, what);
     }
@@ -211,23 +211,23 @@ test('commits: tree, parents, refusal and fsck ids are git\'s', async () => {
       assert.is(`${mine!.tree} tree`, gitTree, `tree of ${what}`);
       const parents = PARENTS.map((n) => theirs.get(`${oid}^${n}`)).filter((p): p is string => p !== null).map((p) => p.split(' ')[0]!);
       assert.equal(mine!.parents, parents, `parents of ${what}`);
-      const ids = (await store.fsckMessages(oid)).map((m) => m.id);
+      const ids = (await store.commits.fsckMessages(oid)).map((m) => m.id);
       assert.equal(ids.sort(), [...(g?.ids ?? [])].sort(), `fsck ids of ${what}`);
     }
-    for (const m of await store.fsckMessages(oid)) seenIds.add(m.id);
+    for (const m of await store.commits.fsckMessages(oid)) seenIds.add(m.id);
     readings.set(oid, mine === null ? null : { tree: mine.tree, parents: mine.parents });
-    const gateRefuses = mine === null || (await store.fsckMessages(oid)).some((m) => m.severity === 'error');
+    const gateRefuses = mine === null || (await store.commits.fsckMessages(oid)).some((m) => m.severity === 'error');
     const gitRefuses = gitTree === null || g?.errors === true || g?.unparsed === true;
     assert.is(gateRefuses, gitRefuses, `refused or not: ${what}`);
     if (gateRefuses) refused++;
   }
   const [twoTrees, parentAfter, upperHex, extraParent, endsAfterParent, unterminated] = oids;
   assert.equal(readings.get(twoTrees!), { tree: tree2, parents: [c1] }, 'the first tree line');
-  assert.ok((await store.fsckMessages(twoTrees!)).some((m) => m.id === 'missingAuthor'));
+  assert.ok((await store.commits.fsckMessages(twoTrees!)).some((m) => m.id === 'missingAuthor'));
   assert.equal(readings.get(parentAfter!), { tree, parents: [] }, 'a root commit');
   assert.equal(readings.get(upperHex!), { tree, parents: [c1] }, 'upper-case hex, kept lower-case');
   assert.equal(readings.get(extraParent!), { tree, parents: [c0] }, 'one parent');
-  assert.equal(await store.fsckMessages(extraParent!), []);
+  assert.equal(await store.commits.fsckMessages(extraParent!), []);
   assert.is(readings.get(endsAfterParent!), null, 'git: bad parents');
   assert.equal(readings.get(unterminated!), { tree, parents: [] }, 'a parent line without its LF at the end is not read');
   // The grammar reaches both sides of every rule.
@@ -288,13 +288,13 @@ test('tags: peeled target, refusal and fsck ids are git\'s', async () => {
     const gitPeel = theirs.get(`${oid}^{}`)!;
     let mine: { type: string; oid: string } | null = null;
     try {
-      mine = await store.peel(oid);
+      mine = await store.commits.peel(oid);
     } catch (err) {
       assert.instance(err, ObjectInvalidError, what);
     }
     assert.is(mine === null ? null : `${mine.oid} ${mine.type}`, gitPeel, `peeled ${what}`);
     if (gitPeel !== null) peeledOk++;
-    const messages = await store.fsckMessages(oid);
+    const messages = await store.commits.fsckMessages(oid);
     const g = checked.get(oid);
     // git fsck's parse of a tag whose type line is wrong depends on which object it read
     // first; its own fsck_tag messages are compared for the tags git reads.
@@ -330,7 +330,7 @@ test('trees with odd modes: entries as git ls-tree reads them; only what git ref
   for (const [k, oid] of oids.entries()) {
     const what = `tree ${oid}: ${JSON.stringify(cases[k])}`;
     const theirs = git(repo, ['ls-tree', oid]).trim().split('\n');
-    const raw = await store.readRawTree(oid);
+    const raw = await store.objects.readRawTree(oid);
     const mine = raw.entries().map((e) => `${e.mode.padStart(6, '0')} ${e.kind === 'tree' ? 'tree' : e.kind === 'gitlink' ? 'commit' : 'blob'} ${e.oid}\t${e.name}`);
     assert.equal(mine, theirs, what);
     const ids = raw.fsckIds();

@@ -56,8 +56,8 @@ async function referenceDiff(store: ObjectStore, a: string | null, b: string | n
     const before = new Map<string, TreeEntry>();
     const after = new Map<string, TreeEntry>();
     // readTree gives one entry per name (the first copy), which the map must not reorder.
-    if (a !== null) for (const e of await store.readTree(a)) before.set(Buffer.from(e.rawName).toString('latin1'), e);
-    if (b !== null) for (const e of await store.readTree(b)) after.set(Buffer.from(e.rawName).toString('latin1'), e);
+    if (a !== null) for (const e of await store.trees.read(a)) before.set(Buffer.from(e.rawName).toString('latin1'), e);
+    if (b !== null) for (const e of await store.trees.read(b)) after.set(Buffer.from(e.rawName).toString('latin1'), e);
     for (const key of new Set([...before.keys(), ...after.keys()])) {
       const ea = before.get(key);
       const eb = after.get(key);
@@ -121,7 +121,7 @@ test('RawTree entries are git ls-tree\'s, one per name (the first copy, as git r
   await fc.assert(
     fc.asyncProperty(specArb, fc.boolean(), async (spec, sorted) => {
       const oid = writeTree(repo, spec, blobs, sorted);
-      const raw = await store.readRawTree(oid);
+      const raw = await store.objects.readRawTree(oid);
       const listed = lsTree(repo, oid);
       if (onlyFirstCopies(listed).length < listed.length) repeated++;
       const mine = raw.entries().map((e) => ({ mode: e.mode, oid: e.oid, key: Buffer.from(e.rawName).toString('latin1') }));
@@ -151,7 +151,7 @@ test('the raw diff reports every change the name-paired diff reports, and adds o
     fc.asyncProperty(specArb, specArb, fc.boolean(), fc.boolean(), async (sa, sb, sortA, sortB) => {
       const a = writeTree(repo, sa, blobs, sortA);
       const b = writeTree(repo, sb, blobs, sortB);
-      for (const oid of [a, b]) if ((await store.readRawTree(oid)).ordered) ordered++;
+      for (const oid of [a, b]) if ((await store.objects.readRawTree(oid)).ordered) ordered++;
       for (const [x, y] of [
         [a, b],
         [b, a],

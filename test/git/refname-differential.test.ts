@@ -84,8 +84,8 @@ test('protectedRefs on byte names agree with git for-each-ref patterns; the stor
     for (const packed of [false, true]) {
       if (packed) gitValue(bare, ['pack-refs', '--all']);
       const store = await ObjectStore.open({ gitdir: bare, env: {} });
-      assert.equal([...(await store.listRefs()).keys()].map(refNameLatin1), listed(), `the store lists the byte names git lists (${packed ? 'packed' : 'loose'})`);
-      for (const n of names) assert.is(await store.resolveRefExact(refNameFromLatin1(n)), oid, JSON.stringify(n));
+      assert.equal([...store.refs.list().keys()].map(refNameLatin1), listed(), `the store lists the byte names git lists (${packed ? 'packed' : 'loose'})`);
+      for (const n of names) assert.is(store.refs.resolveExact(refNameFromLatin1(n)), oid, JSON.stringify(n));
       store.close();
       for (const pattern of patterns) {
         // The policy holds text; git is given its UTF-8 bytes.

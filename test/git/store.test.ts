@@ -8,6 +8,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSyn
 import { join, relative } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { BlobTooLargeError, GitReadError, ObjectStore } from '../../src/git/index';
+import { MAX_NON_BLOB_BYTES, ObjectTooLargeError } from '../../src/git/objects';
 import { UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
 import { allObjects, commit, rawTree } from './helpers';
 import { cleanupTempDirs, git, gitBuf, initRepo, tempDir } from '../helpers/git';
@@ -33,21 +34,21 @@ async function checkEveryObject(store: ObjectStore, repo: string): Promise<numbe
   const expected = catAll(repo);
   assert.ok(expected.size > 0, 'the repository has objects');
   for (const [oid, { type, content }] of expected) {
-    assert.equal(await store.objectInfo(oid), { type, size: content.length }, `objectInfo ${oid}`);
-    assert.ok(await store.hasObject(oid));
+    assert.equal(await store.objects.objectInfo(oid), { type, size: content.length }, `objectInfo ${oid}`);
+    assert.ok(store.objects.hasObject(oid));
     if (type === 'blob') {
-      assert.ok(Buffer.from(await store.readBlob(oid, 1 << 30)).equals(content), `blob ${oid}`);
+      assert.ok(Buffer.from(await store.objects.readBlob(oid, 1 << 30)).equals(content), `blob ${oid}`);
     } else if (type === 'tree') {
-      const entries = await store.readTree(oid);
+      const entries = await store.trees.read(oid);
       const again = rawTree(entries.map((e) => ({ mode: e.mode, name: Buffer.from(e.rawName), oid: e.oid })));
       assert.ok(again.equals(content), `tree ${oid} re-serialises to git's bytes`);
     } else if (type === 'commit') {
-      const c = await store.readCommit(oid);
+      const c = await store.commits.read(oid);
       const [tree, ...parents] = git(repo, ['log', '-1', '--format=%T %P', oid]).trim().split(' ').filter(Boolean);
       assert.equal(c, { oid, tree: tree!, parents });
     } else if (type === 'tag') {
       const peeled = git(repo, ['rev-parse', `${oid}^{commit}`]).trim();
-      assert.is(await store.peelToCommit(oid), peeled);
+      assert.is(await store.commits.peelToCommit(oid), peeled);
     }
   }
   return expected.size;
@@ -99,7 +100,7 @@ test('loose objects: every object reads as git reads it', async () => {
   assert.is(readdirSync(join(repo, '.git', 'objects', 'pack')).length, 0, 'nothing is packed yet');
   const store = await ObjectStore.discover(repo);
   assert.ok((await checkEveryObject(store, repo)) > 90);
-  assert.is(store.hasQuarantine, false);
+  assert.is(store.objects.hasQuarantine, false);
 });
 
 test('after git gc: packs with offset deltas, then with ref deltas', async () => {
@@ -131,13 +132,13 @@ test('refs resolve as git rev-parse resolves them (loose and packed)', async () 
         expected = null;
       }
       if (name === 'main~1') expected = null; // revision syntax beyond names is not supported
-      assert.is(await store.resolveRef(name), expected, `${label}: ${name}`);
+      assert.is(store.refs.resolve(name), expected, `${label}: ${name}`);
     }
     const head = git(repo, ['rev-parse', 'HEAD']).trim();
-    assert.is(await store.resolveRef(head), head);
-    assert.is(await store.resolveRef('0'.repeat(40)), null);
-    assert.is(await store.headTarget(), git(repo, ['symbolic-ref', 'HEAD']).trim());
-    const refs = await store.listRefs();
+    assert.is(store.refs.resolve(head), head);
+    assert.is(store.refs.resolve('0'.repeat(40)), null);
+    assert.is(store.refs.headTarget(), git(repo, ['symbolic-ref', 'HEAD']).trim());
+    const refs = store.refs.list();
     const expectedRefs = new Map(
       git(repo, ['for-each-ref', '--format=%(refname) %(objectname)'])
         .trim()
@@ -154,8 +155,8 @@ test('refs resolve as git rev-parse resolves them (loose and packed)', async () 
   await check('mixed');
   git(repo, ['checkout', '-qf', '--detach', 'HEAD~1']);
   const store = await ObjectStore.discover(repo);
-  assert.is(await store.headTarget(), null);
-  assert.is(await store.resolveRef('HEAD'), git(repo, ['rev-parse', 'HEAD']).trim());
+  assert.is(store.refs.headTarget(), null);
+  assert.is(store.refs.resolve('HEAD'), git(repo, ['rev-parse', 'HEAD']).trim());
 });
 
 test('bare repository, discover from a subdirectory, relative gitdir, linked worktree', async () => {
@@ -164,7 +165,7 @@ test('bare repository, discover from a subdirectory, relative gitdir, linked wor
   git(src, ['clone', '-q', '--bare', src, bare]);
   const byOpen = await ObjectStore.open({ gitdir: bare });
   assert.is(byOpen.gitdir, bare);
-  assert.is(await byOpen.resolveRef('v1'), git(src, ['rev-parse', 'v1']).trim());
+  assert.is(byOpen.refs.resolve('v1'), git(src, ['rev-parse', 'v1']).trim());
   await checkEveryObject(byOpen, bare);
   const byDiscover = await ObjectStore.discover(bare);
   assert.is(byDiscover.gitdir, bare);
@@ -173,15 +174,15 @@ test('bare repository, discover from a subdirectory, relative gitdir, linked wor
   assert.is(sub.gitdir, join(src, '.git'));
   const rel = await ObjectStore.open({ gitdir: relative(process.cwd(), join(src, '.git')) || '.' });
   assert.is(rel.gitdir, join(src, '.git'));
-  assert.is(await rel.resolveRef('main'), git(src, ['rev-parse', 'main']).trim());
+  assert.is(rel.refs.resolve('main'), git(src, ['rev-parse', 'main']).trim());
   // A linked worktree: .git is a file, HEAD is per worktree, objects and refs are shared.
   const wt = join(tempDir(), 'wt');
   git(src, ['worktree', 'add', '-q', '-b', 'wt-branch', wt, 'HEAD~4']);
   const inWt = await ObjectStore.discover(wt);
-  assert.is(await inWt.headTarget(), 'refs/heads/wt-branch');
-  assert.is(await inWt.resolveRef('HEAD'), git(src, ['rev-parse', 'HEAD~4']).trim());
-  assert.is(await inWt.resolveRef('main'), git(src, ['rev-parse', 'main']).trim());
-  assert.is((await inWt.readCommit(git(src, ['rev-parse', 'HEAD']).trim())).tree, git(src, ['rev-parse', 'HEAD^{tree}']).trim());
+  assert.is(inWt.refs.headTarget(), 'refs/heads/wt-branch');
+  assert.is(inWt.refs.resolve('HEAD'), git(src, ['rev-parse', 'HEAD~4']).trim());
+  assert.is(inWt.refs.resolve('main'), git(src, ['rev-parse', 'main']).trim());
+  assert.is((await inWt.commits.read(git(src, ['rev-parse', 'HEAD']).trim())).tree, git(src, ['rev-parse', 'HEAD^{tree}']).trim());
 });
 
 test('clone --shared (absolute alternates) and relative alternates, recursively', async () => {
@@ -199,13 +200,13 @@ test('clone --shared (absolute alternates) and relative alternates, recursively'
   writeFileSync(join(third, '.git/objects/info/alternates'), relative(join(third, '.git/objects'), join(shared, '.git/objects')) + '\n');
   store = await ObjectStore.discover(third);
   const own = git(shared, ['rev-parse', 'HEAD:own.txt']).trim();
-  assert.is(Buffer.from(await store.readBlob(own, 100)).toString(), 'only in the clone\n');
+  assert.is(Buffer.from(await store.objects.readBlob(own, 100)).toString(), 'only in the clone\n');
   await checkEveryObject(store, src);
   // Objects reachable through GIT_ALTERNATE_OBJECT_DIRECTORIES only.
   const empty = initRepo();
   store = await ObjectStore.open({ gitdir: join(empty, '.git'), env: { GIT_ALTERNATE_OBJECT_DIRECTORIES: `/nonexistent:${join(shared, '.git/objects')}` } });
-  assert.is(Buffer.from(await store.readBlob(own, 100)).toString(), 'only in the clone\n');
-  assert.is(await store.isQuarantined(own), false);
+  assert.is(Buffer.from(await store.objects.readBlob(own, 100)).toString(), 'only in the clone\n');
+  assert.is(await store.objects.isQuarantined(own), false);
 });
 
 test('GIT_OBJECT_DIRECTORY / GIT_QUARANTINE_PATH make a quarantine, relative paths allowed', async () => {
@@ -215,22 +216,22 @@ test('GIT_OBJECT_DIRECTORY / GIT_QUARANTINE_PATH make a quarantine, relative pat
   const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'pushed\n', env: { GIT_OBJECT_DIRECTORY: incoming } }).trim();
   assert.ok(statSync(join(incoming, blob.slice(0, 2), blob.slice(2))).isFile());
   const plain = await ObjectStore.discover(repo);
-  assert.is(await plain.hasObject(blob), false);
+  assert.is(plain.objects.hasObject(blob), false);
   const store = await ObjectStore.open({
     gitdir: join(repo, '.git'),
     env: { GIT_OBJECT_DIRECTORY: relative(process.cwd(), incoming), GIT_ALTERNATE_OBJECT_DIRECTORIES: join(repo, '.git/objects') },
   });
-  assert.is(store.hasQuarantine, true);
-  assert.is(await store.isQuarantined(blob), true);
+  assert.is(store.objects.hasQuarantine, true);
+  assert.is(await store.objects.isQuarantined(blob), true);
   const head = git(repo, ['rev-parse', 'HEAD']).trim();
-  assert.is(await store.isQuarantined(head), false);
-  assert.is(Buffer.from(await store.readBlob(blob, 10)).toString(), 'pushed\n');
+  assert.is(await store.objects.isQuarantined(head), false);
+  assert.is(Buffer.from(await store.objects.readBlob(blob, 10)).toString(), 'pushed\n');
   // An object the push resent although the repository already had it is not new.
   const both = git(repo, ['hash-object', '-w', '--stdin'], { input: 'both\n' }).trim();
   git(repo, ['hash-object', '-w', '--stdin'], { input: 'both\n', env: { GIT_OBJECT_DIRECTORY: incoming } });
   assert.ok(statSync(join(incoming, both.slice(0, 2), both.slice(2))).isFile());
-  assert.is(await store.isQuarantined(both), false);
-  assert.is(await store.hasObject(both), true);
+  assert.is(await store.objects.isQuarantined(both), false);
+  assert.is(store.objects.hasObject(both), true);
 });
 
 test('a reftable repository is refused up front', async () => {
@@ -275,13 +276,13 @@ test('read failures are GitReadErrors naming the oid', async () => {
   const store = await ObjectStore.discover(repo);
   const blob = git(repo, ['rev-parse', 'HEAD:a.txt']).trim();
   const missing = 'f'.repeat(40);
-  await rejects(store.readBlob(missing, 10), new RegExp(`${missing} is not in the repository`));
-  await rejects(store.readCommit(missing), new RegExp(missing));
-  assert.is(await store.objectInfo(missing), null);
-  await rejects(store.readCommit(blob), new RegExp(`${blob} is a blob, not a commit`));
-  await rejects(store.readTree(c), new RegExp(`${c} is a commit, not a tree`));
-  await rejects(store.readBlob('HEAD', 10), /not a full 40-hex object id/);
-  const big = await rejects(store.readBlob(blob, 3), new RegExp(`${blob} is 6 bytes, over the limit of 3`));
+  await rejects(store.objects.readBlob(missing, 10), new RegExp(`${missing} is not in the repository`));
+  await rejects(store.commits.read(missing), new RegExp(missing));
+  assert.is(await store.objects.objectInfo(missing), null);
+  await rejects(store.commits.read(blob), new RegExp(`${blob} is a blob, not a commit`));
+  await rejects(store.trees.read(c), new RegExp(`${c} is a commit, not a tree`));
+  await rejects(store.objects.readBlob('HEAD', 10), /not a full 40-hex object id/);
+  const big = await rejects(store.objects.readBlob(blob, 3), new RegExp(`${blob} is 6 bytes, over the limit of 3`));
   assert.instance(big, BlobTooLargeError);
   assert.is((big as BlobTooLargeError).size, 6);
   assert.is((big as BlobTooLargeError).limit, 3);
@@ -292,16 +293,16 @@ test('read failures are GitReadErrors naming the oid', async () => {
   chmodSync(file, 0o644);
   writeFileSync(file, Buffer.from('this is not zlib data at all'));
   const fresh = await ObjectStore.discover(repo);
-  await rejects(fresh.readBlob(other, 100), new RegExp(other));
-  await rejects(fresh.objectInfo(other), new RegExp(other));
+  await rejects(fresh.objects.readBlob(other, 100), new RegExp(other));
+  await rejects(fresh.objects.objectInfo(other), new RegExp(other));
   // Valid zlib, valid header, wrong content: only the SHA-1 check can tell.
   const third = git(repo, ['rev-parse', 'HEAD:a.txt']).trim();
   const thirdFile = join(repo, '.git/objects', third.slice(0, 2), third.slice(2));
   chmodSync(thirdFile, 0o644);
   writeFileSync(thirdFile, deflateSync(Buffer.from('blob 6\0HELLO\n')));
   const again = await ObjectStore.discover(repo);
-  assert.equal(await again.objectInfo(third), { type: 'blob', size: 6 }, 'the header alone looks fine');
-  await rejects(again.readBlob(third, 100), new RegExp(`${third}.*SHA`));
+  assert.equal(await again.objects.objectInfo(third), { type: 'blob', size: 6 }, 'the header alone looks fine');
+  await rejects(again.objects.readBlob(third, 100), new RegExp(`${third}.*SHA`));
 });
 
 test('corrupt and truncated packs are GitReadErrors naming the oid', async () => {
@@ -325,14 +326,14 @@ test('corrupt and truncated packs are GitReadErrors naming the oid', async () =>
   chmodSync(pack, 0o644);
   writeFileSync(pack, damaged);
   let store = await ObjectStore.discover(repo);
-  await rejects(store.readBlob(bigBlob, 1 << 20), new RegExp(bigBlob));
+  await rejects(store.objects.readBlob(bigBlob, 1 << 20), new RegExp(bigBlob));
   store.close();
   // Truncate the pack in the middle of the last object.
   writeFileSync(pack, original);
   const last = objects.map((o) => ({ ...o, off: offsetOf(o.oid) })).sort((x, y) => y.off - x.off)[0]!;
   truncateSync(pack, last.off + 3);
   store = await ObjectStore.discover(repo);
-  const read = last.type === 'blob' ? store.readBlob(last.oid, 1 << 20) : last.type === 'tree' ? store.readTree(last.oid) : store.readCommit(last.oid);
+  const read = last.type === 'blob' ? store.objects.readBlob(last.oid, 1 << 20) : last.type === 'tree' ? store.trees.read(last.oid) : store.commits.read(last.oid);
   await rejects(read, new RegExp(`${last.oid}.*(truncated|corrupt)`));
 });
 
@@ -348,14 +349,54 @@ test('size before read: a large blob in a pack is measured, refused and never in
   if (global.gc) global.gc();
   const before = process.memoryUsage().rss;
   const t0 = Date.now();
-  assert.equal(await store.objectInfo(bigOid), { type: 'blob', size: big.length });
-  const err = await rejects(store.readBlob(bigOid, 1024 * 1024), /over the limit/);
+  assert.equal(await store.objects.objectInfo(bigOid), { type: 'blob', size: big.length });
+  const err = await rejects(store.objects.readBlob(bigOid, 1024 * 1024), /over the limit/);
   assert.is((err as BlobTooLargeError).size, big.length);
-  assert.is(Buffer.from(await store.readBlob(smallOid, 1024)).toString(), '{"ok":true}\n');
+  assert.is(Buffer.from(await store.objects.readBlob(smallOid, 1024)).toString(), '{"ok":true}\n');
   const grew = process.memoryUsage().rss - before;
   assert.ok(grew < 16 * 1024 * 1024, `reading the small file beside a 24 MiB blob grew RSS by ${grew} bytes`);
   assert.ok(Date.now() - t0 < 1000, 'measuring the big blob does not read it');
-  assert.ok(Buffer.from(await store.readBlob(bigOid, big.length)).equals(big), 'and it reads when allowed');
+  assert.ok(Buffer.from(await store.objects.readBlob(bigOid, big.length)).equals(big), 'and it reads when allowed');
+});
+
+test('size limits on loose objects: the file inflated only up to the limit, the size still exact', async () => {
+  const repo = initRepo();
+  commit(repo, { 'a.txt': 'a\n' });
+  const { createHash } = await import('node:crypto');
+  /** Writes a loose object (`type size\0content`, as given) and returns its name. */
+  const writeLoose = (wrapped: Buffer): string => {
+    const oid = createHash('sha1').update(wrapped).digest('hex');
+    mkdirSync(join(repo, '.git/objects', oid.slice(0, 2)), { recursive: true });
+    writeFileSync(join(repo, '.git/objects', oid.slice(0, 2), oid.slice(2)), deflateSync(wrapped));
+    return oid;
+  };
+  const wrap = (type: string, content: Buffer) => Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
+  const mib = Buffer.alloc(1024 * 1024, 'x');
+  const blob = writeLoose(wrap('blob', mib));
+  assert.is(git(repo, ['cat-file', '-s', blob]).trim(), String(mib.length), 'git reads the crafted blob');
+  const store = await ObjectStore.discover(repo);
+  const refused = await rejects(store.objects.readBlob(blob, 1000), /over the limit of 1000 bytes/);
+  assert.instance(refused, BlobTooLargeError);
+  assert.is((refused as BlobTooLargeError).size, mib.length, 'the size from the header, though only the limit was inflated');
+  assert.ok(Buffer.from(await store.objects.readBlob(blob, mib.length)).equals(mib), 'read whole within the limit');
+  // A commit over 64 MiB is refused before it is parsed, named as a commit.
+  const hugeCommit = writeLoose(wrap('commit', Buffer.concat([Buffer.from(`tree ${'4b825dc642cb6eb9a060e54bf8d69288fbee4904'}\n\n`), Buffer.alloc(MAX_NON_BLOB_BYTES, 'm')])));
+  const tooLarge = await rejects(store.commits.read(hugeCommit), /^Commit [0-9a-f]{40} is \d+ bytes, over the limit of 67108864 bytes/);
+  assert.instance(tooLarge, ObjectTooLargeError);
+  assert.is((tooLarge as ObjectTooLargeError).size, MAX_NON_BLOB_BYTES + 47);
+  // A blob over 64 MiB read without a blob limit (peeling an oid that names it) is read whole.
+  const hugeBlob = writeLoose(wrap('blob', Buffer.alloc(MAX_NON_BLOB_BYTES + 10, 'b')));
+  assert.equal((await store.commits.peel(hugeBlob)).type, 'blob');
+  assert.is((await store.objects.read(hugeBlob)).content.length, MAX_NON_BLOB_BYTES + 10);
+  // A header that says less than the file holds is corrupt, whether the limit is reached or not.
+  const liar = createHash('sha1').update('anything').digest('hex');
+  mkdirSync(join(repo, '.git/objects', liar.slice(0, 2)), { recursive: true });
+  writeFileSync(join(repo, '.git/objects', liar.slice(0, 2), liar.slice(2)), deflateSync(Buffer.concat([Buffer.from('blob 5\0'), Buffer.alloc(5000, 'z')])));
+  const fresh = await ObjectStore.discover(repo);
+  await rejects(fresh.objects.readBlob(liar, 10), new RegExp(`${liar} .*has no valid object header`));
+  await rejects(fresh.objects.readBlob(liar, 1_000_000), new RegExp(`${liar} .*has no valid object header`));
+  store.close();
+  fresh.close();
 });
 
 test('errors about pushed objects never print the quarantine directory', async () => {
@@ -384,15 +425,15 @@ test('errors about pushed objects never print the quarantine directory', async (
   truncateSync(packFile, statSync(packFile).size - 200);
   const env = { GIT_QUARANTINE_PATH: quarantine, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(repo, 'objects') };
   const store = await ObjectStore.open({ gitdir: repo, env });
-  assert.ok(store.hasQuarantine);
+  assert.ok(store.objects.hasQuarantine);
   const messages: string[] = [];
   const attempts: (() => Promise<unknown>)[] = [
-    () => store.readBlob(liar, 1 << 20),
-    () => store.readBlob(garbage, 1 << 20),
-    () => store.objectInfo(garbage),
-    () => store.readBlob(git(work, ['rev-parse', `${packed}:c.txt`]).trim(), 1 << 20),
-    () => store.readCommit('ef'.repeat(20)),
-    () => store.readBlob(goodBlob, 1 << 20),
+    () => store.objects.readBlob(liar, 1 << 20),
+    () => store.objects.readBlob(garbage, 1 << 20),
+    () => store.objects.objectInfo(garbage),
+    () => store.objects.readBlob(git(work, ['rev-parse', `${packed}:c.txt`]).trim(), 1 << 20),
+    () => store.commits.read('ef'.repeat(20)),
+    () => store.objects.readBlob(goodBlob, 1 << 20),
   ];
   for (const attempt of attempts) {
     try {

@@ -31,18 +31,18 @@ function build(): { repo: string; c1: string; c2: string } {
 test('symbolic refs resolve and list as git does', async () => {
   const { repo, c1, c2 } = build();
   const store = await ObjectStore.open({ gitdir: repo, env: {} });
-  assert.equal(await store.readRef('refs/heads/master'), { symbolic: 'refs/heads/main' });
-  assert.equal(await store.readRef('refs/heads/main'), { oid: c2 });
-  assert.is(await store.readRef('refs/heads/none'), null);
+  assert.equal(store.refs.readRaw('refs/heads/master'), { symbolic: 'refs/heads/main' });
+  assert.equal(store.refs.readRaw('refs/heads/main'), { oid: c2 });
+  assert.is(store.refs.readRaw('refs/heads/none'), null);
   for (const name of ['refs/heads/master', 'refs/heads/alias2', 'refs/tags/latest', 'HEAD', 'refs/heads/loose', 'refs/heads/old']) {
     const want = git(repo, ['rev-parse', '--symbolic-full-name', name]).trim();
     const oid = git(repo, ['rev-parse', name]).trim();
-    assert.equal(await store.resolveSymbolic(name), { ref: want, oid }, name);
+    assert.equal(store.refs.resolveSymbolic(name), { ref: want, oid }, name);
   }
-  assert.equal(await store.resolveSymbolic('refs/heads/gone'), { ref: 'refs/heads/nothing', oid: null });
-  assert.is(await store.resolveSymbolic('refs/heads/none'), null);
+  assert.equal(store.refs.resolveSymbolic('refs/heads/gone'), { ref: 'refs/heads/nothing', oid: null });
+  assert.is(store.refs.resolveSymbolic('refs/heads/none'), null);
 
-  const entries = await store.listRefEntries();
+  const entries = store.refs.entries();
   // for-each-ref lists every ref that resolves, with %(symref) for symbolic ones.
   const listed = git(repo, ['for-each-ref', '--format=%(refname) %(objectname) %(symref)'])
     .trim()
@@ -53,7 +53,7 @@ test('symbolic refs resolve and list as git does', async () => {
     });
   assert.equal(entries.filter((e) => e.oid !== null), listed);
   assert.equal(entries.find((e) => e.name === 'refs/heads/gone'), { name: 'refs/heads/gone', oid: null, symbolic: 'refs/heads/nothing' });
-  assert.equal([...(await store.listRefs())], listed.map((e) => [e.name, e.oid]));
+  assert.equal([...store.refs.list()], listed.map((e) => [e.name, e.oid]));
   assert.ok(!entries.some((e) => e.oid === c1 && e.name === 'refs/heads/gone'));
   store.close();
 });
@@ -67,11 +67,11 @@ test('a packed-refs file of 100,000 refs lists and resolves as git does', async 
   for (let i = 0; i < 100_000; i++) lines.push(`${c} refs/heads/b/${String(i).padStart(6, '0')}`);
   writeFileSync(join(repo, 'packed-refs'), `${lines.join('\n')}\n`);
   const store = await ObjectStore.open({ gitdir: repo, env: {} });
-  const refs = await store.listRefs();
+  const refs = store.refs.list();
   assert.is(refs.size, 100_001);
   assert.is(Number(git(repo, ['for-each-ref', '--count=200000', '--format=x']).split('\n').filter(Boolean).length), 100_001);
-  assert.equal(await store.resolveSymbolic('refs/heads/b/054321'), { ref: 'refs/heads/b/054321', oid: c });
-  assert.is(await store.resolveRef('b/099999'), c);
+  assert.equal(store.refs.resolveSymbolic('refs/heads/b/054321'), { ref: 'refs/heads/b/054321', oid: c });
+  assert.is(store.refs.resolve('b/099999'), c);
   store.close();
 });
 

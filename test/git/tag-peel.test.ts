@@ -33,14 +33,14 @@ test('a 300-deep chain peels to its commit, every tag listed; the deadline ends 
   const top = tags[tags.length - 1]!;
   assert.is(git(repo, ['rev-parse', `${top}^{commit}`]).trim(), commit);
   const store = await ObjectStore.discover(repo);
-  const peeled = await store.peel(top, Deadline.never());
+  const peeled = await store.commits.peel(top, Deadline.never());
   assert.equal({ type: peeled.type, oid: peeled.oid }, { type: 'commit', oid: commit });
   assert.equal(peeled.tags, [...tags].reverse());
-  assert.is(await store.peelToCommit(top), commit);
+  assert.is(await store.commits.peelToCommit(top), commit);
   let now = 0;
   const fresh = await ObjectStore.discover(repo);
   try {
-    await fresh.peel(top, new Deadline(3, 3, () => now++));
+    await fresh.commits.peel(top, new Deadline(3, 3, () => now++));
     assert.unreachable('the deadline passed');
   } catch (err) {
     assert.instance(err, DeadlineExceeded);
@@ -55,9 +55,9 @@ test('a tag whose type line names another type than its object\'s is refused, as
   const r = git(repo, ['cat-file', '--batch-check'], { input: `${liar}^{}\n` }).trim();
   assert.is(r, `${liar}^{} missing`, 'git does not peel it');
   const store = await ObjectStore.discover(repo);
-  await store.readCommitRecord(commit); // a commit already known as one is no shortcut
+  await store.commits.record(commit); // a commit already known as one is no shortcut
   try {
-    await store.peel(liar);
+    await store.commits.peel(liar);
     assert.unreachable('refused');
   } catch (err) {
     assert.instance(err, ObjectInvalidError);

@@ -70,11 +70,11 @@ test('a thin pack resolves against loose and packed bases', async () => {
     for (const { oid } of entries) {
       const type = git(work, ['cat-file', '-t', oid]).trim();
       const want = gitBuf(work, ['cat-file', type, oid]);
-      if (type === 'blob') assert.ok(Buffer.from(await store.readBlob(oid, 1 << 20)).equals(want), `${placement}: ${oid}`);
-      else if (type === 'commit') assert.is((await store.readCommit(oid)).tree, git(work, ['rev-parse', `${oid}^{tree}`]).trim());
-      else assert.is((await store.readTree(oid)).length, git(work, ['ls-tree', oid]).trim().split('\n').length);
+      if (type === 'blob') assert.ok(Buffer.from(await store.objects.readBlob(oid, 1 << 20)).equals(want), `${placement}: ${oid}`);
+      else if (type === 'commit') assert.is((await store.commits.read(oid)).tree, git(work, ['rev-parse', `${oid}^{tree}`]).trim());
+      else assert.is((await store.trees.read(oid)).length, git(work, ['ls-tree', oid]).trim().split('\n').length);
     }
-    assert.ok(Buffer.from(await store.readBlob(git(work, ['rev-parse', `${c2}:a.txt`]).trim(), 1 << 20)).equals(gitBuf(work, ['cat-file', 'blob', `${c2}:a.txt`])));
+    assert.ok(Buffer.from(await store.objects.readBlob(git(work, ['rev-parse', `${c2}:a.txt`]).trim(), 1 << 20)).equals(gitBuf(work, ['cat-file', 'blob', `${c2}:a.txt`])));
     store.close();
   }
 });

@@ -67,7 +67,7 @@ test('crafted trees parse, are flagged unsafe and never throw', async () => {
       .map((l) => [l.slice(l.indexOf('\t') + 1), l.split(' ')[0]!.replace(/^0+/, '')]),
   );
   const store = await ObjectStore.discover(repo);
-  const parsed = await store.readTree(tree);
+  const parsed = await store.trees.read(tree);
   assert.is(parsed.length, entries.length);
   for (const e of entries) {
     const raw = Buffer.isBuffer(e.name) ? e.name : Buffer.from(e.name);
@@ -90,7 +90,7 @@ test('crafted trees parse, are flagged unsafe and never throw', async () => {
   assert.is(byPath.get('sub/config')?.unsafe, false);
   assert.is(byPath.get('module')?.change, 'add');
   // The gitlink's commit is absent; listing and diffing never read it.
-  const files = await store.listFiles(tree, '');
+  const files = await store.trees.listFiles(tree, '');
   assert.ok(files.some((f) => f.path === 'module' && f.entry.kind === 'gitlink'));
   // A tree under an unsafe directory makes every path beneath unsafe.
   const outer = hashObject(repo, 'tree', rawTree([{ mode: '40000', name: '.GIT', oid: inner }]));
@@ -107,10 +107,10 @@ test('mode 100664 (git.git\'s own first commit has it) reads as a regular file, 
   const tree = hashObject(repo, 'tree', rawTree([{ mode: '100664', name: 'legacy.txt', oid: blob }]));
   assert.is(git(repo, ['ls-tree', tree]).split(' ')[0], '100644', 'git reads it as 100644');
   const store = await ObjectStore.discover(repo);
-  const [entry] = await store.readTree(tree);
+  const [entry] = await store.trees.read(tree);
   assert.equal({ mode: entry!.mode, kind: entry!.kind, name: entry!.name }, { mode: '100644', kind: 'file', name: 'legacy.txt' });
-  assert.is((await store.entryAt(tree, 'legacy.txt'))?.oid, blob);
-  assert.equal((await store.readRawTree(tree)).fsckIds(), []);
+  assert.is((await store.trees.entryAt(tree, 'legacy.txt'))?.oid, blob);
+  assert.equal((await store.objects.readRawTree(tree)).fsckIds(), []);
   assert.equal(await diffTrees(store, null, tree), [{ path: 'legacy.txt', change: 'add', after: { mode: '100644', kind: 'file', oid: blob }, unsafe: false }]);
 });
 
@@ -119,14 +119,14 @@ test('a mode git cannot parse or a truncated tree is a GitReadError naming the t
   const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
   const store = await ObjectStore.discover(repo);
   const odd = hashObject(repo, 'tree', rawTree([{ mode: '100600', name: 'x', oid: blob }]));
-  const [entry] = await store.readTree(odd);
+  const [entry] = await store.trees.read(odd);
   assert.is(entry!.mode, git(repo, ['ls-tree', odd]).split(' ')[0], 'as git ls-tree reads it');
-  assert.equal((await store.readRawTree(odd)).fsckIds(), ['badFilemode']);
+  assert.equal((await store.objects.readRawTree(odd)).fsckIds(), ['badFilemode']);
   for (const mode of ['10064x', '']) {
     const bad = hashObject(repo, 'tree', rawTree([{ mode, name: 'x', oid: blob }]));
     assert.throws(() => gitBuf(repo, ['ls-tree', bad]), /malformed mode/, 'git refuses it too');
     try {
-      await store.readTree(bad);
+      await store.trees.read(bad);
       assert.unreachable();
     } catch (err) {
       assert.instance(err, GitReadError);
@@ -135,7 +135,7 @@ test('a mode git cannot parse or a truncated tree is a GitReadError naming the t
   }
   const cut = hashObject(repo, 'tree', rawTree([{ mode: '100644', name: 'x', oid: blob }]).subarray(0, 15));
   try {
-    await store.readTree(cut);
+    await store.trees.read(cut);
     assert.unreachable();
   } catch (err) {
     assert.instance(err, GitReadError);

@@ -96,7 +96,7 @@ test('walks agree with git on random DAGs with skewed and equal dates, with ever
 
           // What those walks saw about ancestry answers the merge bases and ancestry checks
           // that follow on the same store (tip against an exclude, the tip's parents).
-          const parents = (await store.readCommit(tip)).parents;
+          const parents = (await store.commits.read(tip)).parents;
           for (const [x, y] of [...exclude.slice(0, 1).flatMap((e) => [[e, tip], [tip, e]]), ...parents.map((p) => [p, tip]), ...parents.map((p) => [tip, p])]) {
             const bases = lines(gitIn(repo, variant, ['merge-base', '--all', x!, y!]).out);
             assert.equal(await mergeBases(history, x!, y!, never), bases, `after the walks, ${variant}: merge-base --all ${x} ${y}`);

@@ -12,9 +12,9 @@ import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
 async function main(): Promise<void> {
   const store = await ObjectStore.open({ gitdir: process.env.GIT_DIR ?? '.', env: process.env });
   const [, newOid] = readFileSync(0, 'utf8').trim().split(' ') as [string, string, string];
-  const mine = await newCommitsOnServer(new History(store), newOid, [...(await store.listRefs()).values()], Deadline.never());
+  const mine = await newCommitsOnServer(new History(store), newOid, [...store.refs.list().values()], Deadline.never());
   const git = execFileSync('git', ['rev-list', newOid, '--not', '--all']).toString().split('\n').filter(Boolean);
-  const quarantined = await Promise.all(mine.map((c) => store.isQuarantined(c)));
+  const quarantined = await Promise.all(mine.map((c) => store.objects.isQuarantined(c)));
   writeFileSync(process.argv[2]!, JSON.stringify({ mine, git, quarantined }));
 }
 

@@ -34,16 +34,16 @@ test('resolveRef agrees with git rev-parse on loose, packed and symbolic refs', 
     const refs = gitValue(bare, ['for-each-ref', '--format=%(refname)']).split('\n');
     assert.is(refs.length, 15, refs.join(' '));
     for (const ref of refs) {
-      assert.is(await store.resolveRef(ref), gitValue(bare, ['rev-parse', '--verify', ref]), ref);
+      assert.is(store.refs.resolve(ref), gitValue(bare, ['rev-parse', '--verify', ref]), ref);
     }
-    assert.is(await store.resolveRef('refs/heads/alias'), gitValue(bare, ['rev-parse', 'topic/2']));
-    assert.is(await store.resolveRef('HEAD'), gitValue(bare, ['rev-parse', 'HEAD']));
-    assert.is(await store.headTarget(), 'refs/heads/main');
-    assert.is(await store.resolveRef('refs/heads/nope'), null);
+    assert.is(store.refs.resolve('refs/heads/alias'), gitValue(bare, ['rev-parse', 'topic/2']));
+    assert.is(store.refs.resolve('HEAD'), gitValue(bare, ['rev-parse', 'HEAD']));
+    assert.is(store.refs.headTarget(), 'refs/heads/main');
+    assert.is(store.refs.resolve('refs/heads/nope'), null);
     gitValue(bare, ['symbolic-ref', 'HEAD', 'refs/heads/unborn']);
     const reopened = await ObjectStore.open({ gitdir: bare, env: {} });
-    assert.is(await reopened.resolveRef('HEAD'), null, 'an unborn HEAD has no tip');
-    assert.is(await reopened.resolveRef('refs/heads/../../config'), null, 'a ref name climbing out of refs/ names nothing');
+    assert.is(reopened.refs.resolve('HEAD'), null, 'an unborn HEAD has no tip');
+    assert.is(reopened.refs.resolve('refs/heads/../../config'), null, 'a ref name climbing out of refs/ names nothing');
   } finally {
     cleanup(root);
   }

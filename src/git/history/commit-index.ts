@@ -116,14 +116,14 @@ export class CommitIndex {
     const have = this.extraParents[i];
     if (have) return have;
     const oid = this.extraOid[i]!;
-    const c = await this.store.readCommitRecord(oid);
+    const c = await this.store.commits.record(oid);
     const parents: number[] = [];
     if (this.shallow.has(oid)) {
       this.extraBoundary[i] = `commit ${oid} is a shallow clone's boundary (listed in the shallow file)`;
       this.sawBoundary = true;
     } else {
       for (const p of c.parents) {
-        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || (await this.store.hasObject(p))) parents.push(this.idOf(p));
+        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || this.store.objects.hasObject(p)) parents.push(this.idOf(p));
         else {
           this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
           this.sawBoundary = true;
@@ -169,7 +169,7 @@ export class CommitIndex {
     if (id >= this.graphCount || this.checked >= 16) return true;
     this.checked++;
     const g = this.graph!;
-    const c = await this.store.readCommitRecord(g.oid(id));
+    const c = await this.store.commits.record(g.oid(id));
     const parents = g.parents(id).map((p) => g.oid(p));
     return c.tree === g.tree(id) && c.committerTime === g.commitTime(id) && c.parents.length === parents.length && c.parents.every((p, i) => p === parents[i]);
   }
@@ -178,12 +178,12 @@ export class CommitIndex {
 /** A store's commit index: its shallow list and, unless that or replace refs rule it out, its
  * commit-graph, read once. */
 export async function openCommitIndex(store: ObjectStore, deadline: Deadline): Promise<CommitIndex> {
-  const shallow = await store.shallowCommits();
+  const shallow = await store.commits.shallow();
   // As git: a shallow repository's commit-graph is not used (its parents would cross the
   // boundary).
   // Nor with replace refs in force (commit_graph_compatible): the graph lists the commits as
   // stored, git reads their replacements.
-  const read = shallow.size > 0 || (await store.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objectsDirectory(), deadline);
+  const read = shallow.size > 0 || (await store.objects.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objects.ownDirectory, deadline);
   return new CommitIndex(store, read.graph, shallow, read.notices);
 }
 

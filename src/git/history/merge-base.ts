@@ -18,8 +18,8 @@ import { SHALLOW_FIX, ShallowBoundaryError } from './shallow';
 export async function isAncestor(history: History, a: string, b: string, deadline: Deadline): Promise<boolean> {
   deadline.check();
   const { store } = history;
-  const ca = await store.peelToCommit(a);
-  const cb = await store.peelToCommit(b);
+  const ca = await store.commits.peelToCommit(a);
+  const cb = await store.commits.peelToCommit(b);
   if (ca === cb || history.knownAncestor(ca, cb)) return true;
   const idx = await history.commitIndex(deadline, [ca, cb]);
   const target = idx.idOf(ca);
@@ -197,8 +197,8 @@ async function removeRedundant(idx: CommitIndex, candidates: number[], deadline:
 export async function mergeBases(history: History, a: string, b: string, deadline: Deadline): Promise<string[]> {
   deadline.check();
   const { store } = history;
-  const ca = await store.peelToCommit(a);
-  const cb = await store.peelToCommit(b);
+  const ca = await store.commits.peelToCommit(a);
+  const cb = await store.commits.peelToCommit(b);
   if (ca === cb) return [ca];
   // An ancestor of the other is the one merge base (git merge-base prints it, --all alone).
   if (history.knownAncestor(ca, cb)) return [ca];

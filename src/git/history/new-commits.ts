@@ -32,7 +32,7 @@ const DONE = 4;
 export async function newCommits(history: History, tip: string, exclude: string[], deadline: Deadline): Promise<string[]> {
   deadline.check();
   const { store } = history;
-  const start = await store.peelToCommit(tip);
+  const start = await store.commits.peelToCommit(tip);
   const excluded: string[] = [];
   for (const ex of exclude) {
     const oid = await commitOrNull(store, ex);
@@ -227,9 +227,9 @@ function noteAncestry(history: History, idx: CommitIndex, start: string, exclude
  * zero or absent oid, and for one that names no commit (a tag on a blob or tree, as git/git's
  * `junio-gpg-pub`) or cannot be read: an exclude ignored can only make more commits new. */
 export async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
-  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !(await store.hasObject(oid))) return null;
+  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !store.objects.hasObject(oid)) return null;
   try {
-    return await store.peelToCommit(oid);
+    return await store.commits.peelToCommit(oid);
   } catch (err) {
     if (err instanceof GitReadError) return null;
     throw err;

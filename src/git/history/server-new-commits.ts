@@ -25,11 +25,11 @@ import { byNewest, commitOrNull, newestFirst } from './new-commits';
 export async function newCommitsOnServer(history: History, tip: string, existingTips: string[], deadline: Deadline): Promise<string[]> {
   deadline.check();
   const { store } = history;
-  const start = await store.peelToCommit(tip);
+  const start = await store.commits.peelToCommit(tip);
   // A commit that is itself a ref's tip is old without reading anything (packed-refs records
   // what annotated tags peel to); the other tips are peeled only if some commit the push did
   // not bring needs the exact reachability walk.
-  const literal = new Set(existingTips.map((t) => store.packedPeel(t) ?? t));
+  const literal = new Set(existingTips.map((t) => store.commits.peelHint(t) ?? t));
   const quick = await pushedOntoTips(history, start, literal, deadline);
   if (quick !== null) return quick;
   const idx = await history.commitIndex(deadline, [start]);
@@ -41,7 +41,7 @@ export async function newCommitsOnServer(history: History, tip: string, existing
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    const isNew = (await store.isQuarantined(idx.oid(c))) || !(await existing.reach(c));
+    const isNew = (await store.objects.isQuarantined(idx.oid(c))) || !(await existing.reach(c));
     if (!isNew) continue;
     await idx.prepare(c, deadline);
     result.push(c);
@@ -67,22 +67,22 @@ export async function newCommitsOnServer(history: History, tip: string, existing
  */
 async function pushedOntoTips(history: History, start: string, tips: ReadonlySet<string>, deadline: Deadline): Promise<string[] | null> {
   const { store } = history;
-  if ((await store.shallowCommits()).size > 0) return null;
+  if ((await store.commits.shallow()).size > 0) return null;
   const found: { oid: string; time: number }[] = [];
   const below = new Set<string>([start]);
   const stack = [start];
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    if (!(await store.isQuarantined(c))) {
+    if (!(await store.objects.isQuarantined(c))) {
       if (tips.has(c)) continue;
       return null;
     }
-    const commit = await store.readCommitRecord(c);
+    const commit = await store.commits.record(c);
     found.push({ oid: c, time: commit.committerTime });
     for (const p of commit.parents) {
       if (below.has(p)) continue;
-      if (!(await store.hasObject(p))) return null;
+      if (!store.objects.hasObject(p)) return null;
       below.add(p);
       stack.push(p);
     }
@@ -116,8 +116,8 @@ class ExistingTips {
     const tips: string[] = [];
     for (const t of new Set(this.tips)) {
       this.deadline.tick();
-      const peeled = store.packedPeel(t);
-      const oid = peeled !== undefined && (await store.hasObject(peeled)) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
+      const peeled = store.commits.peelHint(t);
+      const oid = peeled !== undefined && store.objects.hasObject(peeled) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
       if (oid) tips.push(oid);
     }
     const tipIds = new Set(tips.map((t) => this.idx.idOf(t)));

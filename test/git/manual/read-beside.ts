@@ -17,17 +17,17 @@ async function main(): Promise<number> {
   const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
   const store = await ObjectStore.discover(repo);
-  const head = (await store.resolveRef('HEAD'))!;
-  const tree = (await store.readCommit(head)).tree;
-  const entry = (await store.entryAt(tree, smallPath))!;
-  const bytes = Buffer.from(await store.readBlob(entry.oid, 1 << 20));
+  const head = store.refs.resolve('HEAD')!;
+  const tree = (await store.commits.read(head)).tree;
+  const entry = (await store.trees.entryAt(tree, smallPath))!;
+  const bytes = Buffer.from(await store.objects.readBlob(entry.oid, 1 << 20));
   const t1 = performance.now();
   const grew = process.memoryUsage().rss - rss0;
   console.log(`read ${smallPath} (${bytes.length} bytes) in ${(t1 - t0).toFixed(1)} ms, RSS +${(grew / 1048576).toFixed(1)} MiB`);
   if (bigPath) {
-    const big = (await store.entryAt(tree, bigPath))!;
+    const big = (await store.trees.entryAt(tree, bigPath))!;
     const t2 = performance.now();
-    const info = await store.objectInfo(big.oid);
+    const info = await store.objects.objectInfo(big.oid);
     console.log(`objectInfo ${bigPath}: ${JSON.stringify(info)} in ${(performance.now() - t2).toFixed(1)} ms`);
   }
   if (!bytes.equals(expected)) {

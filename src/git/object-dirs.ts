@@ -1,24 +1,21 @@
-// The filesystem isomorphic-git sees.
+// The object directories a repository reads from, and where each object lives in them.
 //
-// isomorphic-git only knows `<gitdir>/objects/xx/…` and `<gitdir>/objects/pack`; it has no
-// notion of git's quarantine (pre-receive), of GIT_ALTERNATE_OBJECT_DIRECTORIES or of
-// `objects/info/alternates` (`git clone --shared`). Its one extension point is the injected
-// `fs`, so this view shows it the loose objects of every object directory git would read:
+// git reads objects from an ordered list of object directories: during pre-receive the push's
+// quarantine first (GIT_QUARANTINE_PATH, GIT_OBJECT_DIRECTORY), then the alternates from the
+// environment (GIT_ALTERNATE_OBJECT_DIRECTORIES), the repository's own `objects`, and each
+// directory's `info/alternates`, recursively (`git clone --shared`, GitHub Enterprise's
+// relative alternates). `ObjectsView` finds an object in that list once: a loose file (each
+// object directory's fan-out directories are listed once, as git's loose-object cache does,
+// so an absent object costs no failed open) or an entry of a pack (pack.ts: the .idx searched
+// in place, one entry read and inflated). It reads the bytes where it found them; it checks
+// no SHA-1 and re-encodes nothing: the object database (objects.ts) checks every object once.
 //
-//   - `<gitdir>/objects/xx/…` is the loose file of the first object directory of the ordered
-//     list that has it (quarantine → alternates from the environment → the repository's
-//     objects → each directory's info/alternates, recursively), served byte for byte;
-//   - `objects/pack` lists as empty: packed objects are read by pack.ts directly (the store
-//     asks `locate` first), never by isomorphic-git, which would load a pack whole;
-//   - every other path is the real file (config, refs), read synchronously;
-//   - every write fails; every promise method does its work synchronously (no thread-pool hop).
-//
-// The view checks no SHA-1 and re-encodes nothing: the store checks every object once.
+// Messages name object directories and packs by what they are ("the pushed objects",
+// "objects/pack/pack-….pack", "an alternate object directory"), never by absolute path.
 
-import { existsSync, readdirSync, readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, openSync, readSync, closeSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
-import type * as git from 'isomorphic-git';
 import { BaseCache, PackFile, unreadable, type PackedHeader } from './pack';
 import { GitReadError, type ObjectType } from './types';
 
@@ -71,9 +68,12 @@ export function objectDirectories(gitdir: string, env: NodeJS.ProcessEnv, cwd = 
 }
 
 function readAlternates(objectsDir: string): string[] {
+  const file = join(objectsDir, 'info', 'alternates');
   let text: string;
   try {
-    text = readFileSync(join(objectsDir, 'info', 'alternates'), 'utf8');
+    // Most object directories have none: existsSync says so without an error being built.
+    if (!existsSync(file)) return [];
+    text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
@@ -89,23 +89,6 @@ export type ObjectLocation =
   | { where: 'loose'; dir: ObjectDirectory; file: string }
   | { where: 'pack'; dir: ObjectDirectory; pack: PackFile; offset: number };
 
-/** isomorphic-git probes paths that do not exist on every call and only looks at `code`:
- * the error is made without capturing a stack trace, which would cost more than the read. */
-function enoent(path: string): NodeJS.ErrnoException {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  const err: NodeJS.ErrnoException = new Error(`ENOENT: no such file or directory, '${path}'`);
-  Error.stackTraceLimit = limit;
-  err.code = 'ENOENT';
-  return err;
-}
-
-function erofs(path: string): NodeJS.ErrnoException {
-  const err: NodeJS.ErrnoException = new Error(`EROFS: receipt-gate never writes to a repository ('${path}')`);
-  err.code = 'EROFS';
-  return err;
-}
-
 /** Thrown while a packed delta is rebuilt whose base is a loose object the caller has not read
  * yet: the store reads that object (through isomorphic-git, SHA-1 checked) and tries again. */
 export class LooseBaseNeeded extends Error {
@@ -117,14 +100,17 @@ export class LooseBaseNeeded extends Error {
 
 /** A packed location, as `locate` returns it. */
 export type PackedLocation = Extract<ObjectLocation, { where: 'pack' }>;
+/** A loose location, as `locate` returns it. */
+export type LooseLocation = Extract<ObjectLocation, { where: 'loose' }>;
 
-/** Object directories with their packs, and a read-only fs for isomorphic-git over them. */
+/** Object directories with their packs: where each object lives, and its bytes. */
 export class ObjectsView {
   private packsByDir = new Map<string, PackFile[]>();
   private readonly bases = new BaseCache(BASE_CACHE_BYTES);
+  /** Per object directory, the names in it (its fan-out directories), listed on first use. */
+  private readonly fanouts = new Map<string, Set<string>>();
   /** Loose object names per fan-out directory (`<objects>/xx`); null: no such directory. */
   private readonly looseNames = new Map<string, Set<string> | null>();
-  private readonly objectsPrefix: string;
   /** Quarantine paths, longest first, as they may appear in a message (see `scrub`). */
   private readonly quarantinePaths: string[];
   /** The repository's own objects directory. */
@@ -136,7 +122,6 @@ export class ObjectsView {
     readonly gitdir: string,
     readonly dirs: ObjectDirectory[],
   ) {
-    this.objectsPrefix = join(gitdir, 'objects') + '/';
     this.ownObjects = resolve(gitdir, 'objects');
     this.serverPaths = [...new Set([...dirs.map((d) => d.path), resolve(gitdir)])].sort((a, b) => b.length - a.length);
     this.quarantinePaths = dirs
@@ -191,7 +176,8 @@ export class ObjectsView {
       const packDir = join(dir.path, 'pack');
       let names: string[] = [];
       try {
-        names = readdirSync(packDir);
+        // A loose quarantine has no pack directory.
+        if (existsSync(packDir)) names = readdirSync(packDir);
       } catch {
         names = [];
       }
@@ -222,14 +208,30 @@ export class ObjectsView {
     return out;
   }
 
+  /** The loose names (38 hex digits) of `<dir>/<fanout>`, listed once; null when the fan-out
+   * directory does not exist. Which fan-out directories exist is itself listed once per object
+   * directory, so a quarantine holding a few objects costs one listing, not a failed listing
+   * per fan-out. */
   private fanoutNames(dir: ObjectDirectory, fanout: string): Set<string> | null {
     const key = `${dir.path}/${fanout}`;
     let names = this.looseNames.get(key);
     if (names === undefined) {
-      try {
-        names = new Set(readdirSync(key));
-      } catch {
-        names = null;
+      let present = this.fanouts.get(dir.path);
+      if (!present) {
+        try {
+          present = new Set(readdirSync(dir.path));
+        } catch {
+          present = new Set();
+        }
+        this.fanouts.set(dir.path, present);
+      }
+      names = null;
+      if (present.has(fanout)) {
+        try {
+          names = new Set(readdirSync(key));
+        } catch {
+          names = null;
+        }
       }
       this.looseNames.set(key, names);
     }
@@ -262,10 +264,12 @@ export class ObjectsView {
         if (offset !== null) return { where: 'pack', dir, pack, offset };
       }
     }
-    // Written after its directory was listed.
+    // Written after its directory was listed (a note receipt-gate wrote, a concurrent push):
+    // existsSync reports an absent file without building an error.
     for (const dir of this.dirs) {
       const file = join(dir.path, oid.slice(0, 2), oid.slice(2));
       if (existsSync(file)) {
+        this.fanouts.delete(dir.path);
         this.looseNames.delete(`${dir.path}/${oid.slice(0, 2)}`);
         return { where: 'loose', dir, file };
       }
@@ -274,12 +278,14 @@ export class ObjectsView {
   }
 
   /** True when the object is in a quarantine directory and in no other object directory: the
-   * push brought it and the repository did not hold it before. */
+   * push brought it and the repository did not hold it before. Each directory is asked through
+   * its listings (read once, shared with `locate`): an object the repository received after
+   * they were read counts as pushed, so it is checked rather than trusted. */
   isNewInQuarantine(oid: string): boolean {
     if (!OID_RE.test(oid)) return false;
     let inQuarantine = false;
     for (const dir of this.dirs) {
-      const here = existsSync(join(dir.path, oid.slice(0, 2), oid.slice(2))) || this.packs(dir).some((p) => p.find(oid) !== null);
+      const here = this.listedLoose(dir, oid) || this.packs(dir).some((p) => p.find(oid) !== null);
       if (here && !dir.quarantine) return false;
       if (here) inQuarantine = true;
     }
@@ -287,11 +293,15 @@ export class ObjectsView {
   }
 
   /** Type and size from the object's header, without reading the object: the first bytes of
-   * a loose file (isomorphic-git can only read one whole), or the pack entry headers. */
+   * a loose file, or the pack entry headers. */
   header(oid: string, depth = 0): PackedHeader | null {
-    if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     const loc = this.locate(oid);
-    if (!loc) return null;
+    return loc ? this.headerAt(oid, loc, depth) : null;
+  }
+
+  /** `header` for an object already located. */
+  headerAt(oid: string, loc: ObjectLocation, depth = 0): PackedHeader {
+    if (depth > MAX_CROSS_PACK_DEPTH) throw crossPackLoop(oid);
     if (loc.where === 'loose') return looseHeader(oid, loc.file, this.label(loc.dir));
     return loc.pack.header(oid, loc.offset, (base) => this.header(base, depth + 1));
   }
@@ -322,106 +332,15 @@ export class ObjectsView {
     this.packsByDir.clear();
   }
 
-  private objectPath(path: string): string | null {
-    const normal = resolve(path);
-    if (normal + '/' === this.objectsPrefix) return '';
-    return normal.startsWith(this.objectsPrefix) ? normal.slice(this.objectsPrefix.length) : null;
-  }
-
-  /** The loose file `objects/xx/yyyy…` names, in the first directory that has it. */
-  private looseFor(rel: string): { dir: ObjectDirectory; file: string } | null {
-    const m = /^([0-9a-f]{2})\/([0-9a-f]{38})$/.exec(rel);
-    return m ? this.looseFile(m[1]! + m[2]!) : null;
-  }
-
-  /** The fs object handed to isomorphic-git: `{ promises }` with read-only methods. */
-  fs(): git.PromiseFsClient {
-    const readFile = async (path: string, opts?: unknown): Promise<Buffer | string> => {
-      if (typeof path !== 'string') throw enoent(String(path));
-      const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
-      const rel = this.objectPath(path);
-      let file = path;
-      if (rel !== null) {
-        const loose = this.looseFor(rel);
-        if (!loose) throw enoent(path);
-        file = loose.file;
-      }
-      let buf: Buffer;
-      try {
-        buf = readFileSync(file);
-      } catch (err) {
-        // A loose object that cannot be read: said without its absolute path.
-        if (rel !== null) throw unreadable(`object ${rel.replace('/', '')} (loose, in ${this.label(this.looseFor(rel)!.dir)})`, err, rel.replace('/', ''));
-        throw err;
-      }
-      return encoding ? buf.toString(encoding as BufferEncoding) : buf;
-    };
-    // Only existence and the file/directory distinction matter to isomorphic-git: the object
-    // and pack directories have the stat of the git directory.
-    const stat = async (path: string) => {
-      const rel = this.objectPath(path);
-      if (rel === '' || rel === 'pack') return statSync(this.gitdir);
-      if (rel !== null) {
-        const loose = this.looseFor(rel);
-        if (loose) return statSync(loose.file);
-        throw enoent(path);
-      }
-      return statSync(path);
-    };
-    // Packs and fan-out directories list as empty: every loose object is reached by its name.
-    const readdir = async (path: string) => {
-      const rel = this.objectPath(path);
-      if (rel === 'pack' || (rel !== null && rel !== '')) return [];
-      return readdirSync(path);
-    };
-    const refuse = async (path: string) => {
-      throw erofs(String(path));
-    };
-    const promises = {
-      readFile,
-      stat,
-      lstat: stat,
-      readdir,
-      readlink: refuse,
-      writeFile: refuse,
-      mkdir: refuse,
-      rmdir: refuse,
-      unlink: refuse,
-      symlink: refuse,
-      rm: refuse,
-    };
-    return { promises };
-  }
-}
-
-/** A read-only, synchronous-underneath fs for isomorphic-git over the real files (config,
- * refs): for reads that need no object directories. */
-export function plainReadOnlyFs(): git.PromiseFsClient {
-  const readFile = async (path: string, opts?: unknown): Promise<Buffer | string> => {
-    const encoding = typeof opts === 'string' ? opts : (opts as { encoding?: string } | undefined)?.encoding;
-    let buf: Buffer;
+  /** The bytes of a loose file as stored (deflated), read once. A failure is said without
+   * the file's absolute path. */
+  looseBytes(oid: string, loc: LooseLocation): Buffer {
     try {
-      buf = readFileSync(path);
+      return readFileSync(loc.file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw enoent(path);
-      throw err;
+      throw unreadable(`object ${oid} (loose, in ${this.label(loc.dir)})`, err, oid);
     }
-    return encoding ? buf.toString(encoding as BufferEncoding) : buf;
-  };
-  const stat = async (path: string) => {
-    try {
-      return statSync(path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw enoent(path);
-      throw err;
-    }
-  };
-  const refuse = async (path: string) => {
-    throw erofs(String(path));
-  };
-  const readdir = async (path: string) => readdirSync(path);
-  const promises = { readFile, stat, lstat: stat, readdir, readlink: refuse, writeFile: refuse, mkdir: refuse, rmdir: refuse, unlink: refuse, symlink: refuse, rm: refuse };
-  return { promises };
+  }
 }
 
 /** A loose object's header (`<type> <size>`, without its NUL). */
