@@ -5,21 +5,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Deadline } from '../deadline';
-import { OID_RE, type ObjectDatabase } from './objects';
+import type { ObjectDatabase } from './objects';
+import { isOid } from '../types';
 import { ObjectInvalidError, fsckCommit, parseCommit } from './parse/commit';
 import type { ObjectMessage } from './parse/common';
 import { fsckTag, parseTag, type ParsedTag } from './parse/tag';
 import type { RefReader } from './refs';
-import { GitReadError, type Commit, type ObjectType } from './types';
+import { GitReadError, type Commit, type CommitRecord, type ObjectType } from './types';
 
 /** Parsed commits kept by oid (a few hundred bytes each), apart from the object budget. */
 const MAX_COMMIT_RECORDS = 200_000;
 
 /** A commit with what the walks need beyond the public shape. */
-export interface CommitRecord extends Commit {
-  /** Committer timestamp, seconds since the epoch. */
-  committerTime: number;
-}
+export type { CommitRecord } from './types';
 
 export class CommitReader {
   private readonly records = new Map<string, CommitRecord>();
@@ -147,7 +145,7 @@ export class CommitReader {
       try {
         // Most repositories are not shallow: asked with existsSync, no error is built for them.
         if (existsSync(file)) for (const line of readFileSync(file, 'utf8').split('\n')) {
-          if (OID_RE.test(line.trim())) this.shallowSet.add(line.trim());
+          if (isOid(line.trim())) this.shallowSet.add(line.trim());
         }
       } catch {
         // not shallow

@@ -18,11 +18,11 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { BaseCache, PackFile, unreadable, type PackedHeader } from './pack';
 import { GitReadError, type ObjectType } from './types';
+import { isOid } from '../types';
 
 /** Bytes of rebuilt delta bases kept between reads. */
 const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 
-const OID_RE = /^[0-9a-f]{40}$/;
 
 /** REF_DELTA bases found in another pack (or loose) followed before giving up: such chains are
  * short in real repositories; a loop means corrupt packs. */
@@ -255,7 +255,7 @@ export class ObjectsView {
 
   /** Finds an object: loose objects first (in directory order), then packs. */
   locate(oid: string): ObjectLocation | null {
-    if (!OID_RE.test(oid)) return null;
+    if (!isOid(oid)) return null;
     const loose = this.looseFile(oid);
     if (loose) return { where: 'loose', ...loose };
     for (const dir of this.dirs) {
@@ -282,7 +282,7 @@ export class ObjectsView {
    * its listings (read once, shared with `locate`): an object the repository received after
    * they were read counts as pushed, so it is checked rather than trusted. */
   isNewInQuarantine(oid: string): boolean {
-    if (!OID_RE.test(oid)) return false;
+    if (!isOid(oid)) return false;
     let inQuarantine = false;
     for (const dir of this.dirs) {
       const here = this.listedLoose(dir, oid) || this.packs(dir).some((p) => p.find(oid) !== null);

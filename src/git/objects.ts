@@ -33,9 +33,9 @@ import type { RepositoryConfig } from './config';
 import type { RefReader } from './refs';
 import { quoteRefName } from '../quote';
 import { RawTree } from './raw-tree';
-import { GitReadError, type ObjectType } from './types';
+import { GitReadError, type CommitRecord, type ObjectType } from './types';
 import type { ParsedTag } from './parse/tag';
-import type { CommitRecord } from './commits';
+import { isOid } from '../types';
 
 /** An object was not read because it is larger than a limit (the engine: LIMIT_EXCEEDED). */
 export class ObjectTooLargeError extends GitReadError {
@@ -64,7 +64,6 @@ export class BlobTooLargeError extends ObjectTooLargeError {
 export const MAX_NON_BLOB_BYTES = 64 * 1024 * 1024;
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-export const OID_RE = /^[0-9a-f]{40}$/;
 /** Bytes of checked objects kept by oid (content plus a per-object allowance). */
 const OBJECT_CACHE_BYTES = 16 * 1024 * 1024;
 /** Blobs larger than this are never kept (witnesses, generators: read once, hashed, dropped). */
@@ -213,7 +212,7 @@ export class ObjectDatabase {
 
   /** The object, or null when it is absent (with `orNull`). */
   private async readRequested(requested: string, request: ReadRequest, orNull: boolean): Promise<StoredObject | null> {
-    if (!OID_RE.test(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
+    if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
     // Every lookup goes through the replace refs, as git's does; the cache holds objects by
     // their own oid (a delta base is never replaced).
     const oid = await this.lookupReplace(requested);
@@ -388,7 +387,7 @@ export class ObjectDatabase {
   /** The tree when `oid` is a tree (read and cached as readRawTree does), its type when it is
    * another object, null when it is absent: one read where asking the type first took two. */
   async treeOrType(oid: string): Promise<RawTree | ObjectType | null> {
-    if (!OID_RE.test(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
+    if (!isOid(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
     const entry = await this.readRequested(oid, {}, true);
     if (!entry) return null;
     return entry.type === 'tree' ? this.rawTreeOf(oid, entry) : entry.type;
@@ -411,7 +410,7 @@ export class ObjectDatabase {
   /** Type and size from the object's header (loose header or pack entry), without reading the
    * object; null when the object is absent. */
   async objectInfo(requested: string): Promise<{ type: ObjectType; size: number } | null> {
-    if (!OID_RE.test(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
+    if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
     const oid = await this.lookupReplace(requested); // as git's oid_object_info does
     if (oid === EMPTY_TREE) return { type: 'tree', size: 0 };
     const cached = this.objects.get(oid);
@@ -433,7 +432,7 @@ export class ObjectDatabase {
 
   /** True when the repository (or the push) holds the object. */
   hasObject(oid: string): boolean {
-    return OID_RE.test(oid) && (oid === EMPTY_TREE || this.objects.has(oid) || this.view.locate(oid) !== null);
+    return isOid(oid) && (oid === EMPTY_TREE || this.objects.has(oid) || this.view.locate(oid) !== null);
   }
 
   /** True when the push brought the object: it is in the quarantine and the repository did

@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { quotePath } from '../quote';
 import { refNameFromLatin1, refNameLatin1 } from './refname';
 import { GitReadError } from './types';
+import { isOid } from '../types';
 
-const OID_RE = /^[0-9a-f]{40}$/;
 /** git follows at most this many symbolic refs (SYMREF_MAXDEPTH). */
 const MAX_SYMREF_DEPTH = 5;
 
@@ -176,7 +176,7 @@ function forEachPackedLine(text: string, file: string, visit: (name: string, oid
     if (first === 0x23 /* # */) continue;
     if (first === 0x5e /* ^ */) {
       const oid = text.slice(lineStart + 1, end).trim();
-      if (OID_RE.test(oid)) visit('', oid, true);
+      if (isOid(oid)) visit('', oid, true);
       continue;
     }
     if (plainRefLine(text, lineStart, end)) {
@@ -248,7 +248,7 @@ export class RefReader {
    * Annotated tags resolve to the tag object (CommitReader.peelToCommit gives the commit). For
    * revision syntax (`main~2`, abbreviated oids, `@{u}`) see resolveRevision in revision.ts. */
   resolve(name: string): string | null {
-    if (OID_RE.test(name)) return this.hasObject(name) ? name : null;
+    if (isOid(name)) return this.hasObject(name) ? name : null;
     if (name === 'HEAD' || name === '@') return this.resolveFull('HEAD');
     if (!isValidRefName(name)) return null;
     const full = this.expand(name);
@@ -348,7 +348,7 @@ export class RefReader {
       const start = at - 40;
       if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
       const oid = text.slice(start, at);
-      if (OID_RE.test(oid)) return oid;
+      if (isOid(oid)) return oid;
     }
     return undefined;
   }
@@ -363,7 +363,7 @@ export class RefReader {
       const start = at - 40;
       if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
       const oid = text.slice(start, at);
-      if (!OID_RE.test(oid)) continue;
+      if (!isOid(oid)) continue;
       let end = text.indexOf('\n', at);
       if (end < 0) end = text.length;
       out.set(text.slice(at + 1, end), oid);
@@ -408,7 +408,7 @@ export class RefReader {
         }
         return { symbolic: target };
       }
-      if (OID_RE.test(value)) return { oid: value };
+      if (isOid(value)) return { oid: value };
       throw new GitReadError(`The ref ${quoteReal(real)} (${file}) holds neither an object id nor a symbolic ref; repair it with \`git update-ref\`.`);
     }
     const packed = this.packedLookup(real);

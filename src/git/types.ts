@@ -80,3 +80,9 @@ export class GitReadError extends Error {
     this.name = 'GitReadError';
   }
 }
+
+/** A commit with its committer time, as the walks keep it. */
+export interface CommitRecord extends Commit {
+  /** Committer timestamp, seconds since the epoch. */
+  committerTime: number;
+}

@@ -9,6 +9,7 @@
 import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
 import { GitReadError } from '../types';
+import { isOid, ZERO_OID } from '../../types';
 import type { CommitIndex } from './commit-index';
 import type { History } from './history';
 import { Heap, Marks } from './marks';
@@ -227,7 +228,7 @@ function noteAncestry(history: History, idx: CommitIndex, start: string, exclude
  * zero or absent oid, and for one that names no commit (a tag on a blob or tree, as git/git's
  * `junio-gpg-pub`) or cannot be read: an exclude ignored can only make more commits new. */
 export async function commitOrNull(store: ObjectStore, oid: string): Promise<string | null> {
-  if (!/^[0-9a-f]{40}$/.test(oid) || /^0{40}$/.test(oid) || !store.objects.hasObject(oid)) return null;
+  if (!isOid(oid) || oid === ZERO_OID || !store.objects.hasObject(oid)) return null;
   try {
     return await store.commits.peelToCommit(oid);
   } catch (err) {
