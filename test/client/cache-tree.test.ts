@@ -81,16 +81,24 @@ const opArb: fc.Arbitrary<Op> = fc.record({
 /** A store that counts the trees read through it (the real store underneath). */
 function counting(store: ObjectStore): { store: ObjectStore; reads: () => number } {
   let n = 0;
-  const spy = new Proxy(store, {
+  const bound = <T extends object>(target: T, prop: string | symbol, receiver: unknown): unknown => {
+    const value = Reflect.get(target, prop, receiver);
+    return typeof value === 'function' ? value.bind(target) : value;
+  };
+  const trees = new Proxy(store.trees, {
     get(target, prop, receiver) {
-      if (prop === 'readTree') {
+      if (prop === 'read') {
         return (oid: string) => {
           n++;
-          return target.trees.read(oid);
+          return target.read(oid);
         };
       }
-      const value = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return bound(target, prop, receiver);
+    },
+  });
+  const spy = new Proxy(store, {
+    get(target, prop, receiver) {
+      return prop === 'trees' ? trees : bound(target, prop, receiver);
     },
   });
   return { store: spy, reads: () => n };
