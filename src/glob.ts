@@ -421,10 +421,16 @@ function compileSegment(tokens: Tok[], fold: boolean, counter: StepCounter | nul
   return { literal: null, test: buildNfa(toks, fold, counter), mayMatchShort: () => true };
 }
 
-/** A character NFA for one segment, simulated as a set of states (no backtracking). With a
- * counter, every edge tested and every state the epsilon closure may visit is a step. */
-function buildNfa(tokens: Tok[], fold: boolean, counter: StepCounter | null): (key: string) => boolean {
-  const edges: Array<Array<{ pred: Pred; to: number }>> = [];
+interface Nfa {
+  edges: Array<Array<{ pred: Pred; to: number }>>;
+  eps: number[][];
+  start: number;
+  accept: number;
+}
+
+/** The states and edges of one segment's tokens (Thompson's construction). */
+function nfaOf(tokens: Tok[], fold: boolean): Nfa {
+  const edges: Nfa['edges'] = [];
   const eps: number[][] = [];
   const state = () => {
     edges.push([]);
@@ -471,6 +477,13 @@ function buildNfa(tokens: Tok[], fold: boolean, counter: StepCounter | null): (k
   };
   const start = state();
   const accept = seq(start, tokens);
+  return { edges, eps, start, accept };
+}
+
+/** A character NFA for one segment, simulated as a set of states (no backtracking). With a
+ * counter, every edge tested and every state the epsilon closure may visit is a step. */
+function buildNfa(tokens: Tok[], fold: boolean, counter: StepCounter | null): (key: string) => boolean {
+  const { edges, eps, start, accept } = nfaOf(tokens, fold);
   if (counter !== null) {
     for (const list of edges) {
       for (const e of list) {
@@ -691,117 +704,157 @@ const isExtglobChar = (c: number) => c === 0x2b /* + */ || c === 0x40 /* @ */ ||
  * records are listed from it.
  */
 export function globBase(input: string): string {
-  const length = input.length - 1;
-  let index = -1;
-  let start = 0;
-  let lastIndex = 0;
-  let isGlob = false;
-  let braceEscaped = false;
-  let finished = false;
-  let braces = 0;
-  let prev = -1;
-  let code = -1;
-  const eos = () => index >= length;
-  const advance = () => {
-    prev = code;
-    return input.charCodeAt(++index);
-  };
-  scan: while (index < length) {
-    code = advance();
-    if (code === 0x5c /* \ */) {
-      code = advance();
-      if (code === 0x7b /* { */) braceEscaped = true;
-      continue;
-    }
-    if (braceEscaped || code === 0x7b) {
-      braces++;
-      while (!eos() && (code = advance())) {
-        if (code === 0x5c) {
-          advance();
-          continue;
-        }
-        if (code === 0x7b) {
-          braces++;
-          continue;
-        }
-        if (!braceEscaped && code === 0x2e /* . */ && (code = advance()) === 0x2e) {
-          isGlob = true;
-          break;
-        }
-        if (!braceEscaped && code === 0x2c /* , */) {
-          isGlob = true;
-          break;
-        }
-        if (code === 0x7d /* } */) {
-          braces--;
-          if (braces === 0) {
-            braceEscaped = false;
-            break;
-          }
-        }
-      }
-      break;
-    }
-    if (code === 0x2f /* / */) {
-      if (finished) continue;
-      if (prev === 0x2e && index === start + 1) {
-        start += 2;
-        continue;
-      }
-      lastIndex = index + 1;
-      continue;
-    }
-    if (isExtglobChar(code) && input.charCodeAt(index + 1) === 0x28 /* ( */) {
-      isGlob = true;
-      break;
-    }
-    switch (code) {
-      case 0x2a /* * */:
-      case 0x3f /* ? */:
-        isGlob = true;
-        break scan;
-      case 0x5b /* [ */: {
-        while (!eos()) {
-          const next = advance();
-          if (!next) break;
-          if (next === 0x5c) {
-            advance();
-            continue;
-          }
-          if (next === 0x5d /* ] */) {
-            isGlob = true;
-            break;
-          }
-        }
-        break scan;
-      }
-      case 0x21 /* ! */:
-        if (index === start) {
-          start++;
-          continue scan;
-        }
-        break;
-      case 0x28 /* ( */:
-        isGlob = true;
-        break scan;
-    }
-    if (isGlob) {
-      finished = true;
-      break;
-    }
-  }
+  const scan = new BaseScan(input);
+  scan.run();
   let str = input;
-  if (start > 0) {
-    str = input.slice(start);
-    lastIndex -= start;
+  let lastIndex = scan.lastIndex;
+  if (scan.start > 0) {
+    str = input.slice(scan.start);
+    lastIndex -= scan.start;
   }
   let base: string;
-  if (input !== '' && isGlob && lastIndex > 0) base = str.slice(0, lastIndex);
-  else if (isGlob) base = '';
+  if (input !== '' && scan.isGlob && lastIndex > 0) base = str.slice(0, lastIndex);
+  else if (scan.isGlob) base = '';
   else base = str;
   if (base !== '' && base !== '/' && base !== str) {
     const last = base.charCodeAt(base.length - 1);
     if (last === 0x2f || last === 0x5c) base = base.slice(0, -1);
   }
   return base;
+}
+
+/** One left-to-right scan of a glob, as picomatch's `scan` walks it (the state it keeps for the
+ * base: where the glob starts, the last '/' before the first wildcard, whether there is one). */
+class BaseScan {
+  private readonly length: number;
+  private index = -1;
+  private prev = -1;
+  private code = -1;
+  private braceEscaped = false;
+  private finished = false;
+  private braces = 0;
+  start = 0;
+  lastIndex = 0;
+  isGlob = false;
+
+  constructor(private readonly input: string) {
+    this.length = input.length - 1;
+  }
+
+  private eos(): boolean {
+    return this.index >= this.length;
+  }
+
+  private advance(): number {
+    this.prev = this.code;
+    return this.input.charCodeAt(++this.index);
+  }
+
+  run(): void {
+    while (this.index < this.length) {
+      const code = (this.code = this.advance());
+      if (code === 0x5c /* \ */) {
+        this.code = this.advance();
+        if (this.code === 0x7b /* { */) this.braceEscaped = true;
+        continue;
+      }
+      if (this.braceEscaped || code === 0x7b) {
+        this.brace();
+        return;
+      }
+      if (code === 0x2f /* / */) {
+        this.slash();
+        continue;
+      }
+      if (isExtglobChar(code) && this.input.charCodeAt(this.index + 1) === 0x28 /* ( */) {
+        this.isGlob = true;
+        return;
+      }
+      const step = this.wildcard(code);
+      if (step === 'stop') return;
+      if (step === 'next') continue;
+      if (this.isGlob) {
+        this.finished = true;
+        return;
+      }
+    }
+  }
+
+  /** A '/': the base may end here (a leading './' is dropped). */
+  private slash(): void {
+    if (this.finished) return;
+    if (this.prev === 0x2e && this.index === this.start + 1) {
+      this.start += 2;
+      return;
+    }
+    this.lastIndex = this.index + 1;
+  }
+
+  /** `*`, `?`, `[...]`, `(` end the base; a leading `!` is dropped. */
+  private wildcard(code: number): 'stop' | 'next' | 'on' {
+    switch (code) {
+      case 0x2a /* * */:
+      case 0x3f /* ? */:
+      case 0x28 /* ( */:
+        this.isGlob = true;
+        return 'stop';
+      case 0x5b /* [ */:
+        this.bracket();
+        return 'stop';
+      case 0x21 /* ! */:
+        if (this.index === this.start) {
+          this.start++;
+          return 'next';
+        }
+        return 'on';
+      default:
+        return 'on';
+    }
+  }
+
+  /** After '[': a glob when a ']' closes it. */
+  private bracket(): void {
+    while (!this.eos()) {
+      const next = this.advance();
+      if (!next) break;
+      if (next === 0x5c) {
+        this.advance();
+        continue;
+      }
+      if (next === 0x5d /* ] */) {
+        this.isGlob = true;
+        break;
+      }
+    }
+  }
+
+  /** After '{' (or an escaped one): a glob when a ',' or '..' comes before the closing '}'. */
+  private brace(): void {
+    this.braces++;
+    while (!this.eos() && (this.code = this.advance())) {
+      if (this.code === 0x5c) {
+        this.advance();
+        continue;
+      }
+      if (this.code === 0x7b) {
+        this.braces++;
+        continue;
+      }
+      if (!this.braceEscaped && this.code === 0x2e /* . */ && (this.code = this.advance()) === 0x2e) {
+        this.isGlob = true;
+        return;
+      }
+      if (!this.braceEscaped && this.code === 0x2c /* , */) {
+        this.isGlob = true;
+        return;
+      }
+      if (this.code === 0x7d /* } */) {
+        this.braces--;
+        if (this.braces === 0) {
+          this.braceEscaped = false;
+          return;
+        }
+      }
+    }
+  }
 }
