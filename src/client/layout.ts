@@ -24,9 +24,13 @@ export const GUARD_GLOBS: { glob: string; what: string }[] = [
   { glob: 'vitest.config.*', what: 'a new Vitest configuration could skip tests' },
 ];
 
-/** A starter guard glob: protected before anything matches it, so never a typo. */
+/** The conventional fixture folder a project without one is given, protected before it exists. */
+const FIXTURES_FALLBACK = 'fixtures/**';
+
+/** A starter guard glob (or the fixture folder's fallback): protected before anything matches
+ * it, so never a typo. */
 export function isGuardGlob(glob: string): boolean {
-  return GUARD_GLOBS.some((g) => g.glob === glob);
+  return glob === FIXTURES_FALLBACK || GUARD_GLOBS.some((g) => g.glob === glob);
 }
 
 export interface ProposedGlob {
@@ -133,7 +137,7 @@ export function proposeFromLayout(paths: readonly string[], written: readonly st
     const files = all.filter((p) => p.startsWith(`${name}/`));
     if (files.length > 0) out.push({ glob: `${name}/**`, why: `receipt-gate evidence: ${plural(files.length, 'file')} (${example(files)})` });
   }
-  if (!fixtureFolder) out.unshift({ glob: 'fixtures/**', why: 'no fixture folder yet: the conventional place for the first one, protected before it exists' });
+  if (!fixtureFolder) out.unshift({ glob: FIXTURES_FALLBACK, why: 'no fixture folder yet: the conventional place for the first one, protected before it exists' });
 
   const byGlob = (groups: { glob: string; what: string }[]) => {
     for (const { glob, what } of groups) {

@@ -82,6 +82,12 @@ test('the starter policy and evidence pass the gate; an empty project protects t
     assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one, protected before it exists/);
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
+    // Committed, none of init's own globs reads as a typo: each is protected before it exists.
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'guard', '--no-verify'); // the hook's command is not on PATH here
+    const after = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
+    assert.is(after.code, 0, after.stderr + after.stdout);
+    assert.not.match(after.stderr + after.stdout, /matches no path/);
     // No package.json: plain git hooks, and still no package.json.
     assert.ok(statSync(join(repo.dir, '.git/hooks/pre-commit')).mode & 0o100);
     assert.is(repo.read('.git/hooks/pre-push'), '#!/bin/sh\nreceipt-gate pre-push "$@"\n');
