@@ -3,7 +3,7 @@
 # bundle for `node bench/run.mjs --bundle OUT` (measures committed code, not a working tree).
 #   bench/build-bundle.sh OUT [COMMIT] [PATCH...]
 #   bench/build-bundle.sh .bench-cache/cli-head.js HEAD
-#   bench/build-bundle.sh .bench-cache/cli-fix.js HEAD bench/patches/proposed-read-path.patch
+#   bench/build-bundle.sh .bench-cache/cli-fix.js HEAD ../candidate.patch
 set -eu
 [ $# -ge 1 ] || { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
