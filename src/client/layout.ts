@@ -3,13 +3,17 @@
 // the evidence that is actually there: fixture, snapshot, golden and testdata folders and
 // files, CI workflow folders, hook folders, test runner configuration, checkout rewriting.
 // Each glob comes with the reason init prints, and only globs that match a path are written
-// (besides the files init writes itself). Pure over the path list, so a test can hold it
+// (the files init writes itself count as paths). The guard globs for files that would switch
+// the tests or the gate off if someone added them (a workflow, a conftest.py, .gitattributes)
+// are proposed as well; while nothing matches one it is printed, not written, unless the owner
+// asks for them with `init --guard-absent`. Pure over the path list, so a test can hold it
 // against real layouts.
 
 import { matcher } from '../matchers';
 
-/** Files that switch the tests or the gate off when someone adds them, so they are protected
- * before they exist (and never reported as a glob that matches nothing: see isGuardGlob). */
+/** Files that switch the tests or the gate off when someone adds them: init proposes them
+ * before they exist (written with --guard-absent), and a guard glob that matches nothing is
+ * never reported as a typo (see isGuardGlob). */
 export const GUARD_GLOBS: { glob: string; what: string }[] = [
   { glob: '.github/workflows/**', what: 'a new workflow could skip the tests' },
   { glob: '.gitlab-ci.yml', what: 'a new pipeline could skip the tests' },
@@ -24,7 +28,7 @@ export const GUARD_GLOBS: { glob: string; what: string }[] = [
   { glob: 'vitest.config.*', what: 'a new Vitest configuration could skip tests' },
 ];
 
-/** The conventional fixture folder a project without one is given, protected before it exists. */
+/** The conventional fixture folder, proposed to a project without one. */
 const FIXTURES_FALLBACK = 'fixtures/**';
 
 /** A starter guard glob (or the fixture folder's fallback): protected before anything matches
@@ -40,8 +44,11 @@ export interface ProposedGlob {
 }
 
 export interface LayoutProposal {
+  /** Globs that match a path: written. */
   protected: ProposedGlob[];
   exceptions: ProposedGlob[];
+  /** Guard globs nothing matches yet: written only with `guardAbsent`, else printed. */
+  absent: ProposedGlob[];
 }
 
 /** Folder names that hold evidence wherever they are. */
@@ -106,7 +113,7 @@ function example(paths: string[]): string {
  * the hook files), counted as present. A project with no fixture folder yet still gets the
  * conventional `fixtures/**` (the place a first fixture goes), said so.
  */
-export function proposeFromLayout(paths: readonly string[], written: readonly string[] = []): LayoutProposal {
+export function proposeFromLayout(paths: readonly string[], written: readonly string[] = [], opts: { guardAbsent?: boolean } = {}): LayoutProposal {
   const all = [...new Set([...paths, ...written])].sort();
   const out: ProposedGlob[] = [];
   const exceptions: ProposedGlob[] = [];
@@ -137,7 +144,8 @@ export function proposeFromLayout(paths: readonly string[], written: readonly st
     const files = all.filter((p) => p.startsWith(`${name}/`));
     if (files.length > 0) out.push({ glob: `${name}/**`, why: `receipt-gate evidence: ${plural(files.length, 'file')} (${example(files)})` });
   }
-  if (!fixtureFolder) out.unshift({ glob: FIXTURES_FALLBACK, why: 'no fixture folder yet: the conventional place for the first one, protected before it exists' });
+  const absent: ProposedGlob[] = [];
+  if (!fixtureFolder) absent.push({ glob: FIXTURES_FALLBACK, why: 'no fixture folder yet: the conventional place for the first one' });
 
   const byGlob = (groups: { glob: string; what: string }[]) => {
     for (const { glob, what } of groups) {
@@ -151,7 +159,14 @@ export function proposeFromLayout(paths: readonly string[], written: readonly st
   byGlob(TEST_CONFIG);
   byGlob(CHECKOUT_GLOBS);
   for (const { glob, what } of GUARD_GLOBS) {
-    if (!out.some((g) => g.glob === glob)) out.push({ glob, why: `nothing there yet, protected before it exists: ${what}` });
+    if (out.some((g) => g.glob === glob)) continue;
+    const hits = all.filter((p) => matcher([glob])(p));
+    if (hits.length > 0) out.push({ glob, why: `${what} (${example(hits)})` });
+    else absent.push({ glob, why: `nothing there yet: ${what}` });
   }
-  return { protected: out, exceptions };
+  if (opts.guardAbsent) {
+    out.push(...absent.map((g) => ({ glob: g.glob, why: `${g.why}; protected before it exists (--guard-absent)` })));
+    return { protected: out, exceptions, absent: [] };
+  }
+  return { protected: out, exceptions, absent };
 }

@@ -1,4 +1,4 @@
-// `receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-lint-staged] [--no-install]` — sets a project up: the policy,
+// `receipt-gate init [--owner NAME]... [--base-branch NAME] [--guard-absent] [--no-lint-staged] [--no-install]` — sets a project up: the policy,
 // starter evidence, and the hooks, added to the hook manager the project already uses
 // (src/client/managers.ts; husky 9 and lint-staged when it has none). Merges into what is
 // there and never overwrites it; running it again changes nothing; CRLF files stay CRLF.
@@ -31,7 +31,7 @@ declare const RECEIPT_GATE_VERSION: string;
 /** receipt-gate pins itself exactly, as it pins husky and lint-staged. */
 const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
-const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--guard-absent] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
 
 const OTHER_LINT_STAGED_CONFIGS = [
   '.lintstagedrc',
@@ -58,6 +58,8 @@ interface InitOptions {
   baseBranch: string | undefined;
   lintStaged: boolean;
   install: boolean;
+  /** Also write the guard globs nothing matches yet (protected before they exist). */
+  guardAbsent: boolean;
   date: string;
 }
 
@@ -134,6 +136,7 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
       'base-branch': { type: 'string' },
       'no-lint-staged': { type: 'boolean' },
       'no-install': { type: 'boolean' },
+      'guard-absent': { type: 'boolean' },
       now: { type: 'string' },
     },
     USAGE,
@@ -147,6 +150,7 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
     baseBranch: values['base-branch'] as string | undefined,
     lintStaged: values['no-lint-staged'] !== true,
     install: values['no-install'] !== true,
+    guardAbsent: values['guard-absent'] === true,
     date: today(io, values.now),
   };
 }
@@ -246,7 +250,7 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
   const starterOwners = options.owners.length > 0 ? options.owners : defaultOwners(top, io.env);
   const baseBranch = options.baseBranch ?? defaultBranch(top, io.env);
   const written = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
-  const layout = proposeFromLayout(projectFiles(top, io.env), written);
+  const layout = proposeFromLayout(projectFiles(top, io.env), written, { guardAbsent: options.guardAbsent });
   const text = jsonText(
     starterPolicy({
       baseBranch,
@@ -272,6 +276,13 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
   r.notes.push(
     `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.map((f) => `\n      ${f}`).join('')}`,
   );
+  if (layout.absent.length > 0) {
+    r.notes.push(
+      `not protected, because nothing matches them yet (a glob that matches nothing reads as a typo); run init with --guard-absent to protect them before they exist, or add them to "protected" when the files arrive:${layout.absent
+        .map((g) => `\n      ${JSON.stringify(g.glob)}: ${printable(g.why)}`)
+        .join('')}`,
+    );
+  }
   return parsedPolicy.policy;
 }
 

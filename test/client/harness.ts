@@ -204,15 +204,16 @@ export class Sandbox {
     return readFileSync(join(dir, path), 'utf8');
   }
 
-  /** The owner's first commit: package.json, .gitignore, `receipt-gate init`, committed through
-   * the hooks and pushed as the owner. Returns the owner's clone. */
+  /** The owner's first commit: package.json, .gitignore, `receipt-gate init --guard-absent` (the
+   * project has no fixtures yet; the owner protects them, and the other guards, before they
+   * exist), committed through the hooks and pushed as the owner. Returns the owner's clone. */
   guardedRepository(): string {
     this.installServerHook();
     const owner = this.clone('owner', OWNER_EMAIL);
     this.write(owner, 'package.json', this.projectPackageJson());
     this.write(owner, '.gitignore', 'node_modules\n');
     this.write(owner, 'src/app.js', 'module.exports = 1;\n');
-    const init = this.receiptGate(owner, ['init', '--owner', OWNER_EMAIL, '--owner', 'alice']);
+    const init = this.receiptGate(owner, ['init', '--guard-absent', '--owner', OWNER_EMAIL, '--owner', 'alice']);
     if (init.status !== 0) throw new Error(`receipt-gate init failed: ${init.stderr}${init.stdout}`);
     this.git(owner, 'add', '-A');
     this.commit(owner, 'Guard evidence with receipt-gate');

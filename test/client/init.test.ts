@@ -67,7 +67,7 @@ test('init merges into an existing package.json and husky hook, keeps everything
   }
 });
 
-test('the starter policy and evidence pass the gate; an empty project protects the conventional fixtures/ and nothing it does not have', async () => {
+test('the starter policy and evidence pass the gate; an empty project gets no glob that matches nothing, and is told which guards --guard-absent adds', async () => {
   const repo = new LocalRepo('init-starter');
   try {
     const r = await repo.cli(['init']);
@@ -76,13 +76,17 @@ test('the starter policy and evidence pass the gate; an empty project protects t
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
     assert.equal(parsed.policy.owners, ['alice@example.com'], 'owner defaults to git config user.email');
-    assert.equal(parsed.policy.protected, ['fixtures/**', ...GUARD_GLOBS.map((g) => g.glob)]);
+    // Nothing in the project matches a guard glob, so none is written (the freeze file init
+    // writes is protected as the policy's freeze section); each is printed with its reason.
+    assert.equal(parsed.policy.protected, []);
     assert.equal(parsed.policy.exceptions, []);
-    assert.match(r.stdout, /protected "conftest\.py": nothing there yet, protected before it exists: a new conftest\.py could skip tests/);
-    assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one, protected before it exists/);
+    assert.match(r.stdout, /not protected, because nothing matches them yet .*run init with --guard-absent to protect them before they exist/);
+    assert.match(r.stdout, /\n {6}"conftest\.py": nothing there yet: a new conftest\.py could skip tests/);
+    assert.match(r.stdout, /\n {6}"fixtures\/\*\*": no fixture folder yet: the conventional place for the first one/);
+    for (const { glob } of GUARD_GLOBS) assert.ok(r.stdout.includes(`      ${JSON.stringify(glob)}: nothing there yet: `), glob);
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
-    // Committed, none of init's own globs reads as a typo: each is protected before it exists.
+    // Committed, none of init's own globs reads as a typo.
     repo.git('add', '-A');
     repo.git('commit', '-qm', 'guard', '--no-verify'); // the hook's command is not on PATH here
     const after = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
@@ -92,6 +96,28 @@ test('the starter policy and evidence pass the gate; an empty project protects t
     assert.ok(statSync(join(repo.dir, '.git/hooks/pre-commit')).mode & 0o100);
     assert.is(repo.read('.git/hooks/pre-push'), '#!/bin/sh\nreceipt-gate pre-push "$@"\n');
     assert.throws(() => repo.read('package.json'));
+  } finally {
+    repo.remove();
+  }
+});
+
+test('init --guard-absent protects the guards before anything matches them, and check does not read them as typos', async () => {
+  const repo = new LocalRepo('init-guard-absent');
+  try {
+    const r = await repo.cli(['init', '--guard-absent']);
+    assert.is(r.code, 0, r.stderr);
+    const parsed = parsePolicy(readFileSync(join(repo.dir, '.receipt-gate.json')));
+    assert.ok(parsed.ok);
+    if (!parsed.ok) return;
+    assert.equal(parsed.policy.protected, ['fixtures/**', ...GUARD_GLOBS.map((g) => g.glob)]);
+    assert.match(r.stdout, /protected "conftest\.py": nothing there yet: a new conftest\.py could skip tests; protected before it exists \(--guard-absent\)/);
+    assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one; protected before it exists \(--guard-absent\)/);
+    assert.not.match(r.stdout, /not protected, because nothing matches/);
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'guard', '--no-verify');
+    const after = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
+    assert.is(after.code, 0, after.stderr + after.stdout);
+    assert.not.match(after.stderr + after.stdout, /matches no path/);
   } finally {
     repo.remove();
   }
@@ -132,12 +158,11 @@ test('the starter policy comes from the project\'s layout: each glob matches som
       '**/conftest.py',
       'jest.config.js'.replace('.js', '.*'),
       '.gitattributes',
-      '.gitlab-ci.yml',
       '**/.gitattributes',
-      '.gitmodules',
-      'pytest.ini',
-      'vitest.config.*',
     ]);
+    // The guards nothing matches are printed, not written.
+    assert.match(r.stdout, /not protected, because nothing matches them yet[^\n]*(\n {6}"[^\n]*)+/);
+    for (const glob of ['.gitlab-ci.yml', '.gitmodules', 'pytest.ini', 'vitest.config.*']) assert.ok(r.stdout.includes(`      ${JSON.stringify(glob)}: nothing there yet: `), glob);
     assert.equal(policy.exceptions, ['**/__fixtures__/**/*.md']);
     assert.match(r.stdout, /protected "\*\*\/__fixtures__\/\*\*": 3 files in 2 __fixtures__\/ folders \(lib\/__tests__\/__fixtures__\/, test\/integration\/__fixtures__\/\)/);
     assert.match(r.stdout, /protected "\*\*\/testdata\/\*\*": 1 file in 1 testdata\/ folder \(pkg\/parse\/testdata\/\)/);
