@@ -52,7 +52,10 @@ function isStandardMode(mode16: number): boolean {
  * order check (treeNotSorted, duplicateEntries) has nothing to say and is skipped. Returns []
  * for a tree fsck accepts silently.
  */
-export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array, nuls: Int32Array, modes: Uint32Array, ordered = false): TreeProblem[] {
+export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array, nuls: Int32Array, modes: Uint32Array, ordered = false, plainCount = 0): TreeProblem[] {
+  // RawTree.parse counts the entries for which isPlainEntry holds while it splits them: in an
+  // ordered tree of plain entries only, fsck has nothing to say.
+  if (ordered && plainCount === starts.length) return [];
   const out: TreeProblem[] = [];
   const seen = new Set<string>(); // a name with two `\.git` parts is one problem
   const add = (id: FsckId, entry: number) => {
@@ -113,16 +116,22 @@ export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array
  * name that is not empty, does not start with a byte any `.git`/`..` spelling starts with ('.',
  * 'g', 'G', 0xe2, 0xef) and holds neither '/' nor '\'. Every other entry gets the full checks.
  */
-function isPlainEntry(buf: Uint8Array, start: number, n0: number, n1: number, mode16: number): boolean {
-  if (mode16 !== 0o100644 && mode16 !== 0o040000 && mode16 !== 0o100755 && mode16 !== 0o160000 && mode16 !== 0o100664) return false;
-  if (buf[start] === 0x30 || buf[n1 + 1] === 0 || n1 === n0) return false;
-  const c0 = buf[n0]!;
-  if (c0 === 0x2e || c0 === 0x67 || c0 === 0x47 || c0 === 0xe2 || c0 === 0xef) return false;
+export function isPlainEntry(buf: Uint8Array, start: number, n0: number, n1: number, mode16: number): boolean {
+  if (!isPlainHead(buf, start, n0, n1, mode16)) return false;
   for (let k = n0; k < n1; k++) {
     const c = buf[k]!;
     if (c === 0x2f || c === 0x5c) return false;
   }
   return true;
+}
+
+/** isPlainEntry without the scan of the name for '/' and '\' (RawTree.parse scans the name
+ * for its NUL anyway and looks for them in the same pass). */
+export function isPlainHead(buf: Uint8Array, start: number, n0: number, n1: number, mode16: number): boolean {
+  if (mode16 !== 0o100644 && mode16 !== 0o040000 && mode16 !== 0o100755 && mode16 !== 0o160000 && mode16 !== 0o100664) return false;
+  if (buf[start] === 0x30 || buf[n1 + 1] === 0 || n1 === n0) return false;
+  const c0 = buf[n0]!;
+  return !(c0 === 0x2e || c0 === 0x67 || c0 === 0x47 || c0 === 0xe2 || c0 === 0xef);
 }
 
 /** fsck.c verify_ordered for entries `p` (the previous one) and `c`. */

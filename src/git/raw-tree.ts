@@ -26,7 +26,7 @@
 // - Unlike get_tree_entry, find() also finds a name that sits out of git's order (get_tree_entry
 //   stops at the first name that sorts after the one it looks for; a checkout still writes it).
 
-import { fsckTree, type TreeProblem } from './fsck';
+import { fsckTree, isPlainHead, type TreeProblem } from './fsck';
 import { canonMode, decodePathBytes, isDirMode, isUnsafeName, kindOfCanonMode } from './tree';
 import { GitReadError, type EntryKind, type FsckId, type TreeEntry } from './types';
 
@@ -55,6 +55,8 @@ export class RawTree {
     /** True when the entry names are strictly in git's tree order, so no name occurs twice
      * (not even as a file and a directory). Such trees are walked side by side by the diff. */
     readonly ordered: boolean,
+    /** How many entries fsck has nothing to say about on their own (fsck.ts isPlainEntry). */
+    private readonly plainCount: number,
   ) {}
 
   private get repeats(): Set<number> | null {
@@ -66,7 +68,7 @@ export class RawTree {
    * that raises it ([] for a tree fsck accepts silently). Computed when first asked: the diff
    * asks only of trees on the side under test, not of the base's. */
   get problems(): readonly TreeProblem[] {
-    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes, this.ordered));
+    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes, this.ordered, this.plainCount));
   }
 
   /** The problems that make an entry unsafe for the gate: every fsck message but those git
@@ -99,6 +101,7 @@ export class RawTree {
     let n = 0;
     let i = 0;
     let ordered = true;
+    let plain = 0;
     // The name of the entry before (its start, length and whether it is a directory).
     let p0 = 0;
     let pLen = -1;
@@ -114,9 +117,16 @@ export class RawTree {
         mode = ((mode << 3) + d) >>> 0;
       }
       if (space === i || space >= len || buf[space] !== 0x20) throw entryError(treeOid, buf, i);
+      // The name up to its NUL, noting a '/' or '\\' on the way (fsck's isPlainEntry).
       let nul = space + 1;
-      while (nul < len && buf[nul] !== 0) nul++;
+      let separator = false;
+      for (; nul < len; nul++) {
+        const c = buf[nul]!;
+        if (c === 0) break;
+        if (c === 0x2f || c === 0x5c) separator = true;
+      }
       if (nul + 21 > len) throw entryError(treeOid, buf, i);
+      if (!separator && isPlainHead(buf, i, space + 1, nul, mode & 0xffff)) plain++;
       starts[n] = i;
       spaces[n] = space;
       nuls[n] = nul;
@@ -146,7 +156,7 @@ export class RawTree {
       pLen = nLen;
       pDir = dir;
     }
-    return new RawTree(treeOid, buf, starts.subarray(0, n), spaces.subarray(0, n), nuls.subarray(0, n), modes.subarray(0, n), ordered);
+    return new RawTree(treeOid, buf, starts.subarray(0, n), spaces.subarray(0, n), nuls.subarray(0, n), modes.subarray(0, n), ordered, plain);
   }
 
   /** True when entry `i` is a directory (S_ISDIR of its mode: 40000, 040000, 40755, ...). */
