@@ -111,10 +111,16 @@ export class RawTree {
       // which says what is wrong exactly as git would.
       let mode = 0;
       let space = i;
-      for (; space < len; space++) {
-        const d = buf[space]! - 0x30;
-        if (d < 0 || d > 7) break;
-        mode = ((mode << 3) + d) >>> 0;
+      if (buf[i] === 0x31 && buf[i + 1] === 0x30 && buf[i + 2] === 0x30 && buf[i + 3] === 0x36 && buf[i + 4] === 0x34 && buf[i + 5] === 0x34 && buf[i + 6] === 0x20) {
+        // "100644 ", the mode of nearly every entry: what the loop below reads, without it.
+        mode = 0o100644;
+        space = i + 6;
+      } else {
+        for (; space < len; space++) {
+          const d = buf[space]! - 0x30;
+          if (d < 0 || d > 7) break;
+          mode = ((mode << 3) + d) >>> 0;
+        }
       }
       if (space === i || space >= len || buf[space] !== 0x20) throw entryError(treeOid, buf, i);
       // The name up to its NUL, noting a '/' or '\\' on the way (fsck's isPlainEntry).
