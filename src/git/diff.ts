@@ -130,7 +130,8 @@ async function compareTrees(
   own: { before: Side | undefined } | null,
 ): Promise<void> {
   const ra = a !== null ? await w.store.objects.readRawTree(a) : null;
-  const rb = b !== null ? await w.store.objects.readRawTree(b) : null;
+  // The new side is usually the old one with a few entries changed: split it from it.
+  const rb = b !== null ? await w.store.objects.readRawTree(b, ra) : null;
   if (ra === null || rb === null) {
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.

@@ -369,14 +369,16 @@ export class ObjectDatabase {
     return oid === EMPTY_TREE || this.knownTrees.has(oid);
   }
 
-  /** The tree as raw entries, for comparisons that decode only what differs (cached by oid). */
-  async readRawTree(oid: string): Promise<RawTree> {
-    return this.rawTreeOf(oid, await this.read(oid, 'tree'));
+  /** The tree as raw entries, for comparisons that decode only what differs (cached by oid).
+   * `like`: a tree it probably shares most bytes with (the same folder on the other side of a
+   * diff), to split it from (RawTree.parseLike: the same RawTree, sooner). */
+  async readRawTree(oid: string, like?: RawTree | null): Promise<RawTree> {
+    return this.rawTreeOf(oid, await this.read(oid, 'tree'), like);
   }
 
-  private rawTreeOf(oid: string, entry: StoredObject): RawTree {
+  private rawTreeOf(oid: string, entry: StoredObject, like?: RawTree | null): RawTree {
     if (!entry.tree) {
-      entry.tree = RawTree.parse(oid, entry.content);
+      entry.tree = like ? RawTree.parseLike(oid, entry.content, like) : RawTree.parse(oid, entry.content);
       // Four 32-bit arrays per entry, sized for the most entries the bytes could hold (see
       // RawTree.parse).
       this.charge(oid, entry, Math.ceil(entry.content.length / 23) * 16);

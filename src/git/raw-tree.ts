@@ -55,8 +55,10 @@ export class RawTree {
     /** True when the entry names are strictly in git's tree order, so no name occurs twice
      * (not even as a file and a directory). Such trees are walked side by side by the diff. */
     readonly ordered: boolean,
-    /** How many entries fsck has nothing to say about on their own (fsck.ts isPlainEntry). */
-    private readonly plainCount: number,
+    /** How many entries fsck has something to say about on their own (not fsck.ts isPlainEntry). */
+    private readonly nonPlain: number,
+    /** How many directories needed the order check's look-back for a file of the same name. */
+    private readonly lookbacks: number,
   ) {}
 
   private get repeats(): Set<number> | null {
@@ -68,7 +70,7 @@ export class RawTree {
    * that raises it ([] for a tree fsck accepts silently). Computed when first asked: the diff
    * asks only of trees on the side under test, not of the base's. */
   get problems(): readonly TreeProblem[] {
-    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes, this.ordered, this.plainCount));
+    return (this.fsck ??= fsckTree(this.buf, this.starts, this.spaces, this.nuls, this.modes, this.ordered, this.starts.length - this.nonPlain));
   }
 
   /** The problems that make an entry unsafe for the gate: every fsck message but those git
@@ -90,79 +92,82 @@ export class RawTree {
    * not read it either; never for a mode, an order or a name git reads. Whether the entries
    * are in git's order is decided in the same pass, against the entry before. */
   static parse(treeOid: string, content: Uint8Array): RawTree {
-    const buf = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-    const len = buf.length;
-    // The shortest entry is 23 bytes (a one-digit mode, a space, an empty name, NUL, oid).
-    const most = Math.ceil(len / 23);
-    const starts = new Int32Array(most);
-    const spaces = new Int32Array(most);
-    const nuls = new Int32Array(most);
-    const modes = new Uint32Array(most);
-    let n = 0;
-    let i = 0;
-    let ordered = true;
-    let plain = 0;
-    // The name of the entry before (its start, length and whether it is a directory).
-    let p0 = 0;
-    let pLen = -1;
-    let pDir = false;
-    while (i < len) {
-      // The mode's octal digits up to the space; anything else is read again by entryError,
-      // which says what is wrong exactly as git would.
-      let mode = 0;
-      let space = i;
-      if (buf[i] === 0x31 && buf[i + 1] === 0x30 && buf[i + 2] === 0x30 && buf[i + 3] === 0x36 && buf[i + 4] === 0x34 && buf[i + 5] === 0x34 && buf[i + 6] === 0x20) {
-        // "100644 ", the mode of nearly every entry: what the loop below reads, without it.
-        mode = 0o100644;
-        space = i + 6;
-      } else {
-        for (; space < len; space++) {
-          const d = buf[space]! - 0x30;
-          if (d < 0 || d > 7) break;
-          mode = ((mode << 3) + d) >>> 0;
-        }
-      }
-      if (space === i || space >= len || buf[space] !== 0x20) throw entryError(treeOid, buf, i);
-      // The name up to its NUL, noting a '/' or '\\' on the way (fsck's isPlainEntry).
-      let nul = space + 1;
-      let separator = false;
-      for (; nul < len; nul++) {
-        const c = buf[nul]!;
-        if (c === 0) break;
-        if (c === 0x2f || c === 0x5c) separator = true;
-      }
-      if (nul + 21 > len) throw entryError(treeOid, buf, i);
-      if (!separator && isPlainHead(buf, i, space + 1, nul, mode & 0xffff)) plain++;
-      starts[n] = i;
-      spaces[n] = space;
-      nuls[n] = nul;
-      modes[n] = mode;
-      n++;
-      i = nul + 21;
-      const n0 = space + 1;
-      const nLen = nul - n0;
-      const dir = isDirMode(mode);
-      if (ordered && pLen >= 0) {
-        // git's tree order (compareOrder) against the entry before.
-        const common = pLen < nLen ? pLen : nLen;
-        let k = 0;
-        while (k < common && buf[p0 + k] === buf[n0 + k]) k++;
-        if (k < common) {
-          if (buf[p0 + k]! > buf[n0 + k]!) ordered = false;
-        } else {
-          const pc = pLen > common ? buf[p0 + common]! : pDir ? 0x2f : 0;
-          const nc = nLen > common ? buf[n0 + common]! : dir ? 0x2f : 0;
-          if (pc >= nc) ordered = false;
-          // A directory whose name begins the entry before's: a file of the same name may sort
-          // before it, separated only by names that extend it with a byte below '/'.
-          else if (dir && nLen === common) ordered = !fileNamed(buf, starts, spaces, nuls, n - 2, n0, nLen);
-        }
-      }
-      p0 = n0;
-      pLen = nLen;
-      pDir = dir;
+    const buf = asBuffer(content);
+    const split = newSplit(buf.length);
+    splitEntries(treeOid, buf, split, 0, null);
+    return RawTree.of(treeOid, buf, split);
+  }
+
+  /**
+   * The same RawTree as `parse(treeOid, content)`, split with the help of `base`, a tree the
+   * content is likely to share most bytes with (the same folder in the parent commit): the
+   * entries in the bytes both trees begin with, and those in the bytes both end with, are the
+   * base's (an entry is read from its own bytes only, so identical bytes at an entry's start
+   * hold the identical entry); only the bytes between are split. Used when the base is ordered,
+   * every entry of it is plain to fsck, and no directory of it needed fsck's look-back for a file
+   * of the same name: then each pair of neighbours the two trees share was judged in the base
+   * exactly as it would be here, and only the new entries and their neighbours are checked.
+   * Otherwise (and for small trees) the content is parsed whole.
+   */
+  static parseLike(treeOid: string, content: Uint8Array, base: RawTree): RawTree {
+    const buf = asBuffer(content);
+    if (base.length < DERIVE_MIN_ENTRIES || !base.ordered || base.nonPlain !== 0 || base.lookbacks !== 0) return RawTree.parse(treeOid, content);
+    const a = base.buf;
+    const prefix = commonPrefix(a, buf);
+    const suffix = commonSuffix(a, buf, Math.min(a.length, buf.length) - prefix);
+    // The base's entries wholly inside the common prefix are this tree's first entries.
+    let lo = 0;
+    let hi = base.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (base.nuls[mid]! + 21 <= prefix) lo = mid + 1;
+      else hi = mid;
     }
-    return new RawTree(treeOid, buf, starts.subarray(0, n), spaces.subarray(0, n), nuls.subarray(0, n), modes.subarray(0, n), ordered, plain);
+    const kept = lo;
+    const split = newSplit(buf.length);
+    split.starts.set(base.starts.subarray(0, kept));
+    split.spaces.set(base.spaces.subarray(0, kept));
+    split.nuls.set(base.nuls.subarray(0, kept));
+    split.modes.set(base.modes.subarray(0, kept));
+    split.n = kept;
+    const from = kept === 0 ? 0 : base.nuls[kept - 1]! + 21;
+    const shift = buf.length - a.length;
+    const m = splitEntries(treeOid, buf, split, from, { at: buf.length - suffix, base, shift });
+    if (m >= 0 && m + 1 < base.length) {
+      // Entry m of the base was split here as this tree's entry n - 1 (checked against its
+      // new neighbour); the base's entries after it follow, `shift` bytes further on.
+      const n = split.n;
+      const rest = base.length - (m + 1);
+      const copy = (to: Int32Array, src: Int32Array) => {
+        to.set(src.subarray(m + 1), n);
+        if (shift !== 0) for (let t = n; t < n + rest; t++) to[t]! += shift;
+      };
+      copy(split.starts, base.starts);
+      copy(split.spaces, base.spaces);
+      copy(split.nuls, base.nuls);
+      split.modes.set(base.modes.subarray(m + 1), n);
+      split.n = n + rest;
+    }
+    return RawTree.of(treeOid, buf, split);
+  }
+
+  private static of(treeOid: string, buf: Buffer, split: Split): RawTree {
+    const n = split.n;
+    return new RawTree(treeOid, buf, split.starts.subarray(0, n), split.spaces.subarray(0, n), split.nuls.subarray(0, n), split.modes.subarray(0, n), split.ordered, split.nonPlain, split.lookbacks);
+  }
+
+  /** The index of the entry that starts at byte `offset`, or -1. */
+  entryStartingAt(offset: number): number {
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.starts[mid]!;
+      if (at === offset) return mid;
+      if (at < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
   }
 
   /** True when entry `i` is a directory (S_ISDIR of its mode: 40000, 040000, 40755, ...). */
@@ -365,6 +370,165 @@ export class RawTree {
     }
     return repeats.size > 0 ? repeats : null;
   }
+}
+
+/** Trees with fewer entries are parsed whole (RawTree.parseLike). */
+const DERIVE_MIN_ENTRIES = 64;
+
+function asBuffer(content: Uint8Array): Buffer {
+  return Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+}
+
+/** The entries split so far, and what was learnt of them. */
+interface Split {
+  starts: Int32Array;
+  spaces: Int32Array;
+  nuls: Int32Array;
+  modes: Uint32Array;
+  n: number;
+  ordered: boolean;
+  nonPlain: number;
+  lookbacks: number;
+}
+
+function newSplit(len: number): Split {
+  // The shortest entry is 23 bytes (a one-digit mode, a space, an empty name, NUL, oid).
+  const most = Math.ceil(len / 23);
+  return { starts: new Int32Array(most), spaces: new Int32Array(most), nuls: new Int32Array(most), modes: new Uint32Array(most), n: 0, ordered: true, nonPlain: 0, lookbacks: 0 };
+}
+
+/**
+ * Splits the entries of `buf` from byte `from` (where entry `split.n` starts; the entries
+ * before it are in `split` already, and the first new one is checked against the last of
+ * them) to the end. With `splice`: at the first entry that starts at or after `splice.at` and
+ * `splice.shift` bytes after one of `splice.base`'s, that entry is split and the splitting
+ * stops; the base entry's index is returned (-1 when the end came first).
+ */
+function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, splice: { at: number; base: RawTree; shift: number } | null): number {
+  const { starts, spaces, nuls, modes } = split;
+  const len = buf.length;
+  const spliceAt = splice === null ? Infinity : splice.at;
+  let n = split.n;
+  let i = from;
+  let ordered = split.ordered;
+  let nonPlain = split.nonPlain;
+  let lookbacks = split.lookbacks;
+  // The name of the entry before (its start, length and whether it is a directory).
+  let p0 = 0;
+  let pLen = -1;
+  let pDir = false;
+  if (n > 0) {
+    p0 = spaces[n - 1]! + 1;
+    pLen = nuls[n - 1]! - p0;
+    pDir = isDirMode(modes[n - 1]!);
+  }
+  let spliced = -1;
+  while (i < len && spliced < 0) {
+    if (i >= spliceAt) spliced = splice!.base.entryStartingAt(i - splice!.shift);
+    // The mode's octal digits up to the space; anything else is read again by entryError,
+    // which says what is wrong exactly as git would.
+    let mode = 0;
+    let space = i;
+    if (buf[i] === 0x31 && buf[i + 1] === 0x30 && buf[i + 2] === 0x30 && buf[i + 3] === 0x36 && buf[i + 4] === 0x34 && buf[i + 5] === 0x34 && buf[i + 6] === 0x20) {
+      // "100644 ", the mode of nearly every entry: what the loop below reads, without it.
+      mode = 0o100644;
+      space = i + 6;
+    } else {
+      for (; space < len; space++) {
+        const d = buf[space]! - 0x30;
+        if (d < 0 || d > 7) break;
+        mode = ((mode << 3) + d) >>> 0;
+      }
+    }
+    if (space === i || space >= len || buf[space] !== 0x20) throw entryError(treeOid, buf, i);
+    // The name up to its NUL, noting a '/' or '\\' on the way (fsck's isPlainEntry).
+    let nul = space + 1;
+    let separator = false;
+    for (; nul < len; nul++) {
+      const c = buf[nul]!;
+      if (c === 0) break;
+      if (c === 0x2f || c === 0x5c) separator = true;
+    }
+    if (nul + 21 > len) throw entryError(treeOid, buf, i);
+    if (separator || !isPlainHead(buf, i, space + 1, nul, mode & 0xffff)) nonPlain++;
+    starts[n] = i;
+    spaces[n] = space;
+    nuls[n] = nul;
+    modes[n] = mode;
+    n++;
+    i = nul + 21;
+    const n0 = space + 1;
+    const nLen = nul - n0;
+    const dir = isDirMode(mode);
+    if (ordered && pLen >= 0) {
+      // git's tree order (compareOrder) against the entry before.
+      const common = pLen < nLen ? pLen : nLen;
+      let k = 0;
+      while (k < common && buf[p0 + k] === buf[n0 + k]) k++;
+      if (k < common) {
+        if (buf[p0 + k]! > buf[n0 + k]!) ordered = false;
+      } else {
+        const pc = pLen > common ? buf[p0 + common]! : pDir ? 0x2f : 0;
+        const nc = nLen > common ? buf[n0 + common]! : dir ? 0x2f : 0;
+        if (pc >= nc) ordered = false;
+        // A directory whose name begins the entry before's: a file of the same name may sort
+        // before it, separated only by names that extend it with a byte below '/'.
+        else if (dir && nLen === common) {
+          lookbacks++;
+          ordered = !fileNamed(buf, starts, spaces, nuls, n - 2, n0, nLen);
+        }
+      }
+    }
+    p0 = n0;
+    pLen = nLen;
+    pDir = dir;
+  }
+  split.n = n;
+  split.ordered = ordered;
+  split.nonPlain = nonPlain;
+  split.lookbacks = lookbacks;
+  return spliced;
+}
+
+/** How many bytes `a` and `b` begin with alike (compared in growing windows, natively). */
+function commonPrefix(a: Buffer, b: Buffer): number {
+  const max = Math.min(a.length, b.length);
+  let eq = 0;
+  let step = 256;
+  while (eq < max) {
+    const end = Math.min(max, eq + step);
+    if (a.compare(b, eq, end, eq, end) === 0) {
+      eq = end;
+      step *= 2;
+    } else if (end - eq <= 64) {
+      while (a[eq] === b[eq]) eq++;
+      return eq;
+    } else {
+      step = (end - eq) >> 1;
+    }
+  }
+  return eq;
+}
+
+/** How many bytes `a` and `b` end with alike, at most `max`. */
+function commonSuffix(a: Buffer, b: Buffer, max: number): number {
+  const la = a.length;
+  const lb = b.length;
+  let eq = 0;
+  let step = 256;
+  while (eq < max) {
+    const take = Math.min(max, eq + step);
+    if (a.compare(b, lb - take, lb - eq, la - take, la - eq) === 0) {
+      eq = take;
+      step *= 2;
+    } else if (take - eq <= 64) {
+      while (eq < max && a[la - 1 - eq] === b[lb - 1 - eq]) eq++;
+      return eq;
+    } else {
+      step = (take - eq) >> 1;
+    }
+  }
+  return eq;
 }
 
 /** Every entry of a tree's content, as RawTree.entries reads them. */
