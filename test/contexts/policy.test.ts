@@ -155,7 +155,7 @@ const valueArb = fc.constantFrom<unknown>('services/x', 's-ok', '', '/abs', 'a//
 const memberArb = fc.constantFrom(['name'], ['root'], ['freeze', 'maxDays'], ['freeze', 'reasons'], ['protected', 0], ['epoch', 'pin'], ['epoch'], ['extra'], ['observations'], ['manifest', 'catalog'], ['owners'], ['dependsOn']);
 const mutationArb = fc.record({ at: fc.integer({ min: 0, max: 5 }), member: memberArb, value: fc.option(valueArb, { nil: undefined }) });
 
-function mutated(mutations: { at: number; member: (string | number)[]; value: unknown }[]): Uint8Array {
+function mutated(mutations: { at: number; member: readonly (string | number)[]; value: unknown }[]): Uint8Array {
   const doc = { version: 2, owners: ['alice'], contexts: [service(0), service(1), service(2), service(3, { owners: ['bob'] }), service(4), service(5)] };
   for (const m of mutations) {
     let holder: any = doc.contexts[m.at];
