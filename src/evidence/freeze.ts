@@ -10,8 +10,6 @@ import { toPlain } from './pyjson';
 import { anOwner, readJsonEvidence, schemaCheck, type FileRole } from './read';
 import type { FreezeFileState, FreezeRow, Policy, RuleContext } from './types';
 
-
-
 export interface FreezeFileCheck extends FreezeFileState {
   findings: Finding[];
 }
@@ -66,6 +64,49 @@ export async function checkFreezeFile(ctx: RuleContext): Promise<FreezeFileCheck
   return out;
 }
 
+/**
+ * The FREEZE_EXPIRED findings of the freeze file alone, exactly as checkFreezeFile gives them
+ * (same rows, same order, same words): what the calendar changes in a freeze file whose bytes
+ * were judged in full before (an untouched context, src/rules/contexts.ts). The file is read and
+ * parsed, as there; it is not hashed or validated, and no other row rule is applied, since none
+ * of that changes which rows have expired.
+ */
+export async function expiredFreezeFindings(ctx: RuleContext): Promise<Finding[]> {
+  const { policy } = ctx;
+  if (!policy.freeze) return [];
+  const { path } = policy.freeze;
+  const read = await readJsonEvidence(ctx.atNew, path, freezeRole(policy, path), policy.limits.maxEvidenceBytes, ctx.deadline);
+  if (read.kind !== 'ok') return [];
+  const plain = toPlain(read.value, ctx.deadline);
+  const frozen = isObject(plain) ? plain.frozen : undefined;
+  if (!Array.isArray(frozen)) return [];
+  const today = todayNumber(ctx.today);
+  const owner = anOwner(policy);
+  const out: Finding[] = [];
+  frozen.forEach((row: unknown, i: number) => {
+    ctx.deadline.tick();
+    if (!isObject(row)) return;
+    const expires = typeof row.expires === 'string' ? dayNumber(row.expires) : null;
+    if (expires === null || expires >= today) return;
+    const id = typeof row.id === 'string' ? row.id : undefined;
+    out.push(expiredFinding(rowLabel(path, i, id), expires, path, owner, ctx.today));
+  });
+  return out;
+}
+
+/** How messages name row i of the freeze file. */
+function rowLabel(path: string, i: number, id: string | undefined): string {
+  return `${path} /frozen/${i}${id !== undefined ? ` (${JSON.stringify(id)})` : ''}`;
+}
+
+function expiredFinding(label: string, expires: number, path: string, owner: string, todayText: string): Finding {
+  return finding('FREEZE_EXPIRED', {
+    path,
+    message: `${label} expired: its last day was ${dateOf(expires)} and today is ${todayText}.`,
+    fix: `${owner} removes the expired entry with \`receipt-gate freeze prune\`, once the test is fixed or re-frozen with a fresh reason`,
+  });
+}
+
 function freezeRole(policy: Policy, path: string): FileRole {
   return {
     code: 'FREEZE_INVALID',
@@ -86,7 +127,7 @@ function checkRow(
   out: FreezeFileCheck,
 ): void {
   const id = typeof row.id === 'string' ? row.id : undefined;
-  const label = `${rules.path} /frozen/${i}${id !== undefined ? ` (${JSON.stringify(id)})` : ''}`;
+  const label = rowLabel(rules.path, i, id);
   const problems: Finding[] = [];
 
   if (id !== undefined && id !== '') {
@@ -121,13 +162,7 @@ function checkRow(
     if (window) problems.push(window);
     if (expires < rules.today) {
       if (id !== undefined) out.expired.push({ id, expires: dateOf(expires) });
-      problems.push(
-        finding('FREEZE_EXPIRED', {
-          path: rules.path,
-          message: `${label} expired: its last day was ${dateOf(expires)} and today is ${rules.todayText}.`,
-          fix: `${rules.owner} removes the expired entry with \`receipt-gate freeze prune\`, once the test is fixed or re-frozen with a fresh reason`,
-        }),
-      );
+      problems.push(expiredFinding(label, expires, rules.path, rules.owner, rules.todayText));
     }
   }
   out.findings.push(...problems);

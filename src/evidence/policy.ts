@@ -7,7 +7,7 @@ import { finding, type Finding } from '../findings';
 import { compileGlob, GlobError } from '../glob';
 import { foldKey } from '../paths';
 import { parsePyJson, PyJsonError, toPlain } from './pyjson';
-import { validateAgainst } from './schema';
+import { validateAgainst, type SchemaProblem } from './schema';
 import { POLICY_PATH, type ContextPolicy, type Policy } from './types';
 
 export const DEFAULT_IDENTITY_ENV = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'];
@@ -50,7 +50,7 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
     };
   }
   // Schema problems and unusable globs are listed together, one finding per pointer.
-  const problems = validateAgainst('policy.schema.json', plain);
+  const problems = policySchemaProblems(plain);
   const messages = problems.map(
     (p) => `${path} is not a valid policy: at ${p.pointer === '' ? '/ (the whole document)' : p.pointer}: ${p.message}.`,
   );
@@ -71,6 +71,62 @@ export function parsePolicy(bytes: Uint8Array, path: string = POLICY_PATH): Poli
   if (file.contexts) clashes.push(...contextClashes(file.contexts, policy.contexts ?? []).map((c) => `${path} is not a valid policy: ${c}.`));
   if (clashes.length > 0) return { ok: false, findings: clashes.map(invalid) };
   return { ok: true, policy };
+}
+
+/**
+ * The policy's schema problems, as validateAgainst gives them for the whole document. A
+ * monorepo's contexts often repeat one another but for their name and root; the schema judges
+ * each context on its own (nothing in it compares contexts, or a context's name and root with
+ * its other members), so a context whose other members are an earlier context's, value for value,
+ * is as valid as that one once its name and root are. The document is first validated with each
+ * such repeat cut down to its name and root; when anything is wrong there, the whole document is
+ * validated again as written, so every problem is reported as before.
+ */
+export function policySchemaProblems(plain: unknown): SchemaProblem[] {
+  const folded = repeatsFolded(plain);
+  if (folded !== null && validateAgainst('policy.schema.json', folded).length === 0) return [];
+  return validateAgainst('policy.schema.json', plain);
+}
+
+/** The document with every context that repeats an earlier one (see policySchemaProblems) cut down to
+ * its name and root; null when no context repeats another. Two contexts repeat each other when
+ * their other members serialize alike and hold no number JSON cannot tell apart (NaN, the
+ * infinities and -0 are written as null or 0) and no big integer. */
+function repeatsFolded(plain: unknown): unknown {
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) return null;
+  const list = (plain as Record<string, unknown>).contexts;
+  if (!Array.isArray(list) || list.length < 2) return null;
+  const seen = new Set<string>();
+  let repeats = 0;
+  const folded = list.map((item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+    const key = membersKey(item as Record<string, unknown>);
+    if (key === null || !seen.has(key)) {
+      if (key !== null) seen.add(key);
+      return item;
+    }
+    repeats++;
+    const cut: Record<string, unknown> = {};
+    for (const member of ['name', 'root']) if (Object.prototype.hasOwnProperty.call(item, member)) cut[member] = (item as Record<string, unknown>)[member];
+    return cut;
+  });
+  // A spread defines own members (a "__proto__" member stays one).
+  return repeats === 0 ? null : { ...plain, contexts: folded };
+}
+
+/** A context's members but its name and root, serialized; null when a number in them is one
+ * JSON cannot write exactly. */
+function membersKey(context: Record<string, unknown>): string | null {
+  let exact = true;
+  const key = JSON.stringify(context, function (this: unknown, member: string, value: unknown) {
+    if (this === context && (member === 'name' || member === 'root')) return undefined;
+    if (typeof value === 'bigint' || (typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0)))) {
+      exact = false;
+      return null;
+    }
+    return value;
+  });
+  return exact ? key : null;
 }
 
 /** The policy file as written (all members optional but version), after schema validation. */

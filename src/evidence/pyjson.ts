@@ -326,8 +326,8 @@ class ExpectingValue extends Error {
 /** `json.loads(input)`. Throws PyJsonError for everything Python rejects. */
 export function parsePyJson(input: Uint8Array | string, options: PyJsonOptions | Deadline = {}): PyValue {
   const deadline = deadlineOf(options);
-  const { s, text } = decodeDocument(input, deadline);
-  const scanner = new Scanner(s, text, deadline);
+  const { s, text, bmp } = decodeDocument(input, deadline);
+  const scanner = new Scanner(s, text, deadline, bmp);
   let idx = scanner.skipWhitespace(0);
   let value: PyValue;
   try {
@@ -341,8 +341,9 @@ export function parsePyJson(input: Uint8Array | string, options: PyJsonOptions |
   return value;
 }
 
-/** The document's code points, and the same as a string of one code unit each (see unitsText). */
-function decodeDocument(input: Uint8Array | string, deadline: Deadline | undefined): { s: Uint32Array; text: string } {
+/** The document's code points, and the same as a string of one code unit each (see unitsText);
+ * `bmp` when that string is the code points exactly (none above U+FFFF), as far as known. */
+function decodeDocument(input: Uint8Array | string, deadline: Deadline | undefined): { s: Uint32Array; text: string; bmp: boolean } {
   if (typeof input !== 'string') {
     // The common case, ASCII bytes: copied, not decoded one byte at a time.
     const encoding = detectEncoding(input);
@@ -353,7 +354,7 @@ function decodeDocument(input: Uint8Array | string, deadline: Deadline | undefin
         deadline?.check();
         s.set(body.subarray(i, i + CHECK_MASK + 1), i);
       }
-      return { s, text: Buffer.from(body.buffer, body.byteOffset, body.length).toString('latin1') };
+      return { s, text: Buffer.from(body.buffer, body.byteOffset, body.length).toString('latin1'), bmp: true };
     }
     // Well-formed UTF-8 (no encoded surrogate, which only surrogatepass lets through): decoded
     // natively; anything else goes to decodeUtf8, which also finds Python's error.
@@ -367,13 +368,16 @@ function decodeDocument(input: Uint8Array | string, deadline: Deadline | undefin
       if (decoded !== null) {
         deadline?.check();
         const s = stringToCodePoints(decoded, deadline);
-        return { s, text: s.length === decoded.length ? decoded : unitsText(s) };
+        // As many code points as code units: no surrogate pair, so nothing above U+FFFF.
+        const bmp = s.length === decoded.length;
+        return { s, text: bmp ? decoded : unitsText(s), bmp };
       }
     }
   }
   const s = toCodePoints(input, deadline);
   deadline?.check();
-  return { s, text: typeof input === 'string' && s.length === input.length ? input : unitsText(s) };
+  const bmp = typeof input === 'string' && s.length === input.length;
+  return { s, text: bmp ? input : unitsText(s), bmp };
 }
 
 /**
@@ -393,6 +397,12 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/** Runs of whitespace, and of string characters that need no decoding (no quote, backslash,
+ * control character or surrogate), at most RUN_CHUNK long: sticky, for Scanner's native paths. */
+const RUN_CHUNK = CHECK_MASK + 1;
+const WHITESPACE_RUN = /[ \t\n\r]{0,65536}/y;
+const PLAIN_RUN = /[^"\\\x00-\x1f\ud800-\udfff]{0,65536}/y;
+
 class Scanner {
   /** Index of the first code point after the value just scanned. */
   next = 0;
@@ -402,10 +412,24 @@ class Scanner {
     /** See unitsText. */
     private readonly text: string,
     private readonly deadline: Deadline | undefined,
+    /** text[i] is s[i] for every i: runs are found in `text` by the regular expressions below. */
+    private readonly bmp: boolean,
   ) {}
 
   skipWhitespace(idx: number): number {
     const s = this.s;
+    if (idx >= s.length || !isWhitespace(s[idx])) return idx;
+    if (this.bmp) {
+      // Native, a chunk of at most 64 Ki code points at a time, the clock read between chunks.
+      for (;;) {
+        WHITESPACE_RUN.lastIndex = idx;
+        WHITESPACE_RUN.test(this.text);
+        const end = WHITESPACE_RUN.lastIndex;
+        if (end - idx < RUN_CHUNK) return end;
+        idx = end;
+        this.deadline?.check();
+      }
+    }
     while (idx < s.length && isWhitespace(s[idx])) {
       idx++;
       if ((idx & CHECK_MASK) === 0) this.deadline?.check();
@@ -563,6 +587,7 @@ class Scanner {
   /** The fast path: the string when no escape, control character or surrogate comes before its
    * closing quote (sets `next`), else null. */
   private scanPlainString(end: number): string | null {
+    if (this.bmp) return this.scanPlainRun(end);
     const s = this.s;
     let astralOnly = false;
     for (let i = end; i < s.length; i++) {
@@ -576,6 +601,25 @@ class Scanner {
       if ((i & CHECK_MASK) === 0) this.deadline?.check();
     }
     return null;
+  }
+
+  /** scanPlainString on a document whose text is its code points: the run of plain characters
+   * found natively, at most 64 Ki code points at a time, the clock read between chunks. */
+  private scanPlainRun(end: number): string | null {
+    const text = this.text;
+    let idx = end;
+    for (;;) {
+      PLAIN_RUN.lastIndex = idx;
+      PLAIN_RUN.test(text);
+      const stop = PLAIN_RUN.lastIndex;
+      if (stop - idx < RUN_CHUNK) {
+        if (stop >= text.length || text.charCodeAt(stop) !== QUOTE) return null; // an escape, a control character, a surrogate or the end
+        this.next = stop + 1;
+        return text.slice(end, stop);
+      }
+      idx = stop;
+      this.deadline?.check();
+    }
   }
 
   /** The general path: escapes decoded, split surrogate pairs tracked as Python sees them. */

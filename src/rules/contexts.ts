@@ -13,7 +13,7 @@
 
 import { TreeSource } from '../evidence/tree-source';
 import { dayNumber } from '../evidence/dates';
-import { checkFreezeFile } from '../evidence/freeze';
+import { expiredFreezeFindings } from '../evidence/freeze';
 import { checkEvidence, printableFinding } from '../evidence/index';
 import { parsePyJson, toPlain } from '../evidence/pyjson';
 import { anOwner } from '../evidence/read';
@@ -100,10 +100,7 @@ async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSo
   const findings: Finding[] = [];
   const results: EvidenceResults = { pin: null, manifestSeed: null, freeze: { freezeFileSha256: null, active: [], expired: [] }, fixtures: [] };
   const rule: RuleContext = { policy: c.policy, atNew, atBase: null, today: ctx.today, deadline: ctx.deadline };
-  if (c.policy.freeze) {
-    const freeze = await checkFreezeFile(rule);
-    findings.push(...freeze.findings.filter((f) => f.code === 'FREEZE_EXPIRED'));
-  }
+  findings.push(...(await expiredFreezeFindings(rule)));
   const dir = c.policy.observations?.freezes;
   if (dir !== undefined) {
     const today = dayNumber(ctx.today)!;

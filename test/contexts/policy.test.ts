@@ -3,7 +3,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parsePolicy } from '../../src/evidence/policy';
+import fc from 'fast-check';
+import { parsePolicy, policySchemaProblems } from '../../src/evidence/policy';
+import { parsePyJson, toPlain } from '../../src/evidence/pyjson';
+import { validateAgainst } from '../../src/evidence/schema';
 import { openRepository } from '../../src/run/repository';
 import { readPolicyAt } from '../../src/run/policy-at';
 import { policyLeftFindings } from '../../src/rules/policy-left';
@@ -132,6 +135,59 @@ test('a push that keeps the policy but removes a root leaves an invalid policy b
   assert.equal(await policyLeftFindings(fresh, next, tree, read.oid, 'refs/heads/x'), []);
   const { tree: baseTree } = await fresh.commits.read(base);
   assert.equal(await policyLeftFindings(fresh, base, baseTree, read.oid, 'refs/heads/x', read.policy!.contexts), []);
+});
+
+// Contexts that repeat one another but for their name and root are validated once
+// (policySchemaProblems): whatever is wrong with any of them, the problems are those of the whole
+// document validated as written, in the same order.
+const service = (i: number, extra: Record<string, unknown> = {}) => ({
+  name: `s${i}`,
+  root: `services/s${i}`,
+  protected: ['checks/**'],
+  epoch: { pin: 'fixtures/EPOCH' },
+  freeze: { path: 'freeze.json', reasons: ['timing'], maxDays: 14 },
+  observations: {},
+  ...extra,
+});
+// Values the JSON text spells as Python reads them: NaN, Infinity, -0.0 and a big integer.
+const SPELLED: Record<string, string> = { '"@nan"': 'NaN', '"@inf"': '-Infinity', '"@neg0"': '-0.0', '"@big"': '123456789012345678901234567890' };
+const valueArb = fc.constantFrom<unknown>('services/x', 's-ok', '', '/abs', 'a//b', 'Bad Name', 7, 0, -1, 3651, 14, '@nan', '@inf', '@neg0', '@big', null, true, [], ['timing', 'timing'], ['x'], {}, { pin: 'x' }, 'checks/**');
+const memberArb = fc.constantFrom(['name'], ['root'], ['freeze', 'maxDays'], ['freeze', 'reasons'], ['protected', 0], ['epoch', 'pin'], ['epoch'], ['extra'], ['observations'], ['manifest', 'catalog'], ['owners'], ['dependsOn']);
+const mutationArb = fc.record({ at: fc.integer({ min: 0, max: 5 }), member: memberArb, value: fc.option(valueArb, { nil: undefined }) });
+
+function mutated(mutations: { at: number; member: readonly (string | number)[]; value: unknown }[]): Uint8Array {
+  const doc = { version: 2, owners: ['alice'], contexts: [service(0), service(1), service(2), service(3, { owners: ['bob'] }), service(4), service(5)] };
+  for (const m of mutations) {
+    let holder: any = doc.contexts[m.at];
+    for (const key of m.member.slice(0, -1)) holder = holder[key] ??= {};
+    const last = m.member[m.member.length - 1]!;
+    if (m.value === undefined) delete holder[last];
+    else holder[last] = m.value;
+  }
+  let text = JSON.stringify(doc);
+  for (const [spelled, python] of Object.entries(SPELLED)) text = text.split(spelled).join(python);
+  return Buffer.from(text);
+}
+
+test('repeated contexts: the schema problems of the whole document, whatever is wrong (fixed seed)', () => {
+  const cases = fc.sample(fc.array(mutationArb, { maxLength: 3 }), { seed: 20261129, numRuns: 600 });
+  let refused = 0;
+  for (const mutations of cases) {
+    const plain = toPlain(parsePyJson(mutated(mutations)));
+    const whole = validateAgainst('policy.schema.json', plain);
+    assert.equal(policySchemaProblems(plain), whole, JSON.stringify(mutations));
+    if (whole.length > 0) refused++;
+  }
+  assert.ok(refused > 200 && refused < 580, `both valid and invalid documents are drawn (${refused} refused)`);
+  const ok = parsePolicy(mutated([]));
+  assert.ok(ok.ok && ok.policy.contexts!.map((c) => c.policy.freeze!.path).join() === [0, 1, 2, 3, 4, 5].map((i) => `services/s${i}/freeze.json`).join());
+});
+
+test('a repeated context with a bad name or root is refused at its own pointer', () => {
+  assert.equal(messages({ version: 2, contexts: [service(0), service(1, { name: 'Bad' }), service(2, { root: '/abs' })] }), [
+    '.receipt-gate.json is not a valid policy: at /contexts/1/name: expected a context name: lowercase letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit, at most 64 characters, found "Bad".',
+    '.receipt-gate.json is not a valid policy: at /contexts/2/root: expected a repository path relative to the root (no leading or trailing /, no . or .. segments), found "/abs".',
+  ]);
 });
 
 test.run();

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { checkFreezeFile } from '../../src/evidence/freeze';
+import { checkFreezeFile, expiredFreezeFindings } from '../../src/evidence/freeze';
 import { codes, context, json, python, SEED, specPolicy } from './evidence-helpers';
 
 const MODEL = `
@@ -85,6 +85,39 @@ test('freeze rows: the same findings as the python3 model (fixed seed)', async (
     const r = await checkFreezeFile(context(policy, { 'freeze.json': json({ version: 1, frozen: c.rows }) }, { today: c.today }));
     assert.equal([...codes(r.findings)].sort(), expected[i], json(c));
   }
+});
+
+// Rows and files the schema refuses too: an untouched context reads only the expired rows, and
+// they must be the full check's, word for word and in order, whatever else is wrong.
+const oddRow = fc.oneof(
+  { weight: 6, arbitrary: rowArb },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { id: fc.constantFrom('a', 'b', 5, null, ''), expires: fc.oneof(dateText, fc.constantFrom(20280101, null)), extra: fc.constant(1) },
+      { requiredKeys: ['expires'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.constantFrom(null, 5, 'row', [], [{ id: 'a', expires: '2028-01-01' }]) },
+);
+const fileArb = fc.oneof(
+  { weight: 8, arbitrary: fc.array(oddRow, { maxLength: 5 }).map((frozen) => json({ version: 1, frozen })) },
+  { weight: 1, arbitrary: fc.array(oddRow, { maxLength: 3 }).map((frozen) => json({ version: 2, frozen, note: 'x' })) },
+  { weight: 1, arbitrary: fc.constantFrom('{"frozen": "x"}', '[]', '{"version": 1, "frozen": [', 'null', '{"frozen": [{"id": "a", "expires": "2028-01-01", "id": "b"}]}', '\ufeff{}', null) },
+);
+
+test('the expired rows alone: the FREEZE_EXPIRED findings of the full check, in order (fixed seed)', async () => {
+  const cases = fc.sample(fc.record({ today: fc.integer({ min: -20, max: 20 }).map((o) => isoDay(base + o)), file: fileArb }), { seed: SEED, numRuns: 400 });
+  let expired = 0;
+  for (const c of cases) {
+    const files: Record<string, string> = c.file === null ? {} : { 'freeze.json': c.file };
+    const full = await checkFreezeFile(context(specPolicy(), files, { today: c.today }));
+    const alone = await expiredFreezeFindings(context(specPolicy(), files, { today: c.today }));
+    const want = full.findings.filter((f) => f.code === 'FREEZE_EXPIRED');
+    assert.equal(alone, want, json(c));
+    expired += want.length;
+  }
+  assert.ok(expired > 50, `the cases hold expired rows (${expired})`);
 });
 
 test.run();

@@ -289,6 +289,17 @@ test('fixed cases: surrogates, BOMs, number edges, big ints at the 4300-digit li
   allAgreeWithPython(rawBytes.map((bytes): Doc => ({ mode: 'bytes', bytes: Uint8Array.from(bytes) })));
 });
 
+test('runs of whitespace and plain string characters across the 64 Ki chunks of the native scan', () => {
+  const K = 1 << 16;
+  const texts: string[] = [];
+  for (const n of [K - 2, K - 1, K, K + 1, 2 * K, 2 * K + 1]) {
+    const run = 'a'.repeat(n);
+    texts.push(`["${run}"]`, `["${run}\\n"]`, `["${run}\u0001"]`, `["${run}`, `{"${run}": 1}`, `[1${' \n\t\r'.repeat(n / 4 + 1).slice(0, n)}]`);
+    texts.push(`[1${' '.repeat(n)}`, `${' '.repeat(n)}[]${' '.repeat(n)}`, `["é${run}"]`, `["${run}😀"]`, `["${run}\ud800"]`);
+  }
+  allAgreeWithPython(texts.flatMap((text): Doc[] => [{ mode: 'str', text }, { mode: 'bytes', bytes: encode(text, 'utf-8') }]));
+});
+
 test(`nesting: ${MAX_DEPTH} levels are read, deeper is a clean error, 100k levels do not crash`, () => {
   const nested = (n: number, open: string, close: string) => open.repeat(n) + close.repeat(n);
   allAgreeWithPython([
