@@ -137,7 +137,10 @@ function prepareStartupSnapshot(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when building a snapshot: plain runs do not load node:v8
   const { startupSnapshot } = require('node:v8') as typeof import('node:v8');
   if (!startupSnapshot.isBuildingSnapshot()) return;
-  void COMMANDS['pre-receive']!.load();
+  // The hook's module, loaded; then its push-log path, run once on a throwaway repository so
+  // that the snapshot holds it compiled (src/pushlog/warm.ts). The snapshot is taken once the
+  // event loop is empty.
+  void COMMANDS['pre-receive']!.load().then((m) => (m as EntryModule & { warmUp?: () => Promise<void> }).warmUp?.());
   const builtFrom = statSync(__filename).size;
   startupSnapshot.setDeserializeMainFunction(() => {
     const bundle = process.argv[1] ?? '';

@@ -8,6 +8,7 @@ import { EXIT, SHIM_EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../report/remote';
 import { recordDecision } from '../pushlog/record';
+import { warmAppendPath } from '../pushlog/warm';
 
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
@@ -44,4 +45,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     return outcome.accepted ? SHIM_EXIT.accepted : SHIM_EXIT.rejected;
   }
   return outcome.accepted ? EXIT.eligible : EXIT.closed;
+}
+
+/** Run while the startup snapshot is built (src/cli.ts): the push log's append path, compiled
+ * into the snapshot (src/pushlog/warm.ts). */
+export async function warmUp(): Promise<void> {
+  await warmAppendPath();
 }
