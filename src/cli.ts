@@ -137,14 +137,16 @@ function prepareStartupSnapshot(): void {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- only when building a snapshot: plain runs do not load node:v8
   const { startupSnapshot } = require('node:v8') as typeof import('node:v8');
   if (!startupSnapshot.isBuildingSnapshot()) return;
-  // Two pushes judged before the snapshot is taken (src/server/warmup.ts), so that it holds the
-  // bytecode of the code a push runs. A warm-up that fails leaves a colder snapshot, never a
-  // different gate: nothing of it is kept but compiled functions and content-keyed caches.
+  // The hook's module, loaded; then its warm-up (src/server/warmup.ts: two pushes judged, and
+  // the push log's append path, src/pushlog/warm.ts) on throwaway repositories, so that the
+  // snapshot holds the bytecode of the code a push runs. The snapshot is taken once the event
+  // loop is empty. A warm-up that fails leaves a colder snapshot, never a different gate:
+  // nothing of it is kept but compiled functions and content-keyed caches.
   // (RECEIPT_GATE_SNAPSHOT_WARMUP=0 builds one without, to measure what the warm-up buys.)
   const warm = process.env.RECEIPT_GATE_SNAPSHOT_WARMUP !== '0';
   void COMMANDS['pre-receive']!
     .load()
-    .then(async (entry) => (warm ? (await import('./server/warmup')).warmUp((args, io) => entry.run(args, io)) : undefined))
+    .then((m) => (warm ? (m as EntryModule & { warmUp?: () => Promise<void> }).warmUp?.() : undefined))
     .catch(() => undefined);
   const builtFrom = statSync(__filename).size;
   startupSnapshot.setDeserializeMainFunction(() => {

@@ -8,6 +8,8 @@ import { EXIT, SHIM_EXIT } from '../verdict';
 import { gitdirOf, receivePush } from '../server/receive';
 import { remoteText } from '../report/remote';
 import { recordDecision } from '../pushlog/record';
+import { warmAppendPath } from '../pushlog/warm';
+import { warmUp as judgeWarmupPushes } from '../server/warmup';
 
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
@@ -44,4 +46,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     return outcome.accepted ? SHIM_EXIT.accepted : SHIM_EXIT.rejected;
   }
   return outcome.accepted ? EXIT.eligible : EXIT.closed;
+}
+
+/** Run while the startup snapshot is built (src/cli.ts): two pushes judged by `run`
+ * (src/server/warmup.ts) and the push log's append path (src/pushlog/warm.ts), compiled into
+ * the snapshot. Neither fails the build. */
+export async function warmUp(): Promise<void> {
+  await judgeWarmupPushes(run).catch(() => undefined);
+  await warmAppendPath();
 }

@@ -45,6 +45,8 @@ export class UnsupportedRepositoryError extends GitReadError {
 /** One repository's config file; each key is read once. */
 export class RepositoryConfig {
   private readonly read = new Map<string, Promise<string[]>>();
+  /** The file's text, lower-cased, read once (null: it could not be read). */
+  private text: Promise<string | null> | undefined;
 
   /**
    * @param commondir the git directory holding `config` (a linked worktree's common dir)
@@ -59,15 +61,36 @@ export class RepositoryConfig {
   async values(path: string): Promise<string[]> {
     let hit = this.read.get(path);
     if (!hit) {
-      hit = getConfigAll({ fs: this.fs, gitdir: this.commondir, path }).then(
-        (all) => (all as unknown[]).map((v) => String(v)),
-        (err: unknown) => {
-          throw new GitReadError(`Cannot read ${this.commondir}/config (${path}): ${err instanceof Error ? err.message : String(err)}.`);
-        },
-      );
+      hit = this.mayHold(path).then((maybe) => (maybe ? this.parsedValues(path) : []));
       this.read.set(path, hit);
     }
     return hit;
+  }
+
+  /**
+   * Whether the file can hold `path`: a variable's name is written out on its line (no escape
+   * or continuation reaches a name), so a file whose text does not contain the key's name, in
+   * any case, has no value for it, and is not parsed for it. Unreadable: isomorphic-git decides.
+   */
+  private async mayHold(path: string): Promise<boolean> {
+    const fs = this.fs.promises as unknown as { readFile(path: string, encoding: string): Promise<unknown> };
+    this.text ??= Promise.resolve()
+      .then(() => fs.readFile(`${this.commondir}/config`, 'utf8'))
+      .then(
+        (t) => (typeof t === 'string' ? t.toLowerCase() : null),
+        () => null,
+      );
+    const text = await this.text;
+    return text === null || text.includes(path.slice(path.lastIndexOf('.') + 1).toLowerCase());
+  }
+
+  private parsedValues(path: string): Promise<string[]> {
+    return getConfigAll({ fs: this.fs, gitdir: this.commondir, path }).then(
+      (all) => (all as unknown[]).map((v) => String(v)),
+      (err: unknown) => {
+        throw new GitReadError(`Cannot read ${this.commondir}/config (${path}): ${err instanceof Error ? err.message : String(err)}.`);
+      },
+    );
   }
 
   /** The value of `path` as git reads it (the last one wins), or null when unset. */

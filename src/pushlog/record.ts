@@ -17,7 +17,9 @@ import { logKey } from './hook';
 import { prepareCandidates, shellSafeRef, type PushFacts } from './prepare';
 import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
 
-export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, outcome: PushOutcome): Promise<PushOutcome> {
+/** `receivePid`: the receive-pack process running the hooks (default: found from this
+ * process's ancestors; the snapshot's warm-up, warm.ts, names one). */
+export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, outcome: PushOutcome, receivePid?: number | null): Promise<PushOutcome> {
   if (!logEnabled(gitdir) || outcome.result.refs.length === 0) return outcome;
   const { result } = outcome;
   // Under GIT_NAMESPACE, pre-receive reads the names inside the namespace (refs/heads/main);
@@ -45,10 +47,10 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
       audit(gitdir, { event: 'rejected', time, identity: result.identity, policy_blob: outcome.policyOid ?? null, updates, push_certificate: cert });
       return outcome;
     }
-    const receivePid = receivePackPid();
+    const pid = receivePid === undefined ? receivePackPid() : receivePid;
     const facts: PushFacts = { time, identity: result.identity, policy_blob: outcome.policyOid ?? null, push_certificate: cert };
-    writePending(gitdir, { receive_pid: receivePid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
-    if (receivePid !== null) await prepareFastPath(gitdir, env, receivePid, facts, updates);
+    writePending(gitdir, { receive_pid: pid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
+    if (pid !== null) await prepareFastPath(gitdir, env, pid, facts, updates);
     return outcome;
   } catch (err) {
     if (!outcome.accepted) return outcome;

@@ -93,10 +93,22 @@ export function loadPublicKey(pem: string, label: string): KeyObject {
   return key;
 }
 
-/** keyid: SHA-256 (hex) of the public key's DER SubjectPublicKeyInfo. */
+/** The DER SubjectPublicKeyInfo of an ed25519 key before its 32 raw bytes (RFC 8410). */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const keyIds = new WeakMap<KeyObject, string>();
+
+/** keyid: SHA-256 (hex) of the public key's DER SubjectPublicKeyInfo. Computed once per key
+ * object; for ed25519 the DER is assembled from the raw public key (its JWK `x`), the same
+ * bytes OpenSSL's DER encoder writes, without loading the encoder. */
 export function keyIdOf(key: KeyObject): string {
+  const known = keyIds.get(key);
+  if (known !== undefined) return known;
   const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return sha256Hex(pub.export({ type: 'spki', format: 'der' }));
+  const x = pub.asymmetricKeyType === 'ed25519' ? pub.export({ format: 'jwk' }).x : undefined;
+  const der = typeof x === 'string' ? Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(x, 'base64url')]) : pub.export({ type: 'spki', format: 'der' });
+  const id = sha256Hex(der);
+  keyIds.set(key, id);
+  return id;
 }
 
 export function statementFor<P>(subjectName: string, gitCommit: string, predicate: P): Statement<P> {

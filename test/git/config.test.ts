@@ -5,6 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { configValue, refuseUnsupportedRepository, RepositoryConfig, UnsupportedRepositoryError, unsupportedRepositoryMessage } from '../../src/git/config';
 import { ObjectStore } from '../../src/git/store';
@@ -35,6 +36,21 @@ test('values as git config --get reads them', async () => {
   assert.is(await config.value('no.such'), null);
   assert.equal(await store.config.values('remote.origin.fetch'), git(repo, ['config', '--get-all', 'remote.origin.fetch']).trim().split('\n'));
   store.close();
+});
+
+test('a key the file never names is absent without a parse; any case of a named key is read', async () => {
+  const repo = initRepo();
+  const gitdir = join(repo, '.git');
+  git(repo, ['config', 'Receipt-Gate.LogKey', '/k']);
+  git(repo, ['config', 'branch.logPreviousKey.remote', 'origin']); // the name as a subsection only
+  const config = new RepositoryConfig(gitdir);
+  for (const key of ['receipt-gate.logkey', 'RECEIPT-GATE.LOGKEY', 'receipt-gate.logPreviousKey', 'branch.logPreviousKey.remote', 'extensions.objectformat', 'no.such']) {
+    const got = await config.values(key);
+    const want = spawnSync('git', ['config', '--local', '--get-all', key], { cwd: repo, encoding: 'utf8' }).stdout.trim();
+    assert.equal(got, want === '' ? [] : want.split('\n'), key);
+  }
+  const missing = new RepositoryConfig(join(repo, 'no-such-dir'));
+  assert.equal(await missing.values('core.bare'), []);
 });
 
 test('SHA-256 and reftable repositories are refused with one message, by every way in', async () => {

@@ -3,7 +3,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createPublicKey } from 'node:crypto';
 import { join } from 'node:path';
 import { appendEntries, EMPTY_TREE, entryTextOf, writeLoose } from '../../src/pushlog/append';
@@ -12,6 +12,7 @@ import { audit, auditFile } from '../../src/pushlog/server-state';
 import { verifyLog } from '../../src/pushlog/verify';
 import { prepareCandidates } from '../../src/pushlog/prepare';
 import { withoutNamespace } from '../../src/pushlog/run';
+import { warmAppendPath } from '../../src/pushlog/warm';
 import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../../src/receipt/dsse';
 import { History } from '../../src/git/history/history';
 import { ObjectStore } from '../../src/git/store';
@@ -234,6 +235,19 @@ test('REF_RESERVED closes a push of refs/receipt-gate/** on an unguarded reposit
   const ok = await receivePush({ gitdir: dir, env: {}, today: () => '2026-09-10' }, `${ZERO} ${commits[0]} refs/heads/receipt-gate/log\n`);
   assert.is(ok.accepted, true);
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('the snapshot warm-up runs the whole append path and leaves nothing behind', async () => {
+  const tmp = tempDir('warm');
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  try {
+    assert.is(await warmAppendPath(), true);
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  }
+  assert.equal(readdirSync(tmp), []);
 });
 
 test.run();

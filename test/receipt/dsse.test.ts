@@ -5,12 +5,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import { createHash, createPublicKey } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import {
   decodeBase64,
   generateKeyPair,
+  keyIdOf,
   loadPrivateKey,
   loadPublicKey,
   pae,
@@ -61,6 +63,22 @@ test('an envelope signed here verifies with openssl (independent ed25519) over P
   const check = verifyEnvelope(env, loadPublicKey(pair.publicKeyPem, 'k.pub'));
   assert.ok(check.ok);
   if (check.ok) assert.equal(JSON.parse(check.body.toString('utf8')), statement);
+});
+
+test('keyid: the SHA-256 of the DER SPKI openssl writes, for the private key, its public half and its PEM', () => {
+  const dir = tempDir('dsse');
+  for (let i = 0; i < 5; i++) {
+    const pair = generateKeyPair();
+    writeFileSync(join(dir, 'k.key'), pair.privateKeyPem);
+    const der = execFileSync('openssl', ['pkey', '-in', join(dir, 'k.key'), '-pubout', '-outform', 'DER']);
+    const want = createHash('sha256').update(der).digest('hex');
+    const priv = loadPrivateKey(pair.privateKeyPem, 'k');
+    const pub = loadPublicKey(pair.publicKeyPem, 'k.pub');
+    assert.is(keyIdOf(priv), want);
+    assert.is(keyIdOf(priv), want, 'cached');
+    assert.is(keyIdOf(pub), want);
+    assert.is(keyIdOf(createPublicKey(priv)), createHash('sha256').update(createPublicKey(priv).export({ type: 'spki', format: 'der' })).digest('hex'));
+  }
 });
 
 test('a signature made by openssl over PAE verifies here', () => {
