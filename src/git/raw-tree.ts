@@ -100,54 +100,20 @@ export class RawTree {
 
   /**
    * The same RawTree as `parse(treeOid, content)`, split with the help of `base`, a tree the
-   * content is likely to share most bytes with (the same folder in the parent commit): the
-   * entries in the bytes both trees begin with, and those in the bytes both end with, are the
-   * base's (an entry is read from its own bytes only, so identical bytes at an entry's start
-   * hold the identical entry); only the bytes between are split. Used when the base is ordered,
-   * every entry of it is plain to fsck, and no directory of it needed fsck's look-back for a file
-   * of the same name: then each pair of neighbours the two trees share was judged in the base
-   * exactly as it would be here, and only the new entries and their neighbours are checked.
-   * Otherwise (and for small trees) the content is parsed whole.
+   * content is likely to share most bytes with (the same folder in the parent commit). Where an
+   * entry of this tree has the bytes of one of the base's, the bytes that follow it alike in
+   * both trees hold the base's next entries, which are taken as they are (an entry is read from
+   * its own bytes only); only the entries around what changed are split and checked. Used when
+   * the base is ordered, every entry of it is plain to fsck, and no directory of it needed
+   * fsck's look-back for a file of the same name: then each pair of neighbours taken from the
+   * base was judged there exactly as it would be here. Otherwise (and for small trees) the
+   * content is parsed whole.
    */
   static parseLike(treeOid: string, content: Uint8Array, base: RawTree): RawTree {
-    const buf = asBuffer(content);
     if (base.length < DERIVE_MIN_ENTRIES || !base.ordered || base.nonPlain !== 0 || base.lookbacks !== 0) return RawTree.parse(treeOid, content);
-    const a = base.buf;
-    const prefix = commonPrefix(a, buf);
-    const suffix = commonSuffix(a, buf, Math.min(a.length, buf.length) - prefix);
-    // The base's entries wholly inside the common prefix are this tree's first entries.
-    let lo = 0;
-    let hi = base.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (base.nuls[mid]! + 21 <= prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const kept = lo;
+    const buf = asBuffer(content);
     const split = newSplit(buf.length);
-    split.starts.set(base.starts.subarray(0, kept));
-    split.spaces.set(base.spaces.subarray(0, kept));
-    split.nuls.set(base.nuls.subarray(0, kept));
-    split.modes.set(base.modes.subarray(0, kept));
-    split.n = kept;
-    const from = kept === 0 ? 0 : base.nuls[kept - 1]! + 21;
-    const shift = buf.length - a.length;
-    const m = splitEntries(treeOid, buf, split, from, { at: buf.length - suffix, base, shift });
-    if (m >= 0 && m + 1 < base.length) {
-      // Entry m of the base was split here as this tree's entry n - 1 (checked against its
-      // new neighbour); the base's entries after it follow, `shift` bytes further on.
-      const n = split.n;
-      const rest = base.length - (m + 1);
-      const copy = (to: Int32Array, src: Int32Array) => {
-        to.set(src.subarray(m + 1), n);
-        if (shift !== 0) for (let t = n; t < n + rest; t++) to[t]! += shift;
-      };
-      copy(split.starts, base.starts);
-      copy(split.spaces, base.spaces);
-      copy(split.nuls, base.nuls);
-      split.modes.set(base.modes.subarray(m + 1), n);
-      split.n = n + rest;
-    }
+    splitEntries(treeOid, buf, split, 0, base);
     return RawTree.of(treeOid, buf, split);
   }
 
@@ -156,18 +122,50 @@ export class RawTree {
     return new RawTree(treeOid, buf, split.starts.subarray(0, n), split.spaces.subarray(0, n), split.nuls.subarray(0, n), split.modes.subarray(0, n), split.ordered, split.nonPlain, split.lookbacks);
   }
 
-  /** The index of the entry that starts at byte `offset`, or -1. */
-  entryStartingAt(offset: number): number {
+  /** The index of this tree's entry that starts at byte `offset` and has the bytes `buf`
+   * holds at `at`, or -1. */
+  sameEntryAt(buf: Buffer, at: number, offset: number): number {
     let lo = 0;
     let hi = this.starts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const at = this.starts[mid]!;
-      if (at === offset) return mid;
-      if (at < offset) lo = mid + 1;
+      const start = this.starts[mid]!;
+      if (start === offset) {
+        const end = this.nuls[mid]! + 21;
+        return at + (end - start) <= buf.length && this.buf.compare(buf, at, at + (end - start), start, end) === 0 ? mid : -1;
+      }
+      if (start < offset) lo = mid + 1;
       else hi = mid;
     }
     return -1;
+  }
+
+  /** Copies into `split` (from its entry `n` on) this tree's entries from `first` on that lie
+   * wholly in the bytes `buf` holds alike from `at` (this tree's from `at - shift`), moved by
+   * `shift`; how many. */
+  copyRun(first: number, buf: Buffer, at: number, shift: number, split: Split, n: number): number {
+    if (first >= this.starts.length) return 0;
+    const from = this.starts[first]!;
+    const end = from + commonRun(this.buf, from, buf, at);
+    // The entries [first, last) end by `end`.
+    let lo = first;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.nuls[mid]! + 21 <= end) lo = mid + 1;
+      else hi = mid;
+    }
+    const count = lo - first;
+    if (count === 0) return 0;
+    const move = (to: Int32Array, src: Int32Array) => {
+      to.set(src.subarray(first, lo), n);
+      if (shift !== 0) for (let t = n; t < n + count; t++) to[t]! += shift;
+    };
+    move(split.starts, this.starts);
+    move(split.spaces, this.spaces);
+    move(split.nuls, this.nuls);
+    split.modes.set(this.modes.subarray(first, lo), n);
+    return count;
   }
 
   /** True when entry `i` is a directory (S_ISDIR of its mode: 40000, 040000, 40755, ...). */
@@ -400,19 +398,22 @@ function newSplit(len: number): Split {
 /**
  * Splits the entries of `buf` from byte `from` (where entry `split.n` starts; the entries
  * before it are in `split` already, and the first new one is checked against the last of
- * them) to the end. With `splice`: at the first entry that starts at or after `splice.at` and
- * `splice.shift` bytes after one of `splice.base`'s, that entry is split and the splitting
- * stops; the base entry's index is returned (-1 when the end came first).
+ * them) to the end. With `like` (a base RawTree.parseLike accepts): an entry whose bytes are
+ * those of one of the base's entries is split as usual, and then the base entries that follow
+ * it in bytes both trees continue with alike are copied, not split.
  */
-function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, splice: { at: number; base: RawTree; shift: number } | null): number {
+function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, like: RawTree | null): void {
   const { starts, spaces, nuls, modes } = split;
   const len = buf.length;
-  const spliceAt = splice === null ? Infinity : splice.at;
   let n = split.n;
   let i = from;
   let ordered = split.ordered;
   let nonPlain = split.nonPlain;
   let lookbacks = split.lookbacks;
+  // Where this tree's bytes are the base's: this offset minus the base's. The last one seen,
+  // and the one that holds when the trees differ in one place only.
+  let shift = 0;
+  const overall = like === null ? 0 : len - like.buf.length;
   // The name of the entry before (its start, length and whether it is a directory).
   let p0 = 0;
   let pLen = -1;
@@ -422,9 +423,16 @@ function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, 
     pLen = nuls[n - 1]! - p0;
     pDir = isDirMode(modes[n - 1]!);
   }
-  let spliced = -1;
-  while (i < len && spliced < 0) {
-    if (i >= spliceAt) spliced = splice!.base.entryStartingAt(i - splice!.shift);
+  while (i < len) {
+    // The base entry this entry is, byte for byte (-1: none, or no base).
+    let same = -1;
+    if (like !== null) {
+      same = like.sameEntryAt(buf, i, i - shift);
+      if (same < 0 && overall !== shift) {
+        same = like.sameEntryAt(buf, i, i - overall);
+        if (same >= 0) shift = overall;
+      }
+    }
     // The mode's octal digits up to the space; anything else is read again by entryError,
     // which says what is wrong exactly as git would.
     let mode = 0;
@@ -482,47 +490,37 @@ function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, 
     p0 = n0;
     pLen = nLen;
     pDir = dir;
+    if (same >= 0) {
+      // The base's entries after `same`, as far as both trees go on alike: copied.
+      const taken = like!.copyRun(same + 1, buf, i, shift, split, n);
+      if (taken > 0) {
+        n += taken;
+        i = nuls[n - 1]! + 21;
+        p0 = spaces[n - 1]! + 1;
+        pLen = nuls[n - 1]! - p0;
+        pDir = isDirMode(modes[n - 1]!);
+      }
+    }
   }
   split.n = n;
   split.ordered = ordered;
   split.nonPlain = nonPlain;
   split.lookbacks = lookbacks;
-  return spliced;
 }
 
-/** How many bytes `a` and `b` begin with alike (compared in growing windows, natively). */
-function commonPrefix(a: Buffer, b: Buffer): number {
-  const max = Math.min(a.length, b.length);
-  let eq = 0;
-  let step = 256;
-  while (eq < max) {
-    const end = Math.min(max, eq + step);
-    if (a.compare(b, eq, end, eq, end) === 0) {
-      eq = end;
-      step *= 2;
-    } else if (end - eq <= 64) {
-      while (a[eq] === b[eq]) eq++;
-      return eq;
-    } else {
-      step = (end - eq) >> 1;
-    }
-  }
-  return eq;
-}
-
-/** How many bytes `a` and `b` end with alike, at most `max`. */
-function commonSuffix(a: Buffer, b: Buffer, max: number): number {
-  const la = a.length;
-  const lb = b.length;
+/** How many bytes `a` from `at` and `b` from `bt` go on alike (compared in growing windows,
+ * natively). */
+function commonRun(a: Buffer, at: number, b: Buffer, bt: number): number {
+  const max = Math.min(a.length - at, b.length - bt);
   let eq = 0;
   let step = 256;
   while (eq < max) {
     const take = Math.min(max, eq + step);
-    if (a.compare(b, lb - take, lb - eq, la - take, la - eq) === 0) {
+    if (a.compare(b, bt + eq, bt + take, at + eq, at + take) === 0) {
       eq = take;
       step *= 2;
     } else if (take - eq <= 64) {
-      while (eq < max && a[la - 1 - eq] === b[lb - 1 - eq]) eq++;
+      while (a[at + eq] === b[bt + eq]) eq++;
       return eq;
     } else {
       step = (take - eq) >> 1;
