@@ -112,7 +112,7 @@ export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array
 
 /**
  * True for an entry fsck has nothing to say about on its own, told by a quick look: a standard
- * mode other than a symlink's, not zero-padded, an oid that is not null (its first byte), and a
+ * mode other than a symlink's, not zero-padded, an oid that is not null, and a
  * name that is not empty, does not start with a byte any `.git`/`..` spelling starts with ('.',
  * 'g', 'G', 0xe2, 0xef) and holds neither '/' nor '\'. Every other entry gets the full checks.
  */
@@ -129,7 +129,7 @@ export function isPlainEntry(buf: Uint8Array, start: number, n0: number, n1: num
  * for its NUL anyway and looks for them in the same pass). */
 export function isPlainHead(buf: Uint8Array, start: number, n0: number, n1: number, mode16: number): boolean {
   if (mode16 !== 0o100644 && mode16 !== 0o040000 && mode16 !== 0o100755 && mode16 !== 0o160000 && mode16 !== 0o100664) return false;
-  if (buf[start] === 0x30 || buf[n1 + 1] === 0 || n1 === n0) return false;
+  if (buf[start] === 0x30 || n1 === n0 || (buf[n1 + 1] === 0 && isNullOid(buf, n1 + 1))) return false;
   const c0 = buf[n0]!;
   return !(c0 === 0x2e || c0 === 0x67 || c0 === 0x47 || c0 === 0xe2 || c0 === 0xef);
 }

@@ -19,7 +19,9 @@ const isDir = (mode: string) => /^0*4\d{4}$/.test(mode);
 const orderKey = (e: Entry) => Buffer.from(e.name + (isDir(e.mode) ? '/' : ''), 'latin1');
 const sorted = (entries: Entry[]) => [...entries].sort((x, y) => Buffer.compare(orderKey(x), orderKey(y)));
 
-const hexOid = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => Buffer.from(b).toString('hex'));
+const randomOid = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => Buffer.from(b).toString('hex'));
+// The null oid fsck reports, and oids that only begin like it.
+const hexOid = fc.oneof({ weight: 8, arbitrary: randomOid }, { weight: 1, arbitrary: randomOid.map((o) => `00${o.slice(2)}`) }, { weight: 1, arbitrary: fc.constant('0'.repeat(40)) });
 const plainName = fc.stringMatching(/^[a-fm0-9][a-z0-9._-]{0,9}$/);
 const oddName = fc.constantFrom('.git', '.GIT', 'git~1', '.gitmodules', '.', '..', '', 'a/b', 'a\\b', 'foo', 'foo.bar', 'foo-bar', 'fo');
 const anyName = fc.oneof({ weight: 4, arbitrary: plainName }, { weight: 1, arbitrary: oddName });
