@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { bufferedIO, type CliIO } from '../io';
+import { writeLoose } from '../pushlog/append';
 
 type ObjectType = 'blob' | 'tree' | 'commit';
 
@@ -243,12 +244,6 @@ function writePack(packDir: string, objects: GitObject[], deltas: Map<string, st
   writeFileSync(join(packDir, `${name}.idx`), Buffer.concat([idxBody, createHash('sha1').update(idxBody).digest()]));
 }
 
-function writeLooseObject(objectsDir: string, obj: GitObject): void {
-  const dir = join(objectsDir, obj.oid.slice(0, 2));
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, obj.oid.slice(2)), deflateSync(Buffer.concat([Buffer.from(`${obj.type} ${obj.content.length}\0`, 'latin1'), obj.content])));
-}
-
 export interface WarmupPush {
   /** The bare repository (removed by `remove`). */
   gitdir: string;
@@ -307,7 +302,7 @@ export function warmupRepository(): WarmupPush {
     cheatFiles.set('fixtures/orders/base.json', json({ orders: [{ id: 1, total: 0 }] }));
     const cheat = commitOf(treeOf(cheatFiles, pushed).oid, [second.oid], 1767398400, 'make the failing test pass');
     pushed.set(cheat.oid, cheat);
-    for (const [oid, obj] of pushed) if (!history.has(oid)) writeLooseObject(quarantine, obj);
+    for (const [oid, obj] of pushed) if (!history.has(oid)) writeLoose(quarantine, obj.type, obj.content);
 
     return {
       gitdir,
