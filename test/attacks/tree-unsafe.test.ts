@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALICE, arenaPerFile, assertClosed, BOB, push, serverFile } from './harness';
+import { ALICE, arenaPerFile, assertClosed, BOB, push, serverFile, serverRefs } from './harness';
 import { gitValue } from '../helpers/git';
 
 const arena = arenaPerFile(test);
@@ -114,3 +114,33 @@ test('a .gitmodules that is a symlink, at the root or in a folder', () => {
 });
 
 test.run();
+
+test('in a wide folder on main, a new version that adds .git, repeats a name or adds a directory beside a file of its name is refused; an honest one is accepted', () => {
+  const r = arena();
+  const blob = gitValue(r.work, ['hash-object', '-w', '--stdin'], { input: 'x\n' });
+  const sub = gitValue(r.work, ['mktree'], { input: `100644 blob ${blob}\tconfig\n` });
+  const files = Array.from({ length: 120 }, (_, k) => ({ mode: '100644', name: `f${String(k).padStart(3, '0')}`, oid: blob }));
+  const folder = (list: { mode: string; name: string; oid: string }[]) => rawTreeOf(r, entries(list));
+  const withFolder = (tree: string) => literalTree(rootWith(r, [{ mode: '40000', name: 'wide', oid: tree }]));
+  // main gets the wide folder as git writes it (an owner's push; this test is the file's last,
+  // as it moves main), so that each crafted version below is read beside it.
+  const first = gitValue(r.work, ['commit-tree', withFolder(folder(files)), '-p', 'HEAD', '-m', 'wide folder']);
+  const base = push(r.work, ['origin', `${first}:refs/heads/main`], ALICE);
+  assert.is(base.status, 0, base.stderr);
+  r.refs = serverRefs(r.bare);
+  const crafted: [string, { mode: string; name: string; oid: string }[]][] = [
+    ['.git', [{ mode: '40000', name: '.git', oid: sub }, ...files]],
+    ['f060', [...files.slice(0, 61), files[60]!, ...files.slice(61)]],
+    ['f060', [...files.slice(0, 61), { mode: '40000', name: 'f060', oid: sub }, ...files.slice(61)]],
+  ];
+  for (const [name, list] of crafted) {
+    const second = gitValue(r.work, ['commit-tree', withFolder(folder(list)), '-p', first, '-m', 'crafted wide folder']);
+    const result = push(r.work, ['origin', `${second}:refs/heads/feature/wide`], ALICE);
+    const m = assertClosed(r, result, 'PATH_UNSAFE');
+    assert.ok(m.findings.some((f) => f.code === 'PATH_UNSAFE' && (f.path ?? '').startsWith(`wide/${name}`)), result.stderr);
+  }
+  // The honest second version (one file changed) is accepted.
+  const honest = gitValue(r.work, ['commit-tree', withFolder(folder(files.map((f, k) => (k === 60 ? { ...f, oid: sub, mode: '40000' } : f)))), '-p', first, '-m', 'f060 becomes a folder']);
+  const ok = push(r.work, ['origin', `${honest}:refs/heads/feature/wide-ok`], ALICE);
+  assert.is(ok.status, 0, ok.stderr);
+});
