@@ -113,7 +113,6 @@ test('a .gitmodules that is a symlink, at the root or in a folder', () => {
   assertClosed(r, pushTree(nested, 'refs/heads/feature/modules', BOB), 'PATH_UNSAFE', 'vendor/.gitmodules');
 });
 
-test.run();
 
 test('in a wide folder on main, a new version that adds .git, repeats a name or adds a directory beside a file of its name is refused; an honest one is accepted', () => {
   const r = arena();
@@ -144,3 +143,5 @@ test('in a wide folder on main, a new version that adds .git, repeats a name or 
   const ok = push(r.work, ['origin', `${honest}:refs/heads/feature/wide-ok`], ALICE);
   assert.is(ok.status, 0, ok.stderr);
 });
+
+test.run();
