@@ -116,7 +116,7 @@ export function fsckTree(buf: Uint8Array, starts: Int32Array, spaces: Int32Array
  * name that is not empty, does not start with a byte any `.git`/`..` spelling starts with ('.',
  * 'g', 'G', 0xe2, 0xef) and holds neither '/' nor '\'. Every other entry gets the full checks.
  */
-export function isPlainEntry(buf: Uint8Array, start: number, n0: number, n1: number, mode16: number): boolean {
+function isPlainEntry(buf: Uint8Array, start: number, n0: number, n1: number, mode16: number): boolean {
   if (!isPlainHead(buf, start, n0, n1, mode16)) return false;
   for (let k = n0; k < n1; k++) {
     const c = buf[k]!;

@@ -93,9 +93,7 @@ export class RawTree {
    * are in git's order is decided in the same pass, against the entry before. */
   static parse(treeOid: string, content: Uint8Array): RawTree {
     const buf = asBuffer(content);
-    const split = newSplit(buf.length);
-    splitEntries(treeOid, buf, split, 0, null);
-    return RawTree.of(treeOid, buf, split);
+    return RawTree.of(treeOid, buf, splitEntries(treeOid, buf, null));
   }
 
   /**
@@ -112,9 +110,7 @@ export class RawTree {
   static parseLike(treeOid: string, content: Uint8Array, base: RawTree): RawTree {
     if (base.length < DERIVE_MIN_ENTRIES || !base.ordered || base.nonPlain !== 0 || base.lookbacks !== 0) return RawTree.parse(treeOid, content);
     const buf = asBuffer(content);
-    const split = newSplit(buf.length);
-    splitEntries(treeOid, buf, split, 0, base);
-    return RawTree.of(treeOid, buf, split);
+    return RawTree.of(treeOid, buf, splitEntries(treeOid, buf, base));
   }
 
   private static of(treeOid: string, buf: Buffer, split: Split): RawTree {
@@ -389,27 +385,22 @@ interface Split {
   lookbacks: number;
 }
 
-function newSplit(len: number): Split {
+/**
+ * Splits the entries of `buf`. With `like` (a base RawTree.parseLike accepts): an entry whose
+ * bytes are those of one of the base's entries is split as usual, and then the base entries
+ * that follow it in bytes both trees continue with alike are copied, not split.
+ */
+function splitEntries(treeOid: string, buf: Buffer, like: RawTree | null): Split {
+  const len = buf.length;
   // The shortest entry is 23 bytes (a one-digit mode, a space, an empty name, NUL, oid).
   const most = Math.ceil(len / 23);
-  return { starts: new Int32Array(most), spaces: new Int32Array(most), nuls: new Int32Array(most), modes: new Uint32Array(most), n: 0, ordered: true, nonPlain: 0, lookbacks: 0 };
-}
-
-/**
- * Splits the entries of `buf` from byte `from` (where entry `split.n` starts; the entries
- * before it are in `split` already, and the first new one is checked against the last of
- * them) to the end. With `like` (a base RawTree.parseLike accepts): an entry whose bytes are
- * those of one of the base's entries is split as usual, and then the base entries that follow
- * it in bytes both trees continue with alike are copied, not split.
- */
-function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, like: RawTree | null): void {
+  const split: Split = { starts: new Int32Array(most), spaces: new Int32Array(most), nuls: new Int32Array(most), modes: new Uint32Array(most), n: 0, ordered: true, nonPlain: 0, lookbacks: 0 };
   const { starts, spaces, nuls, modes } = split;
-  const len = buf.length;
-  let n = split.n;
-  let i = from;
-  let ordered = split.ordered;
-  let nonPlain = split.nonPlain;
-  let lookbacks = split.lookbacks;
+  let n = 0;
+  let i = 0;
+  let ordered = true;
+  let nonPlain = 0;
+  let lookbacks = 0;
   // Where this tree's bytes are the base's: this offset minus the base's. The last one seen,
   // and the one that holds when the trees differ in one place only.
   let shift = 0;
@@ -418,11 +409,6 @@ function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, 
   let p0 = 0;
   let pLen = -1;
   let pDir = false;
-  if (n > 0) {
-    p0 = spaces[n - 1]! + 1;
-    pLen = nuls[n - 1]! - p0;
-    pDir = isDirMode(modes[n - 1]!);
-  }
   while (i < len) {
     // The base entry this entry is, byte for byte (-1: none, or no base).
     let same = -1;
@@ -506,6 +492,7 @@ function splitEntries(treeOid: string, buf: Buffer, split: Split, from: number, 
   split.ordered = ordered;
   split.nonPlain = nonPlain;
   split.lookbacks = lookbacks;
+  return split;
 }
 
 /** How many bytes `a` from `at` and `b` from `bt` go on alike (compared in growing windows,
