@@ -274,7 +274,7 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
     ...layout.exceptions.map((g) => `exception ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
   ];
   r.notes.push(
-    `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.map((f) => `\n      ${f}`).join('')}`,
+    `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.length > 0 ? found.map((f) => `\n      ${f}`).join('') : ' no evidence, CI, hook or test configuration files yet'}`,
   );
   if (layout.absent.length > 0) {
     r.notes.push(
