@@ -7,8 +7,9 @@
 // The same file is the entry of the server hook's V8 startup snapshot, which
 // scripts/install-server.sh builds on the server with the node the hook runs (src/cli.ts,
 // prepareStartupSnapshot; docs/server.md):
-//     node --max-semi-space-size=4 --snapshot-blob receipt-gate.blob --build-snapshot receipt-gate.cjs
-//     node --max-semi-space-size=4 --snapshot-blob receipt-gate.blob receipt-gate.cjs pre-receive
+//     node $node_flags --snapshot-blob receipt-gate.blob --build-snapshot receipt-gate.cjs
+//     node $node_flags --snapshot-blob receipt-gate.blob receipt-gate.cjs pre-receive
+// (node_flags: the line of server-hooks/pre-receive that sets them.)
 import { build } from 'esbuild';
 import { chmodSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

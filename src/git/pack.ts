@@ -3,9 +3,11 @@
 // isomorphic-git's own pack reader loads the whole .idx into strings, the whole .pack into
 // memory (twice) and cannot address packs over 2 GiB. Here a pack is read the way git reads
 // it: the .idx is read one fan-out bucket at a time, when first needed, and searched by
-// binary search; one entry is read with positional reads (`readSync` at an offset) and
-// inflated with node:zlib. Deltas are resolved against a small, byte-bounded cache of bases.
-// Memory grows with the objects read, never with the size of the pack.
+// binary search (an index of up to 64 KiB, such as a push's quarantine pack's, is read whole);
+// an entry is read with positional reads (`readSync` at an offset) in aligned 8 KiB blocks, a
+// few of them kept per pack, and inflated with node:zlib. Deltas are resolved against a small,
+// byte-bounded cache of bases. Memory grows with the objects read, never with the size of the
+// pack.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
@@ -81,6 +83,22 @@ function readOrSay(fd: number, buf: Buffer, offset: number, length: number, posi
   }
 }
 
+/** An index file up to this size is read whole when opened (one read instead of one per fan-out
+ * bucket: a push's quarantine index is a few kilobytes, and a lookup touches most buckets). */
+const WHOLE_INDEX_BYTES = 64 * 1024;
+
+/** Reads `length` bytes at `at` of `fd`, all of them or a GitReadError naming `label`. */
+function readFully(fd: number, at: number, length: number, label: string): Buffer {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = readOrSay(fd, buf, done, length - done, at + done, label);
+    if (n === 0) throw new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`, undefined, true);
+    done += n;
+  }
+  return buf;
+}
+
 function fileBytes(path: string, label: string): IndexBytes {
   let fd: number | null;
   let size: number;
@@ -90,18 +108,18 @@ function fileBytes(path: string, label: string): IndexBytes {
   } catch (err) {
     throw unreadable(label, err);
   }
+  if (size <= WHOLE_INDEX_BYTES) {
+    try {
+      return bufferBytes(readFully(fd, 0, size, label));
+    } finally {
+      closeSync(fd);
+    }
+  }
   return {
     size,
     read(at, length) {
       if (fd === null) throw new GitReadError(`${capitalise(label)} was read after the store closed.`, undefined, true);
-      const buf = Buffer.allocUnsafe(length);
-      let done = 0;
-      while (done < length) {
-        const n = readOrSay(fd, buf, done, length - done, at + done, label);
-        if (n === 0) throw new GitReadError(`${capitalise(label)} is truncated; run \`git fsck\` and repack the repository.`, undefined, true);
-        done += n;
-      }
-      return buf;
+      return readFully(fd, at, length, label);
     },
     close() {
       if (fd !== null) closeSync(fd);
@@ -376,11 +394,20 @@ export class BaseCache {
   }
 }
 
+/** A pack is read in aligned blocks of this size: an entry's header and its data, and the
+ * entries git wrote beside it (a folder's versions, a delta and its base), are most often one
+ * read. */
+const PACK_BLOCK_BYTES = 8 * 1024;
+/** Blocks each pack keeps (128 KiB), the least recently used dropped first. */
+const PACK_BLOCKS_KEPT = 16;
+
 /** One .pack file with its index. The file descriptor is opened on first use. */
 export class PackFile {
   private fd: number | null = null;
   private fileSize = 0;
   private index: PackIndex | null = null;
+  /** Recently read blocks of the pack, by block number, least recently used first. */
+  private readonly blocks = new Map<number, Buffer>();
 
   /** How messages name this pack (never a quarantine path: see object-dirs.ts). */
   readonly label: string;
@@ -412,6 +439,7 @@ export class PackFile {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+    this.blocks.clear();
     this.index?.close();
     this.index = null;
   }
@@ -432,14 +460,40 @@ export class PackFile {
     return this.fd;
   }
 
-  /** Reads up to `length` bytes at `position`, fewer at the end of the file. */
+  /** Reads up to `length` bytes at `position`, fewer at the end of the file. A range inside one
+   * block comes from the block cache (read by the caller at once, never kept: blocks are
+   * dropped least recently used first); a longer one is read where it is. */
   private readAt(oid: string, position: number, length: number): Buffer {
     const fd = this.open(oid);
     const end = Math.min(position + length, this.fileSize);
     if (position >= end) {
       throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.label}; the pack is truncated.`, oid, true);
     }
-    const buf = Buffer.allocUnsafe(end - position);
+    const block = Math.floor(position / PACK_BLOCK_BYTES);
+    if (Math.floor((end - 1) / PACK_BLOCK_BYTES) === block) {
+      const start = block * PACK_BLOCK_BYTES;
+      const bytes = this.block(oid, fd, block, start);
+      return bytes.subarray(position - start, end - start);
+    }
+    return this.readRange(oid, fd, position, end - position);
+  }
+
+  /** Block `block` of the pack (starting at byte `start`), from the cache or read now. */
+  private block(oid: string, fd: number, block: number, start: number): Buffer {
+    let bytes = this.blocks.get(block);
+    if (bytes) {
+      this.blocks.delete(block);
+    } else {
+      bytes = this.readRange(oid, fd, start, Math.min(PACK_BLOCK_BYTES, this.fileSize - start));
+      if (this.blocks.size >= PACK_BLOCKS_KEPT) this.blocks.delete(this.blocks.keys().next().value!);
+    }
+    this.blocks.set(block, bytes);
+    return bytes;
+  }
+
+  /** `length` bytes at `position`, fewer when the file ends sooner. */
+  private readRange(oid: string, fd: number, position: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
     let done = 0;
     while (done < buf.length) {
       const n = readOrSay(fd, buf, done, buf.length - done, position + done, `the pack ${this.label} (to read object ${oid})`, oid);

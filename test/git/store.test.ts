@@ -337,6 +337,42 @@ test('corrupt and truncated packs are GitReadErrors naming the oid', async () =>
   await rejects(read, new RegExp(`${last.oid}.*(truncated|corrupt)`));
 });
 
+test('a pack larger than the blocks kept, with entries across block edges and over a block long, and an index over 64 KiB, reads as git reads it', async () => {
+  // Blobs of random bytes (they do not compress, so they lie in the pack at their own size),
+  // 40 bytes to 20 KiB, by a recorded seed: many entries cross an 8 KiB block edge, some are
+  // longer than a block, and the pack is many times the 16 blocks a pack keeps.
+  const repo = initRepo();
+  let seed = 20261203;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const blobs: Buffer[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const size = i % 50 === 0 ? 9000 + (next() % 12000) : 40 + (next() % 400);
+    const b = Buffer.allocUnsafe(size);
+    for (let k = 0; k < size; k++) b[k] = next() >>> 24;
+    blobs.push(b);
+  }
+  const input = Buffer.concat(blobs.flatMap((b) => [Buffer.from(`blob\ndata ${b.length}\n`), b, Buffer.from('\n')]));
+  gitBuf(repo, ['fast-import', '--quiet'], { input });
+  const packDir = join(repo, '.git', 'objects', 'pack');
+  const idx = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.idx'))!);
+  assert.ok(statSync(idx).size > 64 * 1024, 'the index is read from the file, bucket by bucket');
+  assert.ok(statSync(idx.replace(/\.idx$/, '.pack')).size > 40 * 8 * 1024, 'the pack is far larger than the blocks kept');
+  const entries = git(repo, ['verify-pack', '-v', idx]).split('\n').map((l) => /^([0-9a-f]{40}) blob +(\d+) (\d+) (\d+)$/.exec(l)).filter((m) => m !== null);
+  const across = entries.filter((m) => Math.floor(Number(m[4]) / 8192) !== Math.floor((Number(m[4]) + Number(m[3]) - 1) / 8192));
+  assert.ok(across.length > 100, `${across.length} entries cross a block edge`);
+  assert.ok(entries.some((m) => Number(m[3]) > 8192), 'some entries are longer than a block');
+  const want = new Map([...catAll(repo)].map(([oid, { content }]) => [oid, content] as const));
+  assert.is(want.size, entries.length);
+  // Read in a shuffled order (blocks are dropped and read again), then once more.
+  const order = [...want.keys()].sort((x, y) => ((next() & 1) === 0 ? x.localeCompare(y) : y.localeCompare(x)));
+  for (let round = 0; round < 2; round++) {
+    const store = await ObjectStore.discover(repo);
+    for (const oid of order) assert.ok(Buffer.from(await store.objects.readBlob(oid, 1 << 20)).equals(want.get(oid)!), `blob ${oid}`);
+    store.close();
+    order.reverse();
+  }
+});
+
 test('size before read: a large blob in a pack is measured, refused and never inflated', async () => {
   const repo = initRepo();
   const { randomBytes } = await import('node:crypto');
