@@ -16,6 +16,7 @@
 import { existsSync, readdirSync, readFileSync, openSync, readSync, closeSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
+import { Inflater } from './inflate';
 import { BaseCache, PackFile, unreadable, type PackedHeader } from './pack';
 import { GitReadError, type ObjectType } from './types';
 import { isOid } from '../types';
@@ -107,6 +108,7 @@ export type LooseLocation = Extract<ObjectLocation, { where: 'loose' }>;
 export class ObjectsView {
   private packsByDir = new Map<string, PackFile[]>();
   private readonly bases = new BaseCache(BASE_CACHE_BYTES);
+  private readonly inflater = new Inflater();
   /** Per object directory, the names in it (its fan-out directories), listed on first use. */
   private readonly fanouts = new Map<string, Set<string>>();
   /** Loose object names per fan-out directory (`<objects>/xx`); null: no such directory. */
@@ -185,7 +187,7 @@ export class ObjectsView {
         if (!name.endsWith('.idx')) continue;
         const packPath = join(packDir, name.slice(0, -4) + '.pack');
         const label = this.packLabel(dir, `${name.slice(0, -4)}.pack`);
-        if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases, label));
+        if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases, this.inflater, label));
       }
       this.packsByDir.set(dir.path, packs);
     }
@@ -330,6 +332,7 @@ export class ObjectsView {
   close(): void {
     for (const packs of this.packsByDir.values()) for (const p of packs) p.close();
     this.packsByDir.clear();
+    this.inflater.close();
   }
 
   /** The bytes of a loose file as stored (deflated), read once. A failure is said without

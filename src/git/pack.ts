@@ -5,12 +5,13 @@
 // it: the .idx is read one fan-out bucket at a time, when first needed, and searched by
 // binary search (an index of up to 64 KiB, such as a push's quarantine pack's, is read whole);
 // an entry is read with positional reads (`readSync` at an offset) in aligned 8 KiB blocks, a
-// few of them kept per pack, and inflated with node:zlib. Deltas are resolved against a small,
-// byte-bounded cache of bases. Memory grows with the objects read, never with the size of the
-// pack.
+// few of them kept per pack, and inflated with node:zlib (one engine for all, inflate.ts).
+// Deltas are resolved against a small, byte-bounded cache of bases. Memory grows with the
+// objects read, never with the size of the pack.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
+import type { Inflater } from './inflate';
 import { GitReadError, type ObjectType } from './types';
 
 /** The value of each hex digit's character code (either case), -1 for any other. */
@@ -416,6 +417,8 @@ export class PackFile {
     readonly packPath: string,
     readonly idxPath: string,
     private readonly bases: BaseCache,
+    /** The store's inflate engine, shared by its packs (see inflate.ts). */
+    private readonly inflater: Inflater,
     label?: string,
   ) {
     this.label = label ?? packPath;
@@ -547,9 +550,11 @@ export class PackFile {
     const compressed = this.readAt(oid, entry.dataAt, bound);
     let out: Buffer;
     try {
-      // One output chunk of exactly the object's size: zlib's default 16 KiB chunks would
-      // leave every small object (kept in the caches) holding a 16 KiB allocation.
-      out = inflateSync(compressed, { maxOutputLength: Math.max(entry.size, 1), chunkSize: Math.max(entry.size, 64) });
+      // The shared engine answers when the stream holds exactly `size` bytes. Otherwise
+      // inflateSync says what is wrong; its output is one chunk of exactly the object's size
+      // (zlib's default 16 KiB chunks would leave every small object kept in the caches
+      // holding a 16 KiB allocation).
+      out = this.inflater.exact(compressed, entry.size) ?? inflateSync(compressed, { maxOutputLength: Math.max(entry.size, 1), chunkSize: Math.max(entry.size, 64) });
     } catch (err) {
       throw this.corrupt(oid, offset, `its data does not inflate (${(err as Error).message})`);
     }
