@@ -366,8 +366,9 @@ export class RawTree {
   }
 }
 
-/** Trees with fewer entries are parsed whole (RawTree.parseLike). */
-const DERIVE_MIN_ENTRIES = 64;
+/** Trees with fewer entries are parsed whole (RawTree.parseLike): below this, finding where the
+ * trees part costs about what splitting every entry does. */
+const DERIVE_MIN_ENTRIES = 16;
 
 function asBuffer(content: Uint8Array): Buffer {
   return Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);

@@ -31,7 +31,7 @@ const entryOf = (name: fc.Arbitrary<string>, mode: fc.Arbitrary<string>) => fc.r
 
 /** A base tree: usually plain and ordered (what parseLike derives from), sometimes not. */
 const baseArb = fc
-  .tuple(fc.uniqueArray(entryOf(plainName, plainMode), { minLength: 50, maxLength: 160, selector: (e) => e.name }), fc.array(entryOf(anyName, anyMode), { maxLength: 2 }), fc.boolean())
+  .tuple(fc.uniqueArray(entryOf(plainName, plainMode), { minLength: 8, maxLength: 160, selector: (e) => e.name }), fc.array(entryOf(anyName, anyMode), { maxLength: 2 }), fc.boolean())
   .map(([plain, odd, shuffle]) => (shuffle ? [...sorted(plain), ...odd] : sorted([...plain, ...odd])));
 
 type Edit =
