@@ -44,12 +44,12 @@ export class Inflater {
     try {
       engine.handle.writeSync(constants.Z_FINISH, input, 0, input.length, out, 0, out.length);
     } catch {
-      this.drop();
+      this.close();
       return null;
     }
     // A zlib error destroys the stream (its onerror handler); the engine is not used again.
     if (engine.stream.destroyed) {
-      this.drop();
+      this.close();
       return null;
     }
     const got = out.length - engine.state[0]!;
@@ -57,13 +57,8 @@ export class Inflater {
     return got === size ? out.subarray(0, size) : null;
   }
 
-  /** Releases the engine (a store's close). */
+  /** Releases the engine (a store's close, or after a failed stream); the next call makes a new one. */
   close(): void {
-    this.drop();
-    this.engine = undefined;
-  }
-
-  private drop(): void {
     if (this.engine) this.engine.stream.close();
     this.engine = undefined;
   }
