@@ -2,21 +2,28 @@
 // server's hook itself, never through a push. The ref is updated with git's own lockfile
 // discipline, so git and receipt-gate never write it at once:
 //
-//   open refs/receipt-gate/log.lock with O_CREAT|O_EXCL (another append, or git, holds it: wait
-//   and retry) ─► read the ref's current value under the lock ─► write the entry's commit (its
-//   parent that value) as loose objects ─► write the new oid into the lock ─► rename the lock
-//   over the ref.
+//   open refs/receipt-gate/log.lock with O_CREAT|O_EXCL, this process's id inside (another
+//   append, a transaction, or git holds it: wait and retry) ─► read the ref's current value
+//   under the lock ─► write the entry's commit (its parent that value) as loose objects ─►
+//   write the new oid into the lock ─► rename the lock over the ref.
+//
+// The same lock orders transactions: the reference-transaction shim takes it in `prepared`
+// with the git process's id inside, and an append for that transaction (`heldBy`) uses it as
+// its own. A lock naming a process that is gone is broken (one breaker at a time, under
+// log.lock.break); one naming none (git's lock of the ref) is waited for, and broken after two
+// minutes.
 //
 // The write goes around git's ref transaction, so the reference-transaction hook never sees it
 // (and would ignore it: refs/receipt-gate/ is never logged).
 
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { ObjectStore } from '../git/store';
 import { isOid } from '../types';
 import { checkEntry, LOG_REF, signEntry, type LogPredicate } from './entry';
+import { processAlive } from './server-state';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const IDENT = 'receipt-gate <receipt-gate@localhost>';
@@ -56,11 +63,13 @@ export async function appendEntries(
   build: (head: LogHead | null) => Promise<Omit<LogPredicate, 'seq' | 'prev'>[]> | Omit<LogPredicate, 'seq' | 'prev'>[],
   /** The public keys a tip may be signed with: this key's, and those it replaced. */
   trusted: readonly KeyObject[] = [],
+  /** The git process whose transaction holds the lock already (taken in `prepared`). */
+  heldBy: number | null = null,
 ): Promise<AppendResult | null> {
   const refFile = join(gitdir, LOG_REF);
   const lockFile = `${refFile}.lock`;
   mkdirSync(dirname(refFile), { recursive: true });
-  const fd = takeLock(lockFile);
+  const fd = takeLock(lockFile, heldBy);
   let renamed = false;
   try {
     const tip = readLogRef(gitdir);
@@ -79,7 +88,8 @@ export async function appendEntries(
       parent = writeLoose(objects, 'commit', commitBytes(parent, full, signed.text));
       prev = signed.payloadSha256;
     }
-    writeSync(fd, `${parent}\n`);
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${parent}\n`, 0);
     closeSync(fd);
     renameSync(lockFile, refFile);
     renamed = true;
@@ -96,22 +106,34 @@ export async function appendEntries(
   }
 }
 
-function takeLock(lockFile: string): number {
+function takeLock(lockFile: string, heldBy: number | null): number {
   const until = Date.now() + LOCK_WAIT_MS;
   let wait = 1;
   for (;;) {
     try {
-      return openSync(lockFile, 'wx', 0o644);
+      const fd = openSync(lockFile, 'wx', 0o644);
+      writeSync(fd, `${process.pid}\n`);
+      return fd;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    try {
-      if (Date.now() - statSync(lockFile).mtimeMs > STALE_LOCK_MS) {
-        rmSync(lockFile, { force: true });
+    const holder = lockHolder(lockFile);
+    if (holder === undefined) continue; // released meanwhile
+    if (heldBy !== null && holder === String(heldBy)) return openSync(lockFile, 'r+');
+    if (/^[1-9][0-9]*$/.test(holder)) {
+      if (!processAlive(Number(holder))) {
+        breakStale(lockFile, holder);
         continue;
       }
-    } catch {
-      continue; // released meanwhile
+    } else {
+      try {
+        if (Date.now() - statSync(lockFile).mtimeMs > STALE_LOCK_MS) {
+          rmSync(lockFile, { force: true });
+          continue;
+        }
+      } catch {
+        continue; // released meanwhile
+      }
     }
     if (Date.now() > until) {
       throw new LogWriteError(`${lockFile} is held by another writer for more than ${LOCK_WAIT_MS / 1000} s; if no push is running, remove it`);
@@ -121,7 +143,39 @@ function takeLock(lockFile: string): number {
   }
 }
 
+/** The lock's first line, undefined when there is no lock. */
+function lockHolder(lockFile: string): string | undefined {
+  try {
+    return readFileSync(lockFile, 'latin1').split('\n', 1)[0]!;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the lock if it still names `dead`: one breaker at a time (log.lock.break, as the
+ * shim), so that a lock taken after the dead one's is never removed. */
+function breakStale(lockFile: string, dead: string): void {
+  const breakFile = `${lockFile}.break`;
+  let fd: number;
+  try {
+    fd = openSync(breakFile, 'wx', 0o644);
+  } catch {
+    const breaker = lockHolder(breakFile);
+    if (breaker !== undefined && /^[1-9][0-9]*$/.test(breaker) && !processAlive(Number(breaker))) rmSync(breakFile, { force: true });
+    sleep(1);
+    return;
+  }
+  try {
+    writeSync(fd, `${process.pid}\n`);
+    if (lockHolder(lockFile) === dead) rmSync(lockFile, { force: true });
+  } finally {
+    closeSync(fd);
+    rmSync(breakFile, { force: true });
+  }
+}
+
 function sleep(ms: number): void {
+
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 

@@ -170,6 +170,7 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
       key.key,
       async (head) => (head !== null ? entries : [await genesisOf(store, applied, time), ...entries]),
       [createPublicKey(key.key), ...key.previous],
+      ctx.gitPid,
     );
     return { logged };
   } catch (err) {

@@ -47,7 +47,7 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
       audit(gitdir, { event: 'rejected', time, identity: result.identity, policy_blob: outcome.policyOid ?? null, updates, push_certificate: cert });
       return outcome;
     }
-    const pid = receivePid === undefined ? receivePackPid() : receivePid;
+    const pid = receivePid === undefined ? receivePackPid(process.ppid, env.RECEIPT_GATE_HOOK_PARENT) : receivePid;
     const facts: PushFacts = { time, identity: result.identity, policy_blob: outcome.policyOid ?? null, push_certificate: cert };
     writePending(gitdir, { receive_pid: pid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
     if (pid !== null) await prepareFastPath(gitdir, env, pid, facts, updates);

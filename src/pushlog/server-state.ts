@@ -12,8 +12,9 @@
 //                       ("prepared"), for updates that name no old value (`git update-ref` without one)
 //   audit.jsonl         rejected attempts and anything the log could not record, one JSON
 //                       object a line, rotated at 1 MiB (audit.jsonl.1 … .5)
-//   order.lock          held from `prepared` to `committed`/`aborted` by the shim, so entries
-//                       are appended in the order git applied the updates
+// (The order of the entries is kept by the log ref's own lock, refs/receipt-gate/log.lock:
+// append.ts.) A push whose entry the shell hook appended leaves its pending files empty; the
+// next push's sweep removes them with the rest of a receive-pack that is gone.
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,11 +40,15 @@ export interface PendingPush {
 
 /**
  * The receive-pack process this hook runs under. pre-receive's node is a grandchild of it (the
- * shim's subshells sit between), the reference-transaction shim a child: walk up /proc until a
- * process whose command line is receive-pack. Null where /proc is not there (the
- * reference-transaction hook then matches the pending decisions by their updates).
+ * shim's `timeout` sits between), the reference-transaction shim a child: walk up /proc until a
+ * process whose command line is receive-pack. The pre-receive shim names its own parent
+ * (RECEIPT_GATE_HOOK_PARENT, `hint`): the walk starts there, so that it is one read when git ran
+ * the shim itself and the usual walk when a hook manager did. Null where /proc is not there
+ * (the reference-transaction hook then matches the pending decisions by their updates).
  */
-export function receivePackPid(start = process.ppid): number | null {
+export function receivePackPid(start = process.ppid, hint?: string): number | null {
+  const named = hint !== undefined && /^[1-9][0-9]{0,9}$/.test(hint) ? Number(hint) : null;
+  if (named !== null && named !== start && isReceivePack(named)) return named;
   let pid = start;
   for (let depth = 0; depth < 10 && pid > 1; depth++) {
     let cmdline: string[];
@@ -54,12 +59,24 @@ export function receivePackPid(start = process.ppid): number | null {
     } catch {
       return null;
     }
-    const argv0 = cmdline[0] ?? '';
-    if (argv0.endsWith('git-receive-pack') || (/(^|\/)git$/.test(argv0) && cmdline.slice(1).some((a) => a === 'receive-pack'))) return pid;
+    if (receivePackCommand(cmdline)) return pid;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     pid = Number(fields[1]);
   }
   return null;
+}
+
+function receivePackCommand(cmdline: readonly string[]): boolean {
+  const argv0 = cmdline[0] ?? '';
+  return argv0.endsWith('git-receive-pack') || (/(^|\/)git$/.test(argv0) && cmdline.slice(1).some((a) => a === 'receive-pack'));
+}
+
+function isReceivePack(pid: number): boolean {
+  try {
+    return receivePackCommand(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'));
+  } catch {
+    return false;
+  }
 }
 
 export function pendingDir(gitdir: string): string {
@@ -148,7 +165,7 @@ export function sweepPending(gitdir: string, now = Date.now()): void {
     let stale = false;
     const pid = /^(\d+)\.json$/.exec(name)?.[1];
     try {
-      stale = now - statSync(file).mtimeMs > PENDING_MAX_AGE_MS || (pid !== undefined && !alive(Number(pid)));
+      stale = now - statSync(file).mtimeMs > PENDING_MAX_AGE_MS || (pid !== undefined && !processAlive(Number(pid)));
     } catch {
       continue;
     }
@@ -182,7 +199,8 @@ function removePending(dir: string, jsonName: string): void {
   for (const ext of ['.json', '.log', '.applied']) rmSync(join(dir, `${stem}${ext}`), { force: true });
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of that id exists (one of another user counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -8,9 +8,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
 import { codes, freshRepo, logEntries, startServers, verifyLog, type LogRepo, type LogServer } from './helpers';
@@ -53,7 +53,14 @@ function filePush(r: LogRepo, args: string[]) {
   return push(r.work, [`file://${r.bare}`, ...args], { RECEIPT_GATE_NODE: nodeWrapper });
 }
 
+/** The pending files that still hold something (the shell hook empties a logged push's files;
+ * the next push's pre-receive removes them). */
 function pendingFiles(r: LogRepo): string[] {
+  const dir = join(r.bare, 'receipt-gate', 'pending');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => statSync(join(dir, n)).size > 0) : [];
+}
+
+function allPendingFiles(r: LogRepo): string[] {
   const dir = join(r.bare, 'receipt-gate', 'pending');
   return existsSync(dir) ? readdirSync(dir) : [];
 }
@@ -79,10 +86,20 @@ test('a push of one ref: the entry pre-receive signed is appended without starti
   assert.is(entries[1]!.kind, 'push');
   assert.equal(entries[1]!.updates.map((u) => [u.ref, u.old, u.new, u.verdict]), [['refs/heads/main', before, head, 'eligible']]);
   assert.equal(pendingFiles(r), []);
-  assert.ok(!existsSync(join(r.bare, 'receipt-gate', 'order.lock')));
+  // What is left of the push is its emptied files; the next push's pre-receive removes them
+  // (their receive-pack is gone), and audits nothing for them.
+  const emptied = allPendingFiles(r);
+  assert.equal(emptied.sort().map((n) => n.replace(/^\d+/, 'PID')), ['PID.json', 'PID.log']);
   assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
   const v = verifyLog(r.bare, server.pub, '--every-signature');
   assert.is(v.status, 0, v.text);
+  const next = branch(r.work, 'main', 'src/two.py');
+  const q = filePush(r, ['main']);
+  assert.is(q.status, 0, q.stderr);
+  assert.equal(logEntries(r.bare).map((e) => e.updates.map((u) => u.new)), [[], [head], [next]]);
+  const left = allPendingFiles(r);
+  assert.ok(emptied.every((n) => !left.includes(n)), left.join(' '));
+  assert.equal(auditLines(r), []);
 });
 
 test('three refs in a plain push: one entry each, chained, all by the shell; with --atomic one entry for all', () => {
@@ -136,7 +153,6 @@ test('parallel pushes of six refs: every update is one entry, in one chain, none
   assert.equal(entries.map((e) => e.seq), [...Array(n + 1).keys()]);
   assert.equal(entries.slice(1).flatMap((e) => e.updates.map((u) => `${u.ref} ${u.new}`)).sort(), heads.map((h, i) => `refs/heads/par/${i} ${h}`).sort());
   assert.equal(pendingFiles(r), []);
-  assert.ok(!existsSync(join(r.bare, 'receipt-gate', 'order.lock')));
   assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
   const v = verifyLog(r.bare, server.pub, '--every-signature', ...heads.flatMap((_, i) => ['--ref', `par/${i}`]));
   assert.is(v.status, 0, v.text);
@@ -227,20 +243,26 @@ test('the log moved after pre-receive signed (another transaction appended first
   assert.is(v.status, 0, v.text);
 });
 
-test("the log's lock held by another writer: the hook waits for it, and the entry lands in order", async () => {
+test("the log's lock held by another writer: the transaction waits for it in `prepared`, then is applied and logged in order", async () => {
   const r = freshRepo(server, 'fast-lock');
+  const before = refOid(r.bare, 'refs/heads/main');
   const head = branch(r.work, 'main', 'src/lock.py');
   const lock = join(r.bare, 'refs', 'receipt-gate', 'log.lock');
-  writeFileSync(lock, '');
+  // A live writer's lock: its process id inside (this test's own process).
+  writeFileSync(lock, `${process.pid}\n`);
   const done = new Promise<{ status: number; stderr: string }>((resolveDone) => {
     const child = spawn('git', ['push', `file://${r.bare}`, 'main'], { cwd: r.work, env: baseEnv({ RECEIPT_GATE_NODE: nodeWrapper }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolveDone({ status: code ?? -1, stderr }));
   });
-  // The push is applied and its hook waits on the lock: main moves, the log does not yet.
-  for (let i = 0; i < 600 && refOid(r.bare, 'refs/heads/main') !== head; i++) await new Promise((ok) => setTimeout(ok, 50));
-  assert.is(refOid(r.bare, 'refs/heads/main'), head);
+  // The push waits on the lock before git applies it: main does not move, the log neither,
+  // while git holds main's lock (the transaction is prepared).
+  const mainLock = join(r.bare, 'refs', 'heads', 'main.lock');
+  for (let i = 0; i < 600 && !existsSync(mainLock); i++) await new Promise((ok) => setTimeout(ok, 50));
+  assert.ok(existsSync(mainLock), 'the transaction is prepared');
+  await new Promise((ok) => setTimeout(ok, 300));
+  assert.is(refOid(r.bare, 'refs/heads/main'), before);
   assert.is(logEntries(r.bare).length, 1);
   rmSync(lock);
   const p = await done;
@@ -274,6 +296,36 @@ test("a lock a crashed writer left on the log (older than two minutes) is cleare
   assert.is(v.status, 0, v.text);
 });
 
+test('a lock left by a transaction whose process is gone is broken: the entry is appended at once, by the shell', () => {
+  const r = freshRepo(server, 'fast-dead-lock');
+  const head = branch(r.work, 'main', 'src/dead.py');
+  const lock = join(r.bare, 'refs', 'receipt-gate', 'log.lock');
+  // The id of a process that has ended (a git killed between `prepared` and `committed`).
+  const gone = spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim();
+  writeFileSync(lock, `${gone}\n`);
+  let p;
+  const lines = starts(() => {
+    p = filePush(r, ['main']);
+  });
+  assert.is(p!.status, 0, p!.stderr);
+  assert.equal(loggerStarts(lines), [], lines.join('\n'));
+  assert.equal(logEntries(r.bare).map((e) => e.updates.map((u) => u.new)), [[], [head]]);
+  assert.ok(!existsSync(lock));
+  assert.ok(!existsSync(`${lock}.break`));
+});
+
+test('an update of refs/receipt-gate/ refs only takes no lock: a direct update-ref of the log ref is not held up by the hook', () => {
+  const r = freshRepo(server, 'fast-own-ref');
+  const tip = refOid(r.bare, 'refs/receipt-gate/log')!;
+  // git holds the log ref's lock (log.lock, the new oid inside) while the hook runs `prepared`.
+  gitValue(r.bare, ['update-ref', 'refs/receipt-gate/other', tip]);
+  gitValue(r.bare, ['update-ref', '-d', 'refs/receipt-gate/other']);
+  gitValue(r.bare, ['update-ref', 'refs/receipt-gate/log', tip, tip]);
+  assert.is(refOid(r.bare, 'refs/receipt-gate/log'), tip);
+  assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
+  assert.is(logEntries(r.bare).length, 1);
+});
+
 test('a push the hooks stop midway (a chained hook refuses it after the gate accepted): nothing is logged, no lock is left, the next push is logged', () => {
   const r = freshRepo(server, 'fast-midway');
   const tip = refOid(r.bare, 'refs/receipt-gate/log');
@@ -287,7 +339,6 @@ test('a push the hooks stop midway (a chained hook refuses it after the gate acc
   assert.is.not(p.status, 0, p.stderr);
   assert.is.not(refOid(r.bare, 'refs/heads/main'), refused);
   assert.is(refOid(r.bare, 'refs/receipt-gate/log'), tip);
-  assert.ok(!existsSync(join(r.bare, 'receipt-gate', 'order.lock')));
   assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
   rmSync(chained);
   // The entry signed for the refused push is never used: the next push's entry is on the tip.

@@ -308,7 +308,6 @@ test('concurrent pushes: every applied update is one entry, none lost or interle
   for (const e of entries.slice(1)) assert.is(e.updates.length, 1);
   const v = verifyLog(r.bare, server.pub, ...heads.map((_, i) => ['--ref', `refs/heads/par/${i}`]).flat());
   assert.is(v.status, 0, v.text);
-  assert.ok(!existsSync(join(r.bare, 'receipt-gate', 'order.lock')));
   assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
 });
 

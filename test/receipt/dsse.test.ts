@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import {
   decodeBase64,
+  ed25519FromSeed,
   generateKeyPair,
   keyIdOf,
   loadPrivateKey,
@@ -124,6 +125,35 @@ test('keys: a non-ed25519 key and garbage are refused with a sentence', () => {
   assert.throws(() => loadPrivateKey(rsa, 'rsa.key'), /rsa key; receipts are signed with ed25519/);
   assert.throws(() => loadPrivateKey('nope', 'x.key'), /x\.key is not a PEM private key/);
   assert.throws(() => loadPublicKey('nope', 'x.pub'), /x\.pub is not a PEM public key/);
+});
+
+test('keys: an ed25519 PKCS #8 key read from its seed is the key openssl wrote, and signs as openssl does', () => {
+  const dir = tempDir('dsse-seed');
+  for (let i = 0; i < 6; i++) {
+    // openssl writes the key and derives its public half (an independent reading of the seed).
+    const pem = execFileSync('openssl', ['genpkey', '-algorithm', 'ed25519']).toString();
+    writeFileSync(join(dir, 'k.pem'), pem);
+    const pub = execFileSync('openssl', ['pkey', '-in', join(dir, 'k.pem'), '-pubout']).toString();
+    const seeded = ed25519FromSeed(pem);
+    assert.ok(seeded, 'a keygen-shaped PEM is read from its seed');
+    assert.is(createPublicKey(seeded!).export({ format: 'pem', type: 'spki' }), pub);
+    const msg = Buffer.from(`message ${i}`);
+    writeFileSync(join(dir, 'm.bin'), msg);
+    writeFileSync(join(dir, 'k.pub'), pub);
+    const env = signEnvelope(PAYLOAD_TYPE, msg, loadPrivateKey(pem, 'k.pem'));
+    writeFileSync(join(dir, 'pae.bin'), pae(PAYLOAD_TYPE, msg));
+    writeFileSync(join(dir, 'sig.bin'), Buffer.from(env.signatures[0].sig, 'base64'));
+    const out = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', join(dir, 'k.pub'), '-rawin', '-in', join(dir, 'pae.bin'), '-sigfile', join(dir, 'sig.bin')]).toString();
+    assert.match(out, /Signature Verified Successfully/);
+  }
+  // Anything else is left to node's PEM reader (and its refusals).
+  const pem = generateKeyPair().privateKeyPem;
+  assert.is(ed25519FromSeed(pem.replace('-----END', 'x-----END')), null);
+  assert.is(ed25519FromSeed(`${pem}${pem}`), null);
+  assert.is(ed25519FromSeed(pem.replace('BEGIN PRIVATE KEY', 'BEGIN ENCRYPTED PRIVATE KEY')), null);
+  const pkcs8v2 = execFileSync('openssl', ['genpkey', '-algorithm', 'x25519']).toString();
+  assert.is(ed25519FromSeed(pkcs8v2), null);
+  assert.throws(() => loadPrivateKey(pkcs8v2, 'x.key'), /x25519 key; receipts are signed with ed25519/);
 });
 
 /** An in-toto verifier's reading of a DSSE envelope, with securesystemslib 0.26 (Debian's
