@@ -270,10 +270,18 @@ export function writeLoose(objectsDir: string, type: string, content: Buffer): s
   const dir = join(objectsDir, oid.slice(0, 2));
   const file = join(dir, oid.slice(2));
   if (existsSync(file)) return oid;
-  mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `tmp_obj_rg_${process.pid}_${Math.random().toString(36).slice(2)}`);
-  writeFileSync(tmp, deflateSync(whole, { level: 1 }), { mode: 0o444 });
+  const bytes = deflateSync(whole, { level: 1 });
+  try {
+    writeFileSync(tmp, bytes, { mode: 0o444 });
+  } catch (err) {
+    // (The object's folder is usually there: made when it is not.)
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(tmp, bytes, { mode: 0o444 });
+  }
   renameSync(tmp, file);
+
   return oid;
 }
 

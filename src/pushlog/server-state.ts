@@ -16,7 +16,7 @@
 // append.ts.) A push whose entry the shell hook appended leaves its pending files empty; the
 // next push's sweep removes them with the rest of a receive-pack that is gone.
 
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoggedUpdate, PushCertificate } from './entry';
 
@@ -151,33 +151,35 @@ export function takePending(
 }
 
 /** Pending decisions of receive-packs that are gone: the updates git did not apply after the
- * gate accepted them (a lock conflict, a failed --atomic push). They go to the audit file. */
+ * gate accepted them (a lock conflict, a failed --atomic push). They go to the audit file. An
+ * emptied file (the shell hook logged that push whole) is removed with its companions. Every
+ * push runs this: it looks only at the files the folder holds (no error built per absent one). */
 export function sweepPending(gitdir: string, now = Date.now()): void {
   const dir = pendingDir(gitdir);
-  let names: string[];
+  let present: Set<string>;
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    present = new Set(readdirSync(dir));
   } catch {
     return;
   }
-  for (const name of names) {
+  for (const name of present) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue;
     const file = join(dir, name);
-    let stale = false;
     const pid = /^(\d+)\.json$/.exec(name)?.[1];
-    try {
-      stale = now - statSync(file).mtimeMs > PENDING_MAX_AGE_MS || (pid !== undefined && !processAlive(Number(pid)));
-    } catch {
-      continue;
-    }
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st) continue;
+    const stale = now - st.mtimeMs > PENDING_MAX_AGE_MS || (pid !== undefined && !processAlive(Number(pid)));
     if (!stale) continue;
     let push: PendingPush | null = null;
-    try {
-      push = JSON.parse(readFileSync(file, 'utf8')) as PendingPush;
-    } catch {
-      /* unreadable: dropped */
+    if (st.size > 0) {
+      try {
+        push = JSON.parse(readFileSync(file, 'utf8')) as PendingPush;
+      } catch {
+        /* unreadable: dropped */
+      }
     }
-    const applied = appliedBy(dir, name);
-    removePending(dir, name);
+    const applied = present.has(appliedName(name)) ? appliedBy(dir, name) : new Set<string>();
+    removePending(dir, name, present);
     const updates = push?.updates.filter((u) => !applied.has(`${u.old} ${u.new} ${u.ref}`)) ?? [];
     if (push && updates.length) audit(gitdir, { event: 'not-applied', time: new Date(now).toISOString(), identity: push.identity, updates, note: 'accepted by the gate, not applied by git (lock conflict, failed --atomic push, or the connection ended)' });
   }
@@ -192,16 +194,35 @@ function appliedBy(dir: string, jsonName: string): Set<string> {
   }
 }
 
-/** A pending push's decisions and what came with them (its prepared entries, what of them was
- * applied). */
-function removePending(dir: string, jsonName: string): void {
-  const stem = jsonName.replace(/\.json$/, '');
-  for (const ext of ['.json', '.log', '.applied']) rmSync(join(dir, `${stem}${ext}`), { force: true });
+function appliedName(jsonName: string): string {
+  return jsonName.replace(/\.json$/, '.applied');
 }
+
+/** A pending push's decisions and what came with them (its prepared entries, what of them was
+ * applied): those of the three files `present` lists (all three when it is not given). */
+function removePending(dir: string, jsonName: string, present?: ReadonlySet<string>): void {
+  const stem = jsonName.replace(/\.json$/, '');
+  for (const ext of ['.json', '.log', '.applied']) {
+    const name = `${stem}${ext}`;
+    if (present && !present.has(name)) continue;
+    try {
+      unlinkSync(join(dir, name));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
+/** Whether /proc lists processes (Linux): then a process is looked up there, with no error
+ * built for one that is gone. */
+let procfs: boolean | undefined;
 
 /** Whether a process of that id exists (one of another user counts). */
 export function processAlive(pid: number): boolean {
+  procfs ??= existsSync('/proc/self/stat');
+  if (procfs) return existsSync(`/proc/${pid}`);
   try {
+
     process.kill(pid, 0);
     return true;
   } catch (err) {

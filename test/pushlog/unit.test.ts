@@ -3,12 +3,13 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { join } from 'node:path';
 import { appendEntries, EMPTY_TREE, entryTextOf, writeLoose } from '../../src/pushlog/append';
 import { checkEntry, signEntry, type LogPredicate } from '../../src/pushlog/entry';
-import { audit, auditFile } from '../../src/pushlog/server-state';
+import { audit, auditFile, processAlive, sweepPending } from '../../src/pushlog/server-state';
 import { verifyLog } from '../../src/pushlog/verify';
 import { prepareCandidates } from '../../src/pushlog/prepare';
 import { withoutNamespace } from '../../src/pushlog/run';
@@ -248,6 +249,30 @@ test('the snapshot warm-up runs the whole append path and leaves nothing behind'
     else process.env.TMPDIR = before;
   }
   assert.equal(readdirSync(tmp), []);
+});
+
+test('the sweep: a gone receive-pack\'s decisions are audited but for what the shell logged; an emptied push is removed silently; a live one stays', () => {
+  const gitdir = tempDir('sweep');
+  const dir = join(gitdir, 'receipt-gate', 'pending');
+  mkdirSync(dir, { recursive: true });
+  const ended = () => Number(spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim());
+  const gone = ended();
+  const emptied = ended();
+  assert.is(processAlive(gone), false);
+  assert.is(processAlive(emptied), false);
+  assert.is(processAlive(process.pid), true);
+  const upd = (ref: string, n: string) => ({ ref, old: ZERO, new: n.repeat(40), verdict: 'eligible', findings: [], protected: true });
+  const push = (updates: unknown[]) => JSON.stringify({ receive_pid: gone, created: 'x', identity: 'ann', policy_blob: null, push_certificate: null, updates });
+  writeFileSync(join(dir, `${gone}.json`), push([upd('refs/heads/a', 'a'), upd('refs/heads/b', 'b')]));
+  writeFileSync(join(dir, `${gone}.log`), 'candidates\n');
+  writeFileSync(join(dir, `${gone}.applied`), `${ZERO} ${'a'.repeat(40)} refs/heads/a\n`);
+  writeFileSync(join(dir, `${emptied}.json`), '');
+  writeFileSync(join(dir, `${emptied}.log`), '');
+  writeFileSync(join(dir, `${process.pid}.json`), push([upd('refs/heads/c', 'c')]));
+  sweepPending(gitdir);
+  assert.equal(readdirSync(dir).sort(), [`${process.pid}.json`]);
+  const lines = readFileSync(auditFile(gitdir), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.map((l) => [l.event, l.updates.map((u: { ref: string }) => u.ref)]), [['not-applied', ['refs/heads/b']]]);
 });
 
 test.run();
