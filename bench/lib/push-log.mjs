@@ -157,10 +157,15 @@ export async function main(argv) {
     const on = med(series.on);
     const viaNode = med(series.node);
     const off = med(series.off);
-    const diff = (a) => `wall median ${ms(a.wall)} (${a.wall >= off.wall ? '+' : ''}${ms(a.wall - off.wall)}); CPU median ${ms(a.cpu)} (${a.cpu >= off.cpu ? '+' : ''}${ms(a.cpu - off.cpu)})`;
+    const signed = (x) => `${x >= 0 ? '+' : ''}${ms(x)}`;
+    // Besides the difference of the medians, the median of each round's own difference (the
+    // pushes of a round run back to back, so a burst of load on the machine moves both).
+    const paired = (s, k) => median(s[k].map((x, i) => x - series.off[k][i]));
+    const diff = (a, s) =>
+      `wall median ${ms(a.wall)} (${signed(a.wall - off.wall)}); CPU median ${ms(a.cpu)} (${signed(a.cpu - off.cpu)}); paired by round ${signed(paired(s, 'wall'))} wall, ${signed(paired(s, 'cpu'))} CPU`;
     rows.push(['push of 1 commit over file://, hooks installed, log off', `${opts.pushes} pushes`, `wall median ${ms(off.wall)}; CPU median ${ms(off.cpu)}`]);
-    rows.push(['push of 1 commit over file://, log on (entry signed in pre-receive, appended by the shell hook)', `${opts.pushes} pushes`, diff(on)]);
-    rows.push(['push of 1 commit over file://, log on through the Node logger (RECEIPT_GATE_LOG_NO_FAST=1)', `${opts.pushes} pushes`, diff(viaNode)]);
+    rows.push(['push of 1 commit over file://, log on (entry signed in pre-receive, appended by the shell hook)', `${opts.pushes} pushes`, diff(on, series.on)]);
+    rows.push(['push of 1 commit over file://, log on through the Node logger (RECEIPT_GATE_LOG_NO_FAST=1)', `${opts.pushes} pushes`, diff(viaNode, series.node)]);
     log(`push: off ${ms(off.wall)} / ${ms(off.cpu)} CPU, on ${ms(on.wall)} / ${ms(on.cpu)} CPU, node logger ${ms(viaNode.wall)} / ${ms(viaNode.cpu)} CPU`);
     const lastLog = spawnSync('git', ['--git-dir', bare, 'log', '-1', '--format=%s', 'refs/receipt-gate/log'], { env: ENV, encoding: 'utf8' }).stdout;
     if (!lastLog.includes('push')) throw new Error(`the last push was not logged: ${lastLog}`);

@@ -120,20 +120,13 @@ function takeLock(lockFile: string, heldBy: number | null): number {
     const holder = lockHolder(lockFile);
     if (holder === undefined) continue; // released meanwhile
     if (heldBy !== null && holder === String(heldBy)) return openSync(lockFile, 'r+');
-    if (/^[1-9][0-9]*$/.test(holder)) {
-      if (!processAlive(Number(holder))) {
-        breakStale(lockFile, holder);
-        continue;
-      }
-    } else {
-      try {
-        if (Date.now() - statSync(lockFile).mtimeMs > STALE_LOCK_MS) {
-          rmSync(lockFile, { force: true });
-          continue;
-        }
-      } catch {
-        continue; // released meanwhile
-      }
+    // A holder that is gone, or a lock left for minutes (a crashed writer, a process id used
+    // again since): broken, as the shim does.
+    const dead = /^[1-9][0-9]*$/.test(holder) && !processAlive(Number(holder));
+    const old = Date.now() - (statSync(lockFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > STALE_LOCK_MS;
+    if (dead || old) {
+      breakStale(lockFile, holder);
+      continue;
     }
     if (Date.now() > until) {
       throw new LogWriteError(`${lockFile} is held by another writer for more than ${LOCK_WAIT_MS / 1000} s; if no push is running, remove it`);
@@ -152,9 +145,9 @@ function lockHolder(lockFile: string): string | undefined {
   }
 }
 
-/** Removes the lock if it still names `dead`: one breaker at a time (log.lock.break, as the
- * shim), so that a lock taken after the dead one's is never removed. */
-function breakStale(lockFile: string, dead: string): void {
+/** Removes the lock if its first line is still `stale`: one breaker at a time (log.lock.break,
+ * as the shim), so that a lock taken after the stale one is never removed. */
+function breakStale(lockFile: string, stale: string): void {
   const breakFile = `${lockFile}.break`;
   let fd: number;
   try {
@@ -167,7 +160,8 @@ function breakStale(lockFile: string, dead: string): void {
   }
   try {
     writeSync(fd, `${process.pid}\n`);
-    if (lockHolder(lockFile) === dead) rmSync(lockFile, { force: true });
+    if (lockHolder(lockFile) === stale) rmSync(lockFile, { force: true });
+
   } finally {
     closeSync(fd);
     rmSync(breakFile, { force: true });

@@ -326,6 +326,26 @@ test('an update of refs/receipt-gate/ refs only takes no lock: a direct update-r
   assert.is(logEntries(r.bare).length, 1);
 });
 
+test('RECEIPT_GATE_LOG_NO_FAST: the Node logger appends under the lock the transaction took in `prepared`, and releases it', () => {
+  const r = freshRepo(server, 'fast-off');
+  const before = refOid(r.bare, 'refs/heads/main')!;
+  const head = branch(r.work, 'main', 'src/slow.py');
+  let p;
+  const lines = starts(() => {
+    p = push(r.work, [`file://${r.bare}`, 'main'], { RECEIPT_GATE_NODE: nodeWrapper, RECEIPT_GATE_LOG_NO_FAST: '1' });
+  });
+  assert.is(p!.status, 0, p!.stderr);
+  assert.is(loggerStarts(lines).length, 1, lines.join('\n'));
+  const entries = logEntries(r.bare);
+  assert.equal(entries.map((e) => [e.seq, e.kind]), [[0, 'genesis'], [1, 'push']]);
+  assert.equal(entries[1]!.updates.map((u) => [u.ref, u.old, u.new, u.verdict]), [['refs/heads/main', before, head, 'eligible']]);
+  assert.ok(!existsSync(join(r.bare, 'refs', 'receipt-gate', 'log.lock')));
+  assert.equal(pendingFiles(r), []);
+  assert.equal(auditLines(r), []);
+  const v = verifyLog(r.bare, server.pub, '--every-signature');
+  assert.is(v.status, 0, v.text);
+});
+
 test('a push the hooks stop midway (a chained hook refuses it after the gate accepted): nothing is logged, no lock is left, the next push is logged', () => {
   const r = freshRepo(server, 'fast-midway');
   const tip = refOid(r.bare, 'refs/receipt-gate/log');
