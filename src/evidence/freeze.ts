@@ -69,29 +69,64 @@ export async function checkFreezeFile(ctx: RuleContext): Promise<FreezeFileCheck
  * (same rows, same order, same words): what the calendar changes in a freeze file whose bytes
  * were judged in full before (an untouched context, src/rules/contexts.ts). The file is read and
  * parsed, as there; it is not hashed or validated, and no other row rule is applied, since none
- * of that changes which rows have expired.
+ * of that changes which rows have expired. `seen` keeps what one blob's bytes say about expiry
+ * (by blob oid and size limit), so contexts whose freeze files are one blob parse it once.
  */
-export async function expiredFreezeFindings(ctx: RuleContext): Promise<Finding[]> {
+export async function expiredFreezeFindings(ctx: RuleContext, seen?: Map<string, readonly ExpiryRow[]>): Promise<Finding[]> {
   const { policy } = ctx;
   if (!policy.freeze) return [];
   const { path } = policy.freeze;
-  const read = await readJsonEvidence(ctx.atNew, path, freezeRole(policy, path), policy.limits.maxEvidenceBytes, ctx.deadline);
-  if (read.kind !== 'ok') return [];
-  const plain = toPlain(read.value, ctx.deadline);
-  const frozen = isObject(plain) ? plain.frozen : undefined;
-  if (!Array.isArray(frozen)) return [];
+  const rows = await expiryRows(ctx, path, seen);
   const today = todayNumber(ctx.today);
   const owner = anOwner(policy);
   const out: Finding[] = [];
-  frozen.forEach((row: unknown, i: number) => {
+  for (const row of rows) {
     ctx.deadline.tick();
-    if (!isObject(row)) return;
-    const expires = typeof row.expires === 'string' ? dayNumber(row.expires) : null;
-    if (expires === null || expires >= today) return;
-    const id = typeof row.id === 'string' ? row.id : undefined;
-    out.push(expiredFinding(rowLabel(path, i, id), expires, path, owner, ctx.today));
-  });
+    if (row.expires >= today) continue;
+    out.push(expiredFinding(rowLabel(path, row.index, row.id), row.expires, path, owner, ctx.today));
+  }
   return out;
+}
+
+/** A row of a freeze file whose `expires` is a date: its index, its id (when a string) and its
+ * last day. */
+export interface ExpiryRow {
+  index: number;
+  id: string | undefined;
+  expires: number;
+}
+
+/** The rows of the freeze file at `path` that have a last day, in order; none when the file is
+ * missing, unreadable, over the size limit or not JSON, or has no `frozen` array. */
+async function expiryRows(ctx: RuleContext, path: string, seen: Map<string, readonly ExpiryRow[]> | undefined): Promise<readonly ExpiryRow[]> {
+  const { policy } = ctx;
+  const maxBytes = policy.limits.maxEvidenceBytes;
+  let key: string | null = null;
+  if (seen) {
+    const entry = await ctx.atNew.stat(path);
+    if (entry.kind === 'file' && entry.oid !== undefined) {
+      key = `${entry.oid}\0${maxBytes}`;
+      const known = seen.get(key);
+      if (known !== undefined) return known;
+    }
+  }
+  const rows: ExpiryRow[] = [];
+  const read = await readJsonEvidence(ctx.atNew, path, freezeRole(policy, path), maxBytes, ctx.deadline);
+  if (read.kind === 'ok') {
+    const plain = toPlain(read.value, ctx.deadline);
+    const frozen = isObject(plain) ? plain.frozen : undefined;
+    if (Array.isArray(frozen)) {
+      frozen.forEach((row: unknown, i: number) => {
+        ctx.deadline.tick();
+        if (!isObject(row)) return;
+        const expires = typeof row.expires === 'string' ? dayNumber(row.expires) : null;
+        if (expires === null) return;
+        rows.push({ index: i, id: typeof row.id === 'string' ? row.id : undefined, expires });
+      });
+    }
+  }
+  if (key !== null) seen!.set(key, rows);
+  return rows;
 }
 
 /** How messages name row i of the freeze file. */

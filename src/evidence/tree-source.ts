@@ -23,7 +23,7 @@ export async function entryAt(
   if (!info || info.type !== 'blob') {
     throw new GitReadError(`${path} in ${label} names blob ${entry.oid}, which the repository does not have`, entry.oid);
   }
-  return { kind: 'file', path, size: info.size, read: () => store.objects.readBlob(entry.oid, info.size) };
+  return { kind: 'file', path, size: info.size, oid: entry.oid, read: () => store.objects.readBlob(entry.oid, info.size) };
 }
 
 export class TreeSource implements EvidenceSource {

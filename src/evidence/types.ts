@@ -5,7 +5,9 @@ import type { Deadline } from '../deadline';
 import type { Finding, Identities } from '../findings';
 
 export type EvidenceEntry =
-  | { kind: 'file'; path: string; size: number; read(): Promise<Uint8Array> }
+  /** `oid`: the blob's object id, when the source reads a git tree (what was parsed from one
+   * blob can be kept by it). */
+  | { kind: 'file'; path: string; size: number; oid?: string; read(): Promise<Uint8Array> }
   | { kind: 'missing'; path: string }
   | { kind: 'other'; path: string; what: 'directory' | 'symlink' | 'submodule' };
 

@@ -4,7 +4,15 @@
 import type { ObjectDatabase } from './objects';
 import type { TreeEntry } from './types';
 
+/** Lookups kept per store before the memo starts over (each is a short key and one entry). */
+const MAX_KEPT_LOOKUPS = 8192;
+
 export class TreePaths {
+  /** entryAt's answers by tree and path: a run asks for the same paths of the same trees
+   * again and again (a context's root at the base and at new, once for the policy and once for
+   * its evidence; a file under a folder it has just found), and a tree's bytes never change. */
+  private readonly found = new Map<string, Promise<TreeEntry | null>>();
+
   constructor(private readonly objects: ObjectDatabase) {}
 
   /** The tree's entries, decoded (cached by oid as a raw tree). */
@@ -13,19 +21,40 @@ export class TreePaths {
   }
 
   /** The entry at an exact '/'-separated path below a tree, or null when absent. Paths are
-   * compared with decoded names, exactly (case-sensitive, as git). */
-  async entryAt(treeOid: string, path: string): Promise<TreeEntry | null> {
+   * compared with decoded names, exactly (case-sensitive, as git). Each answer is kept for the
+   * store's life (a failed read is not: it is read, and fails, again); the entry is shared by
+   * every caller that asks, so no caller changes it. */
+  entryAt(treeOid: string, path: string): Promise<TreeEntry | null> {
     const parts = path.split('/').filter((p) => p !== '');
-    if (parts.length === 0) return null;
-    let tree = treeOid;
-    for (let i = 0; i < parts.length; i++) {
-      const entry = (await this.objects.readRawTree(tree)).find(parts[i]!);
-      if (!entry) return null;
-      if (i === parts.length - 1) return entry;
-      if (entry.kind !== 'tree') return null;
-      tree = entry.oid;
+    if (parts.length === 0) return Promise.resolve(null);
+    return this.lookup(treeOid, parts, parts.length);
+  }
+
+  /** The entry at the first `depth` parts below the tree, through the memo: a path's folder is
+   * looked up (and kept) first, then the last name in it. */
+  private lookup(treeOid: string, parts: string[], depth: number): Promise<TreeEntry | null> {
+    const key = `${treeOid}\0${depth === parts.length ? parts.join('/') : parts.slice(0, depth).join('/')}`;
+    let answer = this.found.get(key);
+    if (answer === undefined) {
+      answer = this.lookupUncached(treeOid, parts, depth);
+      if (this.found.size >= MAX_KEPT_LOOKUPS) this.found.clear();
+      this.found.set(key, answer);
+      const kept = answer;
+      kept.catch(() => {
+        if (this.found.get(key) === kept) this.found.delete(key);
+      });
     }
-    return null;
+    return answer;
+  }
+
+  private async lookupUncached(treeOid: string, parts: string[], depth: number): Promise<TreeEntry | null> {
+    let tree = treeOid;
+    if (depth > 1) {
+      const folder = await this.lookup(treeOid, parts, depth - 1);
+      if (!folder || folder.kind !== 'tree') return null;
+      tree = folder.oid;
+    }
+    return (await this.objects.readRawTree(tree)).find(parts[depth - 1]!);
   }
 
   /** Every non-tree entry below `dir` (recursively), with its full path, sorted by path.

@@ -13,7 +13,7 @@
 
 import { TreeSource } from '../evidence/tree-source';
 import { dayNumber } from '../evidence/dates';
-import { expiredFreezeFindings } from '../evidence/freeze';
+import { expiredFreezeFindings, type ExpiryRow } from '../evidence/freeze';
 import { checkEvidence, printableFinding } from '../evidence/index';
 import { parsePyJson, toPlain } from '../evidence/pyjson';
 import { anOwner } from '../evidence/read';
@@ -59,10 +59,13 @@ export async function contextsEvidenceAt(
   // unchangedSince); only when every change lies under some root, so nothing a context's
   // evidence could name outside its root has changed.
   const baseTree = key === null || ctx.contextsInFull || ctx.base.tip === null || contexts.touchesOutside(changes) ? null : (await ctx.store.commits.read(ctx.base.tip)).tree;
+  // What the untouched contexts' freeze files say, by blob: contexts that share a freeze file's
+  // bytes parse them once.
+  const seen: SeenFreezes = { rows: new Map(), keyed: new Map() };
   for (const c of contexts.list) {
     ctx.deadline.check();
     const same = baseTree !== null && key !== null && !touched.has(c) && (await sameSubtree(ctx, key, baseTree, c.root));
-    const report = same ? await freezesOnly(ctx, c, atNew) : await contextReport(ctx, c, atNew, key);
+    const report = same ? await freezesOnly(ctx, c, atNew, seen) : await contextReport(ctx, c, atNew, key);
     const isTouched = touched.has(c);
     for (const f of report.findings) findings.push(contextFinding(f, c, isTouched));
     results.push({ name: c.name, root: c.root, touched: isTouched, identities: report.identities, evidence: report.results });
@@ -96,11 +99,19 @@ async function sameSubtree(ctx: RunContext, newTree: string, baseTree: string, r
  * is not read again, so its identities and results stay empty (receipts and --context grade in
  * full).
  */
-async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource): Promise<EvidenceReport> {
+/** What untouched contexts' freeze files said, by blob oid (and size limit): the freeze file's
+ * rows with a last day, and each keyed freeze's `expires_on` and `observation_id` (null: not
+ * JSON). */
+interface SeenFreezes {
+  rows: Map<string, readonly ExpiryRow[]>;
+  keyed: Map<string, { expiresOn: unknown; observation: unknown } | null>;
+}
+
+async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource, seen: SeenFreezes): Promise<EvidenceReport> {
   const findings: Finding[] = [];
   const results: EvidenceResults = { pin: null, manifestSeed: null, freeze: { freezeFileSha256: null, active: [], expired: [] }, fixtures: [] };
   const rule: RuleContext = { policy: c.policy, atNew, atBase: null, today: ctx.today, deadline: ctx.deadline };
-  findings.push(...(await expiredFreezeFindings(rule)));
+  findings.push(...(await expiredFreezeFindings(rule, seen.rows)));
   const dir = c.policy.observations?.freezes;
   if (dir !== undefined) {
     const today = dayNumber(ctx.today)!;
@@ -109,15 +120,19 @@ async function freezesOnly(ctx: RunContext, c: BoundedContext, atNew: EvidenceSo
       if (!path.endsWith('.json') || path.slice(dir.length + 1).includes('/')) continue;
       const entry = await atNew.stat(path);
       if (entry.kind !== 'file' || entry.size > c.policy.limits.maxEvidenceBytes) continue;
-      let expiresOn: unknown;
-      let observation: unknown;
-      try {
-        const plain = toPlain(parsePyJson(await entry.read(), ctx.deadline), ctx.deadline) as Record<string, unknown> | null;
-        expiresOn = plain?.expires_on;
-        observation = plain?.observation_id;
-      } catch {
-        continue; // judged (and refused) when the context last changed
+      const key = entry.oid === undefined ? null : `${entry.oid}\0${c.policy.limits.maxEvidenceBytes}`;
+      let members = key === null ? undefined : seen.keyed.get(key);
+      if (members === undefined) {
+        try {
+          const plain = toPlain(parsePyJson(await entry.read(), ctx.deadline), ctx.deadline) as Record<string, unknown> | null;
+          members = { expiresOn: plain?.expires_on, observation: plain?.observation_id };
+        } catch {
+          members = null; // judged (and refused) when the context last changed
+        }
+        if (key !== null) seen.keyed.set(key, members);
       }
+      if (members === null) continue;
+      const { expiresOn, observation } = members;
       const expires = typeof expiresOn === 'string' ? dayNumber(expiresOn) : null;
       if (expires === null || expires >= today) continue;
       findings.push(

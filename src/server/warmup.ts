@@ -1,16 +1,19 @@
 // The startup snapshot's warm-up (docs/server.md § The startup snapshot). `node
 // --build-snapshot` keeps the bytecode of every function that ran while the snapshot was built;
 // a function that never ran is compiled from source on its first call in every push. So the
-// snapshot builder judges two pushes into a throwaway repository first: an honest one
-// (`eligible`) and one that edits a fixture (`closed`, PATH_PROTECTED). The repository is built
-// here, byte by byte, without git (a snapshot builder should not start processes): the history
-// in a pack with a delta entry and its index, the pushed objects loose in a quarantine
-// directory, as git's receive-pack leaves them. Then it is removed.
+// snapshot builder judges pushes into throwaway repositories first: an honest one (`eligible`)
+// and one that edits a fixture (`closed`, PATH_PROTECTED) into a repository with a version 1
+// policy, and an honest one into a monorepo whose version 2 policy declares three bounded
+// contexts (docs/contexts.md), so that the contexts' paths are compiled too: the policy's
+// contexts, the touched context judged in full, the untouched ones on their freezes alone. The
+// repositories are built here, byte by byte, without git (a snapshot builder should not start
+// processes): the history in a pack with a delta entry and its index, the pushed objects loose
+// in a quarantine directory, as git's receive-pack leaves them. Then they are removed.
 //
 // Nothing of the warm-up reaches a real push: each run opens its own store, the caches that
 // outlive a run are keyed by content (a policy by its blob oid, a glob by its text), and the
 // clock, the environment and the directory are the warm-up's own. test/server/warmup.test.ts
-// checks the repository with `git fsck` and the two verdicts, so a warm-up that silently
+// checks the repositories with `git fsck` and the three verdicts, so a warm-up that silently
 // exercises only an error path fails a test.
 
 import { createHash } from 'node:crypto';
@@ -256,10 +259,27 @@ export interface WarmupPush {
   remove(): void;
 }
 
-/** Builds the warm-up repository: `main` with two commits (packed, the second's trees stored as
- * deltas), and in the quarantine two pushed commits on top of it. */
-export function warmupRepository(): WarmupPush {
-  const gitdir = mkdtempSync(join(tmpdir(), 'receipt-gate-warmup-'));
+/** One pushed commit on top of `main`: the ref it updates, and the files it changes. */
+interface PushedCommit {
+  ref: string;
+  message: string;
+  edits: Map<string, Buffer>;
+}
+
+/** A bare repository built without git, and the pre-receive line of each pushed commit. */
+interface BuiltRepository {
+  gitdir: string;
+  env: NodeJS.ProcessEnv;
+  lines: string[];
+  remove: () => void;
+}
+
+/** Builds a warm-up repository: `main` with two commits, the first holding `files`, the second
+ * changing the one file `second` names (packed,
+ * its changed trees stored as deltas), and in the quarantine one pushed commit on top of `main`
+ * for each of `pushes`. */
+function buildRepository(prefix: string, files: Map<string, Buffer>, firstMessage: string, second: [string, Buffer], pushes: PushedCommit[]): BuiltRepository {
+  const gitdir = mkdtempSync(join(tmpdir(), prefix));
   try {
     const objectsDir = join(gitdir, 'objects');
     mkdirSync(join(objectsDir, 'pack'), { recursive: true });
@@ -269,16 +289,16 @@ export function warmupRepository(): WarmupPush {
     writeFileSync(join(gitdir, 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(gitdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n');
 
-    const files = baseFiles();
+    files = new Map(files);
     const history = new Map<string, GitObject>();
     const firstFolders = new Map<string, GitObject>();
-    const first = commitOf(treeOf(files, history, firstFolders).oid, [], 1767225600, 'orders service with its evidence');
+    const first = commitOf(treeOf(files, history, firstFolders).oid, [], 1767225600, firstMessage);
     history.set(first.oid, first);
-    files.set('src/tax.py', Buffer.from('RATE = 0.21\n'));
+    files.set(...second);
     const secondObjects = new Map<string, GitObject>();
     const secondFolders = new Map<string, GitObject>();
-    const second = commitOf(treeOf(files, secondObjects, secondFolders).oid, [first.oid], 1767312000, 'tax rate');
-    secondObjects.set(second.oid, second);
+    const tip = commitOf(treeOf(files, secondObjects, secondFolders).oid, [first.oid], 1767312000, 'tax rate');
+    secondObjects.set(tip.oid, tip);
     // Each changed tree of the second commit as a delta against the first commit's tree of the
     // same folder, as git's pack-objects would store it.
     const deltas = new Map<string, string>();
@@ -288,28 +308,24 @@ export function warmupRepository(): WarmupPush {
     }
     for (const [oid, obj] of secondObjects) if (!history.has(oid)) history.set(oid, obj);
     writePack(join(objectsDir, 'pack'), [...history.values()], deltas);
-    writeFileSync(join(gitdir, 'refs', 'heads', 'main'), `${second.oid}\n`);
+    writeFileSync(join(gitdir, 'refs', 'heads', 'main'), `${tip.oid}\n`);
 
     // The pushes, loose in the quarantine as receive-pack leaves a small push.
     const quarantine = join(objectsDir, 'incoming-warmup');
     mkdirSync(quarantine);
     const pushed = new Map<string, GitObject>();
-    const honestFiles = new Map(files);
-    honestFiles.set('src/orders.py', Buffer.from('def total(orders):\n    return sum(o.get("total", 0) for o in orders)\n'));
-    const honest = commitOf(treeOf(honestFiles, pushed).oid, [second.oid], 1767398400, 'tolerate orders without a total');
-    pushed.set(honest.oid, honest);
-    const cheatFiles = new Map(files);
-    cheatFiles.set('fixtures/orders/base.json', json({ orders: [{ id: 1, total: 0 }] }));
-    const cheat = commitOf(treeOf(cheatFiles, pushed).oid, [second.oid], 1767398400, 'make the failing test pass');
-    pushed.set(cheat.oid, cheat);
+    const lines: string[] = [];
+    for (const p of pushes) {
+      const commit = commitOf(treeOf(new Map([...files, ...p.edits]), pushed).oid, [tip.oid], 1767398400, p.message);
+      pushed.set(commit.oid, commit);
+      lines.push(`${tip.oid} ${commit.oid} ${p.ref}\n`);
+    }
     for (const [oid, obj] of pushed) if (!history.has(oid)) writeLoose(quarantine, obj.type, obj.content);
 
     return {
       gitdir,
       env: { GIT_DIR: '.', GIT_QUARANTINE_PATH: quarantine, GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir },
-      today: WARMUP_TODAY,
-      honest: `${second.oid} ${honest.oid} refs/heads/agent/honest\n`,
-      cheat: `${second.oid} ${cheat.oid} refs/heads/main\n`,
+      lines,
       remove: () => rmSync(gitdir, { recursive: true, force: true }),
     };
   } catch (err) {
@@ -318,25 +334,135 @@ export function warmupRepository(): WarmupPush {
   }
 }
 
+/** Builds the warm-up repository: `main` with two commits (packed, the second's trees stored as
+ * deltas), and in the quarantine two pushed commits on top of it. */
+export function warmupRepository(): WarmupPush {
+  const built = buildRepository('receipt-gate-warmup-', baseFiles(), 'orders service with its evidence', ['src/tax.py', Buffer.from('RATE = 0.21\n')], [
+    {
+      ref: 'refs/heads/agent/honest',
+      message: 'tolerate orders without a total',
+      edits: new Map([['src/orders.py', Buffer.from('def total(orders):\n    return sum(o.get("total", 0) for o in orders)\n')]]),
+    },
+    { ref: 'refs/heads/main', message: 'make the failing test pass', edits: new Map([['fixtures/orders/base.json', json({ orders: [{ id: 1, total: 0 }] })]]) },
+  ]);
+  return { gitdir: built.gitdir, env: built.env, today: WARMUP_TODAY, honest: built.lines[0]!, cheat: built.lines[1]!, remove: built.remove };
+}
+
+/** The contexts of the warm-up monorepo; the first one is the one its push touches. */
+export const WARMUP_CONTEXTS = ['billing', 'inventory', 'shipping'] as const;
+
+/** The warm-up monorepo's base: a version 2 policy declaring three bounded contexts under
+ * services/, each with the evidence set of baseFiles() under its root (the pin naming its
+ * generator and inputs by repository path). The untouched contexts' freeze files are one blob
+ * with a live and an expired row; the touched context's has the live row only. */
+function monorepoFiles(): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const sections = {
+    epoch: { pin: 'fixtures/EPOCH' },
+    manifest: { path: 'checks/manifest.json', catalog: 'checks/properties.json' },
+    freeze: { path: 'freeze.json' },
+    observations: { dir: 'observations', freezes: 'freezes' },
+    fixtures: { records: 'fixtures/*.json' },
+  };
+  files.set(
+    '.receipt-gate.json',
+    json({
+      version: 2,
+      baseBranch: 'main',
+      protectedRefs: ['refs/heads/main', 'refs/heads/release/**'],
+      protected: ['.github/workflows/**', '.gitattributes', '**/.gitattributes', '.gitmodules'],
+      owners: ['platform-bot'],
+      identityEnv: ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER'],
+      freeze: { reasons: ['timing', 'network', 'order', 'infra'], maxDays: 14 },
+      limits: { timeoutMs: 4000, maxEvidenceBytes: 1048576 },
+      contexts: WARMUP_CONTEXTS.map((name, i) => ({
+        name,
+        root: `services/${name}`,
+        owners: ['alice'],
+        protected: ['fixtures/**', 'checks/**', 'freeze.json', 'observations/**'],
+        exceptions: ['fixtures/**/*.md'],
+        ...(i === 0 ? { dependsOn: ['libs/money/**'] } : {}),
+        ...sections,
+      })),
+    }),
+  );
+  const live = { id: 'tests/test_orders.py::test_retry_window', reason: 'timing', expires: '2026-01-20', owner: 'human', added: '2026-01-10' };
+  const expired = { id: 'tests/test_stock.py::test_restock', reason: 'network', expires: '2026-01-12', owner: 'human', added: '2026-01-05' };
+  for (const [i, name] of WARMUP_CONTEXTS.entries()) {
+    const root = `services/${name}`;
+    for (const [path, bytes] of baseFiles()) {
+      if (path === '.receipt-gate.json' || path === 'README.md') continue;
+      let out = bytes;
+      if (path === 'fixtures/EPOCH') {
+        const pin = JSON.parse(bytes.toString('utf8')) as { generator: string; inputs: string[] };
+        out = json({ ...pin, generator: `${root}/${pin.generator}`, inputs: pin.inputs.map((p) => `${root}/${p}`) });
+      } else if (path === 'freeze.json') {
+        out = json({ version: 1, frozen: i === 0 ? [live] : [live, expired] });
+      }
+      files.set(`${root}/${path}`, out);
+    }
+  }
+  files.set('libs/money/money.py', Buffer.from('def cents(x):\n    return round(x * 100)\n'));
+  files.set('README.md', Buffer.from('# services\n'));
+  return files;
+}
+
+export interface WarmupMonorepoPush {
+  gitdir: string;
+  env: NodeJS.ProcessEnv;
+  today: string;
+  /** The pre-receive line of an honest change under the first context's root. */
+  honest: string;
+  remove(): void;
+}
+
+/** Builds the warm-up monorepo as warmupRepository builds its repository, with one pushed
+ * commit that changes a source file of the first context: the other two are untouched and their
+ * trees are the base's, so they take the untouched contexts' path (their freezes only). */
+export function warmupMonorepo(): WarmupMonorepoPush {
+  const [touched] = WARMUP_CONTEXTS;
+  const built = buildRepository('receipt-gate-warmup-mono-', monorepoFiles(), 'three services with their evidence', [`services/${touched}/src/tax.py`, Buffer.from('RATE = 0.21\n')], [
+    {
+      ref: 'refs/heads/agent/honest',
+      message: 'tolerate orders without a total',
+      edits: new Map([[`services/${touched}/src/orders.py`, Buffer.from('def total(orders):\n    return sum(o.get("total", 0) for o in orders)\n')]]),
+    },
+  ]);
+  return { gitdir: built.gitdir, env: built.env, today: WARMUP_TODAY, honest: built.lines[0]!, remove: built.remove };
+}
+
 export interface WarmupRun {
   line: string;
   code: number;
   stderr: string;
 }
 
-/** Judges the two warm-up pushes with `run` (the pre-receive entry's), then removes the
- * repository; `keep` leaves it for a test to inspect. */
-export async function warmUp(run: (args: string[], io: CliIO) => Promise<number>, opts: { keep?: boolean } = {}): Promise<{ runs: WarmupRun[]; push: WarmupPush }> {
+/** Judges the two warm-up pushes and the monorepo's with `run` (the pre-receive entry's), then
+ * removes the repositories; `keep` leaves them for a test to inspect. */
+export async function warmUp(
+  run: (args: string[], io: CliIO) => Promise<number>,
+  opts: { keep?: boolean } = {},
+): Promise<{ runs: WarmupRun[]; push: WarmupPush; monorepo: WarmupMonorepoPush }> {
   const push = warmupRepository();
+  let monorepo: WarmupMonorepoPush;
+  try {
+    monorepo = warmupMonorepo();
+  } catch (err) {
+    push.remove();
+    throw err;
+  }
   const runs: WarmupRun[] = [];
   try {
-    for (const line of [push.honest, push.cheat]) {
-      const io = bufferedIO({ env: push.env, cwd: push.gitdir, stdin: line });
-      const code = await run(['--now', push.today], io.io);
+    for (const [repo, line] of [[push, push.honest], [push, push.cheat], [monorepo, monorepo.honest]] as const) {
+      const io = bufferedIO({ env: repo.env, cwd: repo.gitdir, stdin: line });
+      const code = await run(['--now', repo.today], io.io);
       runs.push({ line, code, stderr: io.stderr() });
     }
   } finally {
-    if (!opts.keep) push.remove();
+    if (!opts.keep) {
+      push.remove();
+      monorepo.remove();
+    }
   }
-  return { runs, push };
+  return { runs, push, monorepo };
 }

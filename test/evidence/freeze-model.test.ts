@@ -3,7 +3,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { checkFreezeFile, expiredFreezeFindings } from '../../src/evidence/freeze';
+import { checkFreezeFile, expiredFreezeFindings, type ExpiryRow } from '../../src/evidence/freeze';
+import { MemorySource } from './memory-source';
 import { codes, context, json, python, SEED, specPolicy } from './evidence-helpers';
 
 const MODEL = `
@@ -118,6 +119,33 @@ test('the expired rows alone: the FREEZE_EXPIRED findings of the full check, in 
     expired += want.length;
   }
   assert.ok(expired > 50, `the cases hold expired rows (${expired})`);
+});
+
+// Untouched contexts whose freeze files are one blob: what the blob says is kept by its oid (and
+// the size limit) and read once, and each context still gets its own findings, with its own path
+// and its own day, word for word the full check's.
+test('the expired rows alone, kept by blob across contexts and days: each context\'s findings are the full check\'s, each blob read once per limit', async () => {
+  const cases = fc.sample(fc.record({ today: fc.integer({ min: -20, max: 20 }).map((o) => isoDay(base + o)), file: fileArb }), { seed: SEED + 1, numRuns: 300 });
+  const seen = new Map<string, readonly ExpiryRow[]>();
+  const read = new Set<string>();
+  let reads = 0;
+  let expired = 0;
+  for (const c of cases) {
+    for (const [path, limit] of [['services/a/freeze.json', 1048576], ['services/b/freeze.json', 1048576], ['services/c/freeze.json', 64]] as const) {
+      const policy = specPolicy({ freeze: { path, reasons: ['timing', 'network', 'order', 'infra'], maxDays: 14 }, limits: { timeoutMs: 4000, maxEvidenceBytes: limit } });
+      const files: Record<string, string> = c.file === null ? {} : { [path]: c.file };
+      const want = (await checkFreezeFile(context(policy, files, { today: c.today }))).findings.filter((f) => f.code === 'FREEZE_EXPIRED');
+      const source = new MemorySource(files, 'commit 1234567', { oids: true });
+      const alone = await expiredFreezeFindings({ ...context(policy, {}, { today: c.today }), atNew: source }, seen);
+      assert.equal(alone, want, `${path} ${json(c)}`);
+      expired += want.length;
+      reads += source.reads.length;
+      if (c.file !== null && Buffer.byteLength(c.file) <= limit) read.add(`${limit} ${c.file}`);
+    }
+  }
+  assert.ok(expired > 50, `the cases hold expired rows (${expired})`);
+  assert.is(reads, read.size, 'each blob read once per size limit');
+  assert.ok(reads < cases.length, `blobs repeat across the cases (${reads} reads for ${cases.length} cases)`);
 });
 
 test.run();

@@ -1,6 +1,7 @@
 // An in-memory EvidenceSource for the rule tests: a { path: entry } map, folders implied by the
 // paths, with the same path and listing rules as the sources the gate uses.
 
+import { createHash } from 'node:crypto';
 import { byCodeUnit, isRepoPath, normalizeDir } from '../../src/evidence/sources';
 import type { EvidenceEntry, EvidenceSource } from '../../src/evidence/types';
 
@@ -20,9 +21,11 @@ export class MemorySource implements EvidenceSource {
   /** Paths whose bytes were read, in order (tests assert what was, and was not, read). */
   readonly reads: string[] = [];
 
+  /** With `oids`, each file's entry carries its git blob oid, as a git tree's do. */
   constructor(
     files: Record<string, MemoryEntry>,
     readonly label: string = 'the test tree',
+    private readonly opts: { oids?: boolean } = {},
   ) {
     for (const path of Object.keys(files)) {
       if (!isRepoPath(path)) throw new Error(`MemorySource: ${JSON.stringify(path)} is not a repository path`);
@@ -56,6 +59,7 @@ export class MemorySource implements EvidenceSource {
       kind: 'file',
       path,
       size: bytes.length,
+      ...(this.opts.oids ? { oid: createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex') } : {}),
       read: async () => {
         this.reads.push(path);
         return bytes.slice();

@@ -188,11 +188,23 @@ test('touchedPaths and diffTrees agree with git diff-tree on random histories', 
         const got = (await store.trees.listFiles(lastTree, dir)).map((f) => `${f.entry.mode} ${f.entry.oid} ${f.path}`).sort();
         assert.equal(got, expected, `listFiles ${last} ${dir}`);
       }
-      for (const p of [...PATHS, 'd/e', 'nope', 'a/b/c']) {
-        const line = gitZ(repo, ['ls-tree', '-z', last, '--', p])[0];
-        const entry = await store.trees.entryAt(lastTree, p);
-        if (!line || !line.endsWith(`\t${p}`)) assert.is(entry, null, `entryAt ${p}`);
-        else assert.is(`${entry?.mode.padStart(6, '0')} ${entry?.oid}`, `${line.split(' ')[0]} ${line.split(' ')[2]!.split('\t')[0]}`, `entryAt ${p}`);
+      // entryAt keeps its answers per store: every path of every commit's tree, asked twice, in
+      // two orders (a file before its folder, then a folder before its files), each time as git
+      // ls-tree answers for that commit.
+      const queries = [...PATHS, 'd/e', 'nope', 'a/b/c', 'd/e/z/w'];
+      const listed = new Map(
+        commits.map((c) => [c, new Map(gitZ(repo, ['ls-tree', '-r', '-t', '-z', c]).map((l) => [l.slice(l.indexOf('\t') + 1), l.slice(0, l.indexOf('\t'))]))]),
+      );
+      for (const order of [[...queries].reverse(), queries]) {
+        for (const c of commits) {
+          const tree = (await store.commits.read(c)).tree;
+          for (const p of order) {
+            const meta = listed.get(c)!.get(p);
+            const entry = await store.trees.entryAt(tree, p);
+            if (meta === undefined) assert.is(entry, null, `entryAt ${c} ${p}`);
+            else assert.is(`${entry?.mode.padStart(6, '0')} ${entry?.oid}`, `${meta.split(' ')[0]} ${meta.split(' ')[2]}`, `entryAt ${c} ${p}`);
+          }
+        }
       }
       for (const [i, j] of pairs) {
         const a = commits[i % commits.length]!;

@@ -143,4 +143,30 @@ test('a mode git cannot parse or a truncated tree is a GitReadError naming the t
   }
 });
 
+test('entryAt keeps its answers per store, but not a failed read: a folder that arrives later is found', async () => {
+  const repo = initRepo();
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
+  const inner = rawTree([{ mode: '100644', name: 'x', oid: blob }]);
+  const innerOid = git(repo, ['hash-object', '--literally', '-t', 'tree', '--stdin'], { input: inner }).trim(); // not written
+  const outer = hashObject(repo, 'tree', rawTree([{ mode: '40000', name: 'dir', oid: innerOid }, { mode: '100644', name: 'top', oid: blob }]));
+  const store = await ObjectStore.discover(repo);
+  const first = await store.trees.entryAt(outer, 'top');
+  assert.is(first?.oid, blob);
+  assert.is(await store.trees.entryAt(outer, 'top'), first, 'the same answer, kept');
+  assert.is(await store.trees.entryAt(outer, 'nothing/here'), null);
+  for (let i = 0; i < 2; i++) {
+    try {
+      await store.trees.entryAt(outer, 'dir/x');
+      assert.unreachable();
+    } catch (err) {
+      assert.instance(err, GitReadError);
+      assert.match((err as Error).message, innerOid);
+    }
+  }
+  assert.is(hashObject(repo, 'tree', inner), innerOid);
+  assert.is((await store.trees.entryAt(outer, 'dir/x'))?.oid, blob);
+  assert.is((await store.trees.entryAt(outer, 'dir'))?.oid, innerOid);
+  store.close();
+});
+
 test.run();
