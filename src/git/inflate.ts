@@ -1,4 +1,4 @@
-// One zlib inflate engine for the many small streams of a pack.
+// One zlib inflate engine for the many small streams of a pack and of loose objects.
 //
 // `zlib.inflateSync` builds a new stream object (Inflate, with its Transform and Duplex state,
 // and a native engine initialised for it) for every call, and closes it at the end. A 20-commit
@@ -55,6 +55,33 @@ export class Inflater {
     const got = out.length - engine.state[0]!;
     engine.stream.reset();
     return got === size ? out.subarray(0, size) : null;
+  }
+
+  /**
+   * The whole zlib stream that `input` holds, when it inflates to at most `room` bytes and ends
+   * exactly at the end of `input` (a loose object's file, whose size is only known once
+   * inflated); else null (more bytes than `room`, bytes after the stream, an error): then ask
+   * `inflateSync`.
+   */
+  whole(input: Uint8Array, room: number): Buffer | null {
+    const engine = this.engine === undefined ? (this.engine = makeEngine()) : this.engine;
+    if (engine === null) return null;
+    const out = Buffer.allocUnsafe(room + 1);
+    try {
+      engine.handle.writeSync(constants.Z_FINISH, input, 0, input.length, out, 0, out.length);
+    } catch {
+      this.close();
+      return null;
+    }
+    if (engine.stream.destroyed) {
+      this.close();
+      return null;
+    }
+    const got = out.length - engine.state[0]!;
+    const inputLeft = engine.state[1]!;
+    engine.stream.reset();
+    // Output space left under Z_FINISH without an error: the stream ended (a cut one is an error).
+    return got <= room && inputLeft === 0 ? out.subarray(0, got) : null;
   }
 
   /** Releases the engine (a store's close, or after a failed stream); the next call makes a new one. */

@@ -108,7 +108,7 @@ export type LooseLocation = Extract<ObjectLocation, { where: 'loose' }>;
 export class ObjectsView {
   private packsByDir = new Map<string, PackFile[]>();
   private readonly bases = new BaseCache(BASE_CACHE_BYTES);
-  private readonly inflater = new Inflater();
+  readonly inflater = new Inflater();
   /** Per object directory, the names in it (its fan-out directories), listed on first use. */
   private readonly fanouts = new Map<string, Set<string>>();
   /** Loose object names per fan-out directory (`<objects>/xx`); null: no such directory. */

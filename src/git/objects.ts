@@ -37,6 +37,9 @@ import { GitReadError, type CommitRecord, type ObjectType } from './types';
 import type { ParsedTag } from './parse/tag';
 import { isOid } from '../types';
 
+
+/** The most a loose object is inflated into by the store's engine in one go (larger ones: inflateSync). */
+const LOOSE_ROOM_MAX = 1 << 20;
 /** An object was not read because it is larger than a limit (the engine: LIMIT_EXCEEDED). */
 export class ObjectTooLargeError extends GitReadError {
   constructor(
@@ -313,7 +316,10 @@ export class ObjectDatabase {
     const corrupt = (why: string) => new GitReadError(`Object ${oid} in ${where} ${why}; the object is corrupt. Run \`git fsck\`.`, oid, true);
     let wrapped: Buffer;
     try {
-      wrapped = inflateSync(deflated, bound === undefined ? undefined : { maxOutputLength: bound });
+      // The store's zlib engine first (no stream set up per object), with room for what the
+      // file most likely holds; anything else is inflateSync's, as before.
+      const room = Math.min(bound ?? LOOSE_ROOM_MAX, LOOSE_ROOM_MAX, deflated.length * 8 + 512);
+      wrapped = this.view.inflater.whole(deflated, room) ?? inflateSync(deflated, bound === undefined ? undefined : { maxOutputLength: bound });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw corrupt(`does not inflate (${(err as Error).message})`);
       const head = headerOfLoose(oid, deflated, where);

@@ -92,4 +92,62 @@ test('after a stream that fails, and after close, the next stream is read right'
   inflater.close();
 });
 
+/** What objects.ts does with a loose object's file: the engine with `room`, else inflateSync
+ * (bounded when a bound is given). */
+function inflateLoose(inflater: Inflater, input: Buffer, room: number, bound: number | undefined): { bytes: Buffer } | { error: string } {
+  try {
+    return { bytes: inflater.whole(input, room) ?? inflateSync(input, bound === undefined ? undefined : { maxOutputLength: bound }) };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+function referenceLoose(input: Buffer, bound: number | undefined): { bytes: Buffer } | { error: string } {
+  try {
+    return { bytes: inflateSync(input, bound === undefined ? undefined : { maxOutputLength: bound }) };
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+test('whole answers what inflateSync answers for a loose file: any room, any bound, cut, damaged and followed streams (fast-check, seed 20261205)', () => {
+  const inflater = new Inflater();
+  let engineAnswered = 0;
+  fc.assert(
+    fc.property(cases, fc.integer({ min: 0, max: 80000 }), fc.option(fc.integer({ min: 1, max: 80000 })), ({ data, level, strategy, trailer, damage }, roomSeed, boundSeed) => {
+      let stream = deflateSync(data, { level, strategy });
+      if (damage.kind === 'cut') stream = stream.subarray(0, damage.at % (stream.length + 1));
+      if (damage.kind === 'flip') {
+        stream = Buffer.from(stream);
+        stream[damage.at % stream.length] ^= damage.bits;
+      }
+      // Half the files end with the stream, as git writes them.
+      const input = roomSeed % 2 ? stream : Buffer.concat([stream, trailer]);
+      const bound = boundSeed ?? undefined;
+      // The room objects.ts gives: never more than the bound.
+      const room = Math.min(bound ?? roomSeed, roomSeed);
+      const want = referenceLoose(input, bound);
+      const got = inflateLoose(inflater, input, room, bound);
+      if ('bytes' in got && inflater.whole(input, room) !== null) engineAnswered++;
+      assert.equal(got, want);
+    }),
+    { seed: 20261205, numRuns: 4000 },
+  );
+  assert.ok(engineAnswered > 400, `the engine answered ${engineAnswered} files itself`);
+  inflater.close();
+});
+
+test('whole: no answer for a stream larger than the room, or with bytes after it; the next one is read right', () => {
+  const inflater = new Inflater();
+  const good = Buffer.from('tree 40\0'.repeat(30));
+  const stream = deflateSync(good);
+  assert.ok(inflater.whole(stream, good.length)!.equals(good));
+  assert.is(inflater.whole(stream, good.length - 1), null);
+  assert.is(inflater.whole(Buffer.concat([stream, Buffer.from('x')]), good.length * 2), null);
+  assert.is(inflater.whole(stream.subarray(0, stream.length - 1), good.length * 2), null);
+  assert.ok(inflater.whole(stream, good.length * 2)!.equals(good), 'after the refusals');
+  assert.ok(inflater.exact(stream, good.length)!.equals(good), 'exact, after whole');
+  inflater.close();
+});
+
 test.run();
