@@ -37,10 +37,29 @@ export class Inflater {
   /** The `size` bytes the zlib stream at the start of `input` holds, or null when it does not
    * hold exactly that many (or cannot be inflated here): then ask `inflateSync`. */
   exact(input: Uint8Array, size: number): Buffer | null {
+    // One byte more than wanted: a stream that holds more fills it.
+    const done = this.run(input, size + 1);
+    return done !== null && done.got === size ? done.out.subarray(0, size) : null;
+  }
+
+  /**
+   * The whole zlib stream that `input` holds, when it inflates to at most `room` bytes and ends
+   * exactly at the end of `input` (a loose object's file, whose size is only known once
+   * inflated); else null (more bytes than `room`, bytes after the stream, an error): then ask
+   * `inflateSync`.
+   */
+  whole(input: Uint8Array, room: number): Buffer | null {
+    const done = this.run(input, room + 1);
+    // Output space left under Z_FINISH without an error: the stream ended (a cut one is an error).
+    return done !== null && done.got <= room && done.inputLeft === 0 ? done.out.subarray(0, done.got) : null;
+  }
+
+  /** One stream through the engine into `space` bytes, with Z_FINISH: what it wrote and what of
+   * the input it left; null on an error (the engine is then let go). */
+  private run(input: Uint8Array, space: number): { out: Buffer; got: number; inputLeft: number } | null {
     const engine = this.engine === undefined ? (this.engine = makeEngine()) : this.engine;
     if (engine === null) return null;
-    // One byte more than wanted: a stream that holds more fills it.
-    const out = Buffer.allocUnsafe(size + 1);
+    const out = Buffer.allocUnsafe(space);
     try {
       engine.handle.writeSync(constants.Z_FINISH, input, 0, input.length, out, 0, out.length);
     } catch {
@@ -53,35 +72,9 @@ export class Inflater {
       return null;
     }
     const got = out.length - engine.state[0]!;
-    engine.stream.reset();
-    return got === size ? out.subarray(0, size) : null;
-  }
-
-  /**
-   * The whole zlib stream that `input` holds, when it inflates to at most `room` bytes and ends
-   * exactly at the end of `input` (a loose object's file, whose size is only known once
-   * inflated); else null (more bytes than `room`, bytes after the stream, an error): then ask
-   * `inflateSync`.
-   */
-  whole(input: Uint8Array, room: number): Buffer | null {
-    const engine = this.engine === undefined ? (this.engine = makeEngine()) : this.engine;
-    if (engine === null) return null;
-    const out = Buffer.allocUnsafe(room + 1);
-    try {
-      engine.handle.writeSync(constants.Z_FINISH, input, 0, input.length, out, 0, out.length);
-    } catch {
-      this.close();
-      return null;
-    }
-    if (engine.stream.destroyed) {
-      this.close();
-      return null;
-    }
-    const got = out.length - engine.state[0]!;
     const inputLeft = engine.state[1]!;
     engine.stream.reset();
-    // Output space left under Z_FINISH without an error: the stream ended (a cut one is an error).
-    return got <= room && inputLeft === 0 ? out.subarray(0, got) : null;
+    return { out, got, inputLeft };
   }
 
   /** Releases the engine (a store's close, or after a failed stream); the next call makes a new one. */
