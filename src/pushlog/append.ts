@@ -9,9 +9,9 @@
 //
 // The same lock orders transactions: the reference-transaction shim takes it in `prepared`
 // with the git process's id inside, and an append for that transaction (`heldBy`) uses it as
-// its own. A lock naming a process that is gone is broken (one breaker at a time, under
-// log.lock.break); one naming none (git's lock of the ref) is waited for, and broken after two
-// minutes.
+// its own. A lock naming a process that is gone is broken at once, and any lock older than two
+// minutes too (one breaker at a time, under log.lock.break); one naming no process (git's own
+// lock of the ref) is otherwise waited for.
 //
 // The write goes around git's ref transaction, so the reference-transaction hook never sees it
 // (and would ignore it: refs/receipt-gate/ is never logged).

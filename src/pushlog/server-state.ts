@@ -42,8 +42,9 @@ export interface PendingPush {
  * The receive-pack process this hook runs under. pre-receive's node is a grandchild of it (the
  * shim's `timeout` sits between), the reference-transaction shim a child: walk up /proc until a
  * process whose command line is receive-pack. The pre-receive shim names its own parent
- * (RECEIPT_GATE_HOOK_PARENT, `hint`): the walk starts there, so that it is one read when git ran
- * the shim itself and the usual walk when a hook manager did. Null where /proc is not there
+ * (RECEIPT_GATE_HOOK_PARENT, `hint`): when that is receive-pack (git ran the shim itself) it is
+ * the answer after one read; otherwise (a hook manager ran the shim) the walk runs as usual.
+ * Null where /proc is not there
  * (the reference-transaction hook then matches the pending decisions by their updates).
  */
 export function receivePackPid(start = process.ppid, hint?: string): number | null {
