@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the server end-to-end tests need (test/server/**): a web server
+# Run by `npm test` before any suite (and by .ci/run). Installs the Debian packages the server end-to-end tests need (test/server/**): a web server
 # for smart HTTP (lighttpd + apache2-utils for htpasswd), gitolite3 and openssh-server for the
 # self-hosted server test. Idempotent and quick when everything is present. It starts nothing:
 # each test file starts and stops its own git daemon, lighttpd and sshd on free loopback ports.
@@ -22,12 +22,14 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # test/receipt/securesystemslib*): Debian's pre-commit framework and python3-securesystemslib.
 command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
 /usr/bin/python3 -c 'import securesystemslib' >/dev/null 2>&1 || need+=(python3-securesystemslib)
+# The Python example (examples/python) runs its properties under Debian's pytest.
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need+=(python3-pytest)
 # gitlab-ci-local copies files with rsync.
 command -v rsync >/dev/null 2>&1 || need+=(rsync)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
-    echo "test/ci-services.sh: needs root to install: ${need[*]}" >&2
+    echo "test/ci-services.sh: the test suites need packages this machine lacks (${need[*]}); nothing was run. Install them as root with: sudo test/ci-services.sh  (then run npm test again)" >&2
     exit 2
   fi
   export DEBIAN_FRONTEND=noninteractive
@@ -44,6 +46,10 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 GITLAB_CI_LOCAL=4.70.0
 if [ "$(gitlab-ci-local --version 2>/dev/null || true)" != "$GITLAB_CI_LOCAL" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test/ci-services.sh: the CI template tests need gitlab-ci-local $GITLAB_CI_LOCAL; nothing was run. Install it as root with: sudo test/ci-services.sh  (then run npm test again)" >&2
+    exit 2
+  fi
   npm install -g --no-audit --no-fund --loglevel=error "gitlab-ci-local@$GITLAB_CI_LOCAL" >/dev/null
 fi
 echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl, pre-commit, securesystemslib, rsync, gitlab-ci-local $GITLAB_CI_LOCAL present"
