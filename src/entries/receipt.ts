@@ -257,9 +257,12 @@ function summaryLines(
 ): string[] {
   const scope = receipt.context ? ` [context ${receipt.context.name}, ${receipt.context.root}]` : '';
   const lines = [`receipt-gate receipt ${shortRef(at.refName)} (${short(at.commit)})${scope} against ${at.base.name} (${short(at.base.tip)}) on ${at.date}`];
+  const notRun = receipt.not_run_reason ?? null;
   lines.push(
-    `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
-    `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
+    notRun !== null
+      ? `  properties: not run (${notRun})`
+      : `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
+    notRun !== null ? `  fixtures: not run (${receipt.fixtures.length} record(s))` : `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
     `  evidence paths: ${receipt.evidence_paths_clean ? 'untouched' : 'TOUCHED'}`,
   );
   if (receipt.frozen_tests_passed.length > 0) lines.push(`  frozen tests that passed (still frozen): ${receipt.frozen_tests_passed.join(', ')}`);

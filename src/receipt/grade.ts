@@ -89,27 +89,42 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
   const propertySeed = envSeed !== undefined && envSeed !== '' ? envSeed : manifestSeed;
   const trials = parseTrials(opts.env.PROPERTY_TRIALS);
 
+  if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
+    findings.push(seedMismatch(propertySeed, manifestSeed, context?.policy ?? opts.policy, at));
+  }
+  // Ordering: when the patch touches the evidence (or leaves an invalid policy, or the paths
+  // could not be checked), nothing the patch brings runs — not the property command, not the
+  // fixture command — and the receipt says why.
+  const notRun = judged.refusal;
+
   // 2. A fresh tree from git objects.
   const workDir = mkdtempSync(join(tmpdir(), 'receipt-gate-'));
   const treeDir = join(workDir, 'tree');
   mkdirSync(treeDir);
   try {
-    step('writing the tree from git objects');
-    const written = await writeTree(opts, treeDir, at);
-    if (written !== null) findings.push(written);
+    let written: Finding | null = null;
+    if (notRun === null) {
+      step('writing the tree from git objects');
+      written = await writeTree(opts, treeDir, at);
+      if (written !== null) findings.push(written);
+    }
     const runDir = context ? join(treeDir, ...context.root.split('/')) : treeDir;
 
     // 3. Properties, on the recorded seed.
-    if (opts.propertiesCmd !== null) step(`running the properties on seed ${propertySeed ?? '(none)'}`);
-    const properties = await runProperties(opts, written === null ? runDir : null, { propertySeed, trials, frozen }, at);
-    findings.push(...properties.findings);
-    if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
-      findings.push(seedMismatch(propertySeed, manifestSeed, context?.policy ?? opts.policy, at));
+    let properties: { exitCode: number | null; findings: Finding[] } = { exitCode: null, findings: [] };
+    if (notRun === null) {
+      if (opts.propertiesCmd !== null) step(`running the properties on seed ${propertySeed ?? '(none)'}`);
+      properties = await runProperties(opts, written === null ? runDir : null, { propertySeed, trials, frozen }, at);
+      findings.push(...properties.findings);
     }
 
     // 4. Fixtures: receipt-gate digests the fixture command's stdout itself.
     const fixtures: FixtureRow[] = [];
     for (const [i, record] of evidence.fixtures.entries()) {
+      if (notRun !== null) {
+        fixtures.push({ path: record.path, id: record.id, expected: record.sha256, actual: null, ok: false });
+        continue;
+      }
       step(`fixture ${i + 1} of ${evidence.fixtures.length}: ${record.path}`);
       const row = await runFixture(record, opts, written === null ? runDir : null);
       fixtures.push(row.row);
@@ -117,7 +132,7 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
     }
 
     // 5. JUnit results, read after the property command wrote them.
-    const junit = readJUnitResults(opts.junit, runDir, frozen, at);
+    const junit = notRun === null ? readJUnitResults(opts.junit, runDir, frozen, at) : { frozenPassed: [], failedTests: [], findings: [] };
     findings.push(...junit.findings);
 
     const all = dedupeFindings(findings).map((f) => (context && f.context === undefined ? { ...f, context: context.name } : f));
@@ -135,7 +150,9 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
       property_trials: trials,
       properties_cmd: opts.propertiesCmd,
       properties_exit_code: properties.exitCode,
-      properties_ok: opts.propertiesCmd !== null && properties.exitCode === 0,
+      properties_ok: notRun === null && opts.propertiesCmd !== null && properties.exitCode === 0,
+      properties_run: notRun === null && opts.propertiesCmd !== null,
+      not_run_reason: notRun,
       fixtures,
       freeze_file_sha256: evidence.freeze.freezeFileSha256,
       expired_freezes: evidence.freeze.expired,
@@ -183,6 +200,8 @@ async function judge(opts: GradeOptions): Promise<{
   identities: Identities | undefined;
   evidence: EvidenceResults;
   findings: Finding[];
+  /** Why nothing may run (see refusalOf), or null. */
+  refusal: string | null;
 }> {
   const { store, history, commit, base } = opts;
   const gate = await evaluate(
@@ -201,7 +220,21 @@ async function judge(opts: GradeOptions): Promise<{
 
   // What the evidence rules parsed in the engine's own run; none when the run could not check
   // the tree (its INTERNAL_ERROR or LIMIT_EXCEEDED is already in `gate`).
-  return { gate, evidencePathsClean, identities: judged?.identities, evidence: judged?.evidence ?? NO_EVIDENCE, findings };
+  return { gate, evidencePathsClean, identities: judged?.identities, evidence: judged?.evidence ?? NO_EVIDENCE, findings, refusal: refusalOf(findings, unchecked) };
+}
+
+/** Why the grader runs none of the patch's commands, as the receipt and the summary say it;
+ * null when the engine found the evidence paths untouched and the policy valid. */
+function refusalOf(findings: Finding[], unchecked: (f: Finding) => boolean): string | null {
+  const paths = (code: string) => [...new Set(findings.filter((f) => f.code === code).map((f) => f.path ?? '(no path)'))];
+  const touched = paths('PATH_PROTECTED');
+  if (touched.length > 0) return `evidence touched: ${touched.join(', ')}`;
+  const unsafe = paths('PATH_UNSAFE');
+  if (unsafe.length > 0) return `unsafe tree entries: ${unsafe.join(', ')}`;
+  const invalid = paths('POLICY_INVALID');
+  if (invalid.length > 0) return `the policy the commit leaves is invalid: ${invalid.join(', ')}`;
+  if (findings.some(unchecked)) return 'the evidence paths could not be checked (see the INTERNAL_ERROR or LIMIT_EXCEEDED finding)';
+  return null;
 }
 
 /** Writes the commit's tree into `treeDir`; a finding when it cannot be written safely. */

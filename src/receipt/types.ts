@@ -51,6 +51,11 @@ export interface Receipt {
   properties_cmd: string | null;
   properties_exit_code: number | null;
   properties_ok: boolean;
+  /** Whether the property command ran. Receipt-gate runs none of the patch's commands when the
+   * patch touches the evidence, leaves an invalid policy, or asks for fewer trials than the
+   * base's minimum; `not_run_reason` says which. Absent on receipts made before 2026-12-04. */
+  properties_run?: boolean;
+  not_run_reason?: string | null;
   fixtures: FixtureRow[];
   freeze_file_sha256: string | null;
   expired_freezes: ExpiredFreeze[];

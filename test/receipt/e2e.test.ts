@@ -196,7 +196,11 @@ test('a patch that re-records the fixture to match is refused: the evidence diff
   const r = await receipt(repo, 'tie-order-rerecorded', out, ['--sign-key', join(keys, 'ci.key')]);
   assert.is(r.code, 1);
   const rc = predicateOf(readEnvelope(out));
-  assert.ok(rc.fixtures.every((row: { ok: boolean }) => row.ok), 'the re-recorded digests match the new output');
+  // The patch touches the evidence: the grader runs none of its commands (ordering).
+  assert.ok(rc.fixtures.every((row: { ok: boolean; actual: string | null }) => !row.ok && row.actual === null), 'no fixture command ran');
+  assert.is(rc.properties_run, false);
+  assert.match(rc.not_run_reason, /^evidence touched: fixtures\//);
+  assert.match(r.stdout, /^ {2}properties: not run \(evidence touched: fixtures\//m);
   assert.is(rc.evidence_paths_clean, false);
   assert.ok(rc.findings.some((f: { code: string; path?: string }) => f.code === 'PATH_PROTECTED' && f.path?.startsWith('fixtures/')));
   const v = await cli(repo, ['verify-receipt', out, '--ref', 'tie-order-rerecorded', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
