@@ -18,7 +18,10 @@ const KEYS: Record<keyof Receipt, true> = {
   properties_ok: true, fixtures: true, freeze_file_sha256: true, expired_freezes: true, frozen_tests: true,
   frozen_tests_passed: true, failed_tests: true, junit_files: true, evidence_paths_clean: true, epoch_id: true,
   generator_sha256: true, manifest_sha256: true, witnesses: true, verdict: true, findings: true, context: true,
+  properties_run: true, not_run_reason: true,
 };
+/** Members added after receipts were first written: optional, so older receipts still validate. */
+const ADDED = ['properties_run', 'not_run_reason'];
 
 const full: Receipt = {
   schema: 'agent-patch-receipt/v1',
@@ -34,6 +37,8 @@ const full: Receipt = {
   properties_cmd: 'npm test',
   properties_exit_code: 0,
   properties_ok: true,
+  properties_run: true,
+  not_run_reason: null,
   fixtures: [{ path: 'fixtures/a.json', id: 'a', expected: 'c'.repeat(64), actual: 'c'.repeat(64), ok: true }],
   freeze_file_sha256: 'd'.repeat(64),
   expired_freezes: [{ id: 't::x', expires: '2026-11-01' }],
@@ -56,7 +61,7 @@ test('every docs/contract.md §4 field is required by the schema, and the schema
     'manifest_sha256', 'witnesses', 'verdict', 'findings'];
   for (const k of spec) assert.ok(schema.required.includes(k), k);
   // `context` is required by v2 receipts only (the schema's allOf), and refused on v1 ones.
-  assert.equal([...schema.required].sort(), Object.keys(KEYS).filter((k) => k !== 'context').sort());
+  assert.equal([...schema.required].sort(), Object.keys(KEYS).filter((k) => k !== 'context' && !ADDED.includes(k)).sort());
   assert.equal(schema.allOf[0].then.properties.schema.const, 'agent-patch-receipt/v2');
   assert.equal(Object.keys(schema.properties).sort(), Object.keys(KEYS).sort());
   assert.equal(schema.properties.fixtures.items.required, ['path', 'id', 'expected', 'actual', 'ok']);
@@ -68,6 +73,12 @@ test('a fully populated receipt validates; nulls where the type allows them vali
     properties_ok: false, freeze_file_sha256: null, epoch_id: null, generator_sha256: null, manifest_sha256: null,
     fixtures: [{ path: 'fixtures/a.json', id: null, expected: null, actual: null, ok: false }], verdict: 'closed' };
   assert.equal(receiptSchemaProblems(nulls), []);
+  // A receipt made before the members of ADDED existed still validates.
+  const older: Record<string, unknown> = { ...full };
+  for (const k of ADDED) delete older[k];
+  assert.equal(receiptSchemaProblems(older), []);
+  const notRun: Receipt = { ...full, properties_ok: false, properties_run: false, not_run_reason: 'evidence touched: freeze.json', verdict: 'closed' };
+  assert.equal(receiptSchemaProblems(notRun), []);
 });
 
 test('broken receipts are refused with the pointer named', () => {
