@@ -10,36 +10,6 @@ import { POLICY_PATH, type Policy } from '../evidence/types';
 export const HUSKY_VERSION = '9.1.7';
 export const LINT_STAGED_VERSION = '15.5.2';
 
-/**
- * Paths a change must not touch besides the evidence the policy names. Runner and workflow
- * files are here because whoever can edit them can switch the gate or the tests off (a gate
- * is theatre while they stay writable).
- */
-export const DEFAULT_PROTECTED = [
-  'properties/**',
-  'fixtures/**',
-  'checks/**',
-  'freeze.json',
-  'freezes/**',
-  'observations/**',
-  // CI and the client hooks
-  '.github/workflows/**',
-  '.gitlab-ci.yml',
-  '.husky/**',
-  // checkout rewriting (eol, filters, submodules)
-  '.gitattributes',
-  '**/.gitattributes',
-  '.gitmodules',
-  // test runner configuration
-  'conftest.py',
-  '**/conftest.py',
-  'pytest.ini',
-  'jest.config.*',
-  'vitest.config.*',
-];
-
-export const DEFAULT_EXCEPTIONS = ['fixtures/**/*.md'];
-
 /** The policy init writes. Only the freeze section is switched on: its starter file (no rows)
  * is valid as written. The epoch, manifest and observations sections name files that must
  * exist once named; `epoch pin`, `manifest sample` and `observe` say how to add them. */
@@ -47,12 +17,13 @@ export function starterPolicy(opts: {
   baseBranch: string;
   owners: string[];
   hookConfig?: string[];
-  /** The protected globs and exceptions proposed from the project's layout
-   * (src/client/layout.ts); the fixed defaults when not given. */
-  protected?: string[];
-  exceptions?: string[];
+  /** The protected globs and exceptions proposed from the project's layout and the guard
+   * globs (src/client/layout.ts). Runner, workflow and hook files are among them because
+   * whoever can edit them can switch the gate or the tests off. */
+  protected: string[];
+  exceptions: string[];
 }): Record<string, unknown> {
-  const globs = opts.protected ?? DEFAULT_PROTECTED;
+  const globs = opts.protected;
   return {
     version: 1,
     baseBranch: opts.baseBranch,
@@ -60,7 +31,7 @@ export function starterPolicy(opts: {
     // The hook manager's own configuration is protected like .husky/: it decides what the
     // client hooks run.
     protected: [...globs, ...(opts.hookConfig ?? []).filter((p) => !globs.includes(p))],
-    exceptions: opts.exceptions ?? DEFAULT_EXCEPTIONS,
+    exceptions: opts.exceptions,
     owners: opts.owners,
     identityEnv: DEFAULT_IDENTITY_ENV,
     freeze: { path: DEFAULT_FREEZE.path, reasons: DEFAULT_FREEZE.reasons, maxDays: DEFAULT_FREEZE.maxDays },

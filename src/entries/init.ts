@@ -1,7 +1,9 @@
-// `receipt-gate init [--owner NAME]... [--base-branch NAME] [--guard-absent] [--no-lint-staged] [--no-install]` — sets a project up: the policy,
-// starter evidence, and the hooks, added to the hook manager the project already uses
-// (src/client/managers.ts; husky 9 and lint-staged when it has none). Merges into what is
-// there and never overwrites it; running it again changes nothing; CRLF files stay CRLF.
+// `receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-guard-absent] [--no-lint-staged] [--no-install]`
+// — sets a project up: the policy (the evidence layout, the gate's runner, CI and hook files
+// guarded whether or not they exist yet, plus what the project holds), starter evidence, and
+// the hooks, added to the hook manager the project already uses (src/client/managers.ts;
+// husky 9 and lint-staged when it has none). Merges into what is there and never overwrites
+// it; running it again changes nothing; CRLF files stay CRLF.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative } from 'node:path';
@@ -16,7 +18,7 @@ import { OverlaySource } from '../client/overlay-source';
 import { CHECK_COMMAND, jsonText, lintStagedGlob, STARTER_FREEZE, starterPolicy } from '../client/templates';
 import { today } from '../clock';
 import { checkEvidence } from '../evidence/index';
-import { parsePolicy } from '../evidence/policy';
+import { DEFAULT_FREEZE, parsePolicy } from '../evidence/policy';
 import { DirectorySource } from '../evidence/sources';
 import { POLICY_PATH, type EvidenceReport, type Policy } from '../evidence/types';
 import type { Finding } from '../findings';
@@ -31,7 +33,7 @@ declare const RECEIPT_GATE_VERSION: string;
 /** receipt-gate pins itself exactly, as it pins husky and lint-staged. */
 const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
-const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--guard-absent] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-guard-absent] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
 
 const OTHER_LINT_STAGED_CONFIGS = [
   '.lintstagedrc',
@@ -58,7 +60,8 @@ interface InitOptions {
   baseBranch: string | undefined;
   lintStaged: boolean;
   install: boolean;
-  /** Also write the guard globs nothing matches yet (protected before they exist). */
+  /** Write the guard globs nothing matches yet too (protected before they exist); false with
+   * --no-guard-absent. */
   guardAbsent: boolean;
   date: string;
 }
@@ -136,6 +139,8 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
       'base-branch': { type: 'string' },
       'no-lint-staged': { type: 'boolean' },
       'no-install': { type: 'boolean' },
+      'no-guard-absent': { type: 'boolean' },
+      // The default since guards are written before they exist; still accepted.
       'guard-absent': { type: 'boolean' },
       now: { type: 'string' },
     },
@@ -150,7 +155,7 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
     baseBranch: values['base-branch'] as string | undefined,
     lintStaged: values['no-lint-staged'] !== true,
     install: values['no-install'] !== true,
-    guardAbsent: values['guard-absent'] === true,
+    guardAbsent: values['no-guard-absent'] !== true,
     date: today(io, values.now),
   };
 }
@@ -249,7 +254,8 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
   const { manager } = project;
   const starterOwners = options.owners.length > 0 ? options.owners : defaultOwners(top, io.env);
   const baseBranch = options.baseBranch ?? defaultBranch(top, io.env);
-  const written = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
+  const hookFiles = manager.kind === 'new-husky' || (manager.kind === 'husky' && manager.major >= 5) ? ['.husky/pre-commit', '.husky/pre-push'] : [];
+  const written = [POLICY_PATH, DEFAULT_FREEZE.path, ...hookFiles];
   const layout = proposeFromLayout(projectFiles(top, io.env), written, { guardAbsent: options.guardAbsent });
   const text = jsonText(
     starterPolicy({
@@ -278,7 +284,7 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
   );
   if (layout.absent.length > 0) {
     r.notes.push(
-      `not protected, because nothing matches them yet (a glob that matches nothing reads as a typo); run init with --guard-absent to protect them before they exist, or add them to "protected" when the files arrive:${layout.absent
+      `not protected (--no-guard-absent), because nothing matches them yet; add them to "protected" when the files arrive (check never reports a guard glob as a typo):${layout.absent
         .map((g) => `\n      ${JSON.stringify(g.glob)}: ${printable(g.why)}`)
         .join('')}`,
     );

@@ -7,7 +7,6 @@ import * as assert from 'uvu/assert';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { mergeHook, mergePackageJson, runsLintStaged } from '../../src/client/init';
-import { GUARD_GLOBS } from '../../src/client/layout';
 import { HUSKY_PRE_COMMIT, HUSKY_PRE_PUSH, PRE_COMMIT_COMMAND, PRE_PUSH_COMMAND } from '../../src/client/templates';
 import { parsePolicy } from '../../src/evidence/policy';
 import { LocalRepo } from './local';
@@ -67,7 +66,36 @@ test('init merges into an existing package.json and husky hook, keeps everything
   }
 });
 
-test('the starter policy and evidence pass the gate; an empty project gets no glob that matches nothing, and is told which guards --guard-absent adds', async () => {
+/** The guard globs every project gets, in the order init writes them (src/client/layout.ts). */
+const EVERY_PROJECT = [
+  'properties/**',
+  'fixtures/**',
+  'checks/**',
+  'freeze.json',
+  'freezes/**',
+  'observations/**',
+  '.receipt-gate.json',
+  'tools/patch_receipt.py',
+  '.github/workflows/**',
+  '.gitlab-ci.yml',
+  '.gitlab/**',
+  '.husky/**',
+  '.pre-commit-config.yaml',
+  'lefthook.yml',
+  '.lefthook.yml',
+  'lefthook.yaml',
+  '.lefthook.yaml',
+  '.gitattributes',
+  '**/.gitattributes',
+  '.gitmodules',
+];
+const PYTHON = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'noxfile.py', 'pytest.ini', 'conftest.py', '**/conftest.py'];
+const JAVASCRIPT = ['jest.config.*', 'vitest.config.*'];
+
+// Expectation changed with issue 31: init used to write only globs that matched a path (an empty
+// project got "protected": []); it now protects the evidence layout, the gate's runner, CI and
+// hook files before they exist.
+test('the starter policy and evidence pass the gate; an empty project gets the evidence layout, runner, CI and hook guards before they exist, and check reads none as a typo', async () => {
   const repo = new LocalRepo('init-starter');
   try {
     const r = await repo.cli(['init']);
@@ -76,14 +104,12 @@ test('the starter policy and evidence pass the gate; an empty project gets no gl
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
     assert.equal(parsed.policy.owners, ['alice@example.com'], 'owner defaults to git config user.email');
-    // Nothing in the project matches a guard glob, so none is written (the freeze file init
-    // writes is protected as the policy's freeze section); each is printed with its reason.
-    assert.equal(parsed.policy.protected, []);
+    // No Python and no JavaScript: no test runner's configuration is guarded.
+    assert.equal(parsed.policy.protected, EVERY_PROJECT);
     assert.equal(parsed.policy.exceptions, []);
-    assert.match(r.stdout, /not protected, because nothing matches them yet .*run init with --guard-absent to protect them before they exist/);
-    assert.match(r.stdout, /\n {6}"conftest\.py": nothing there yet: a new conftest\.py could skip tests/);
-    assert.match(r.stdout, /\n {6}"fixtures\/\*\*": no fixture folder yet: the conventional place for the first one/);
-    for (const { glob } of GUARD_GLOBS) assert.ok(r.stdout.includes(`      ${JSON.stringify(glob)}: nothing there yet: `), glob);
+    assert.match(r.stdout, /\n {6}protected "fixtures\/\*\*": nothing there yet: fixtures, their generator and the epoch pin; protected before it exists\n/);
+    assert.match(r.stdout, /\n {6}protected "freeze\.json": the freeze file \(freeze\.json\)\n/, 'the freeze file init writes counts as there');
+    assert.not.match(r.stdout, /not protected/);
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json'), join(repo.dir, 'freeze.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
     // Committed, none of init's own globs reads as a typo.
@@ -101,29 +127,41 @@ test('the starter policy and evidence pass the gate; an empty project gets no gl
   }
 });
 
-test('init --guard-absent protects the guards before anything matches them, and check does not read them as typos', async () => {
-  const repo = new LocalRepo('init-guard-absent');
+// Expectation changed with issue 31: --guard-absent is now the default (still accepted);
+// --no-guard-absent gives the former default, the absent guards printed and not written.
+test('init --no-guard-absent writes only the guards something matches and prints the others; --guard-absent is the default', async () => {
+  const repo = new LocalRepo('init-no-guard-absent');
   try {
-    const r = await repo.cli(['init', '--guard-absent']);
+    repo.write('pyproject.toml', '[project]\nname = "alloc"\n');
+    const r = await repo.cli(['init', '--no-guard-absent']);
     assert.is(r.code, 0, r.stderr);
     const parsed = parsePolicy(readFileSync(join(repo.dir, '.receipt-gate.json')));
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
-    assert.equal(parsed.policy.protected, ['fixtures/**', ...GUARD_GLOBS.map((g) => g.glob)]);
-    assert.match(r.stdout, /protected "conftest\.py": nothing there yet: a new conftest\.py could skip tests; protected before it exists \(--guard-absent\)/);
-    assert.match(r.stdout, /protected "fixtures\/\*\*": no fixture folder yet: the conventional place for the first one; protected before it exists \(--guard-absent\)/);
-    assert.not.match(r.stdout, /not protected, because nothing matches/);
-    repo.git('add', '-A');
-    repo.git('commit', '-qm', 'guard', '--no-verify');
-    const after = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
-    assert.is(after.code, 0, after.stderr + after.stdout);
-    assert.not.match(after.stderr + after.stdout, /matches no path/);
+    assert.equal(parsed.policy.protected, ['freeze.json', '.receipt-gate.json', 'pyproject.toml']);
+    assert.match(r.stdout, /not protected \(--no-guard-absent\), because nothing matches them yet; add them to "protected" when the files arrive \(check never reports a guard glob as a typo\):/);
+    assert.match(r.stdout, /\n {6}"conftest\.py": nothing there yet: a conftest\.py could skip tests\n/);
+    assert.match(r.stdout, /\n {6}"fixtures\/\*\*": nothing there yet: fixtures, their generator and the epoch pin\n/);
+    assert.not.match(r.stdout, /"jest\.config\.\*"/, 'no JavaScript: no Jest guard offered');
+
+    const again = new LocalRepo('init-guard-absent');
+    try {
+      again.write('pyproject.toml', '[project]\nname = "alloc"\n');
+      const g = await again.cli(['init', '--guard-absent']);
+      assert.is(g.code, 0, g.stderr);
+      assert.equal((again.json('.receipt-gate.json') as { protected: string[] }).protected, [...EVERY_PROJECT, ...PYTHON]);
+    } finally {
+      again.remove();
+    }
   } finally {
     repo.remove();
   }
 });
 
-test('the starter policy comes from the project\'s layout: each glob matches something, is printed with its reason, and check warns of none', async () => {
+// Expectation changed with issue 31: the guard globs (evidence layout, runner, CI, hooks, and
+// the Python and JavaScript test configuration, both languages being present) are written
+// whether or not they match; the former list held only globs that matched.
+test('the starter policy comes from the project\'s layout and the guards of its languages: each glob printed with its reason, and check warns of none', async () => {
   const repo = new LocalRepo('init-layout');
   try {
     const files: Record<string, string> = {
@@ -137,6 +175,7 @@ test('the starter policy comes from the project\'s layout: each glob matches som
       'pkg/parse/testdata/bad.input': 'x\n',
       'web/golden.svg.golden': '<svg/>\n',
       '.github/workflows/ci.yml': 'on: push\n',
+      '.circleci/config.yml': 'version: 2.1\n',
       'jest.config.js': 'module.exports = {};\n',
       'conftest.py': '\n',
       'tests/unit/conftest.py': '\n',
@@ -152,27 +191,25 @@ test('the starter policy comes from the project\'s layout: each glob matches som
       '**/testdata/**',
       '**/__snapshots__/**',
       '**/*.golden',
-      '.github/workflows/**',
-      '.husky/**',
-      'conftest.py',
-      '**/conftest.py',
-      'jest.config.js'.replace('.js', '.*'),
-      '.gitattributes',
-      '**/.gitattributes',
+      ...EVERY_PROJECT,
+      ...PYTHON,
+      ...JAVASCRIPT,
+      '.circleci/**',
     ]);
-    // The guards nothing matches are printed, not written.
-    assert.match(r.stdout, /not protected, because nothing matches them yet[^\n]*(\n {6}"[^\n]*)+/);
-    for (const glob of ['.gitlab-ci.yml', '.gitmodules', 'pytest.ini', 'vitest.config.*']) assert.ok(r.stdout.includes(`      ${JSON.stringify(glob)}: nothing there yet: `), glob);
     assert.equal(policy.exceptions, ['**/__fixtures__/**/*.md']);
     assert.match(r.stdout, /protected "\*\*\/__fixtures__\/\*\*": 3 files in 2 __fixtures__\/ folders \(lib\/__tests__\/__fixtures__\/, test\/integration\/__fixtures__\/\)/);
     assert.match(r.stdout, /protected "\*\*\/testdata\/\*\*": 1 file in 1 testdata\/ folder \(pkg\/parse\/testdata\/\)/);
-    assert.match(r.stdout, /protected "jest\.config\.\*": the Jest configuration \(jest\.config\.js\)/);
+    assert.match(r.stdout, /protected "jest\.config\.\*": the Jest configuration could skip tests \(jest\.config\.js\)/);
+    assert.match(r.stdout, /protected "vitest\.config\.\*": nothing there yet: the Vitest configuration could skip tests; protected before it exists/);
+    assert.match(r.stdout, /protected "\.husky\/\*\*": husky hooks \(\.husky\/pre-commit, \.husky\/pre-push\)/);
+    assert.match(r.stdout, /protected "\.circleci\/\*\*": the CircleCI configuration \(\.circleci\/config\.yml\)/);
     assert.not.match(r.stdout, /node_modules/);
+    assert.not.match(r.stdout, /not protected/);
     repo.git('add', '-A');
     repo.git('commit', '-qm', 'guard', '--no-verify');
     const check = await repo.cli(['check', join(repo.dir, '.receipt-gate.json')]);
     assert.is(check.code, 0, check.stderr + check.stdout);
-    assert.not.match(check.stderr, /warning/, 'every starter glob matches a path');
+    assert.not.match(check.stderr, /warning/, 'every starter glob matches a path or is a guard');
   } finally {
     repo.remove();
   }
