@@ -28,7 +28,7 @@ import { objectFsckFinding, objectUnreadableFinding } from './rules/object-inval
 import { contextsEvidence, contextsEvidenceAt } from './rules/contexts';
 import { evidenceReport, treeEvidence } from './rules/evidence';
 import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
-import { dedupePathFindings, protectedPathFindings } from './rules/protected-paths';
+import { dedupePathFindings, pathFindings } from './rules/protected-paths';
 import { deletionFinding, notACommitFinding, ownersOnlyFinding, rewriteFinding, symbolicFinding } from './rules/ref-protected';
 import { notesFindings } from './rules/notes';
 import { RECEIPT_NOTES_REF, updateKind } from './run/ref-kind';
@@ -264,7 +264,7 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
     ctx.deadline.check();
     const changes = await touchedPaths(store, commit, ctx.deadline);
     j.touched?.push(changes);
-    j.findings.push(...protectedPathFindings(ctx, changes, { ...at, commit }));
+    j.findings.push(...(await pathFindings(ctx, changes, { ...at, commit })));
   }
   ctx.deadline.check();
   return { oids: commits, missingParents: false };
@@ -281,7 +281,7 @@ async function judgeNetChange(j: RefJudgement, tips: Tips): Promise<void> {
     const fromTree = netFrom === null ? null : (await store.commits.read(netFrom)).tree;
     const changes = await diffTrees(store, fromTree, newTree, ctx.deadline);
     j.touched?.push(changes);
-    j.findings.push(...protectedPathFindings(ctx, changes, { ...j.at, commit: tips.newCommit }));
+    j.findings.push(...(await pathFindings(ctx, changes, { ...j.at, commit: tips.newCommit })));
   }
   ctx.deadline.check();
 }
@@ -414,7 +414,7 @@ export async function evaluateIndex(setup: RunSetup, target: IndexTarget): Promi
   if (!base.policy) return single(findings, {}, { unguarded: true });
 
   const ctx = createRunContext(setup, base.policy);
-  findings.push(...protectedPathFindings(ctx, target.changes, { ref: target.ref }));
+  findings.push(...(await pathFindings(ctx, target.changes, { ref: target.ref })));
   let identities = emptyIdentities();
   try {
     const report = ctx.contexts === null ? await evidenceReport(ctx, target.staged, null) : await contextsEvidenceAt(ctx, ctx.contexts, target.staged, null, [target.changes]);
