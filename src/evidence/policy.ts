@@ -17,6 +17,9 @@ export const DEFAULT_EPOCH = { pin: 'fixtures/EPOCH' };
 export const DEFAULT_MANIFEST = { path: 'checks/manifest.json' };
 export const DEFAULT_OBSERVATIONS = { dir: 'observations', freezes: 'freezes' };
 export const DEFAULT_FIXTURES = { records: 'fixtures/*.json' };
+/** What `receipt` requires of its own run (docs/receipts.md): the grader's default trial count
+ * as the fewest trials a receipt may record, and no network for the patch's commands. */
+export const DEFAULT_GRADER = { minTrials: 200, network: false } as const;
 
 export type PolicyParse = { ok: true; policy: Policy } | { ok: false; findings: Finding[] };
 
@@ -144,6 +147,7 @@ interface PolicyFile {
   observations?: { dir?: string; freezes?: string };
   fixtures?: { records?: string };
   limits?: { timeoutMs?: number; maxEvidenceBytes?: number };
+  grader?: { minTrials?: number; network?: boolean };
   contexts?: ContextFile[];
 }
 
@@ -210,6 +214,7 @@ function contextWithDefaults(context: ContextFile, file: PolicyFile, repo: Polic
     protectedRefs: [...repo.protectedRefs],
     identityEnv: [...repo.identityEnv],
     limits: { ...repo.limits },
+    ...(repo.grader ? { grader: { ...repo.grader } } : {}),
     protected: [...repo.protected, ...evidencePaths(repo), ...(context.protected ?? []).map(globInRoot)],
     exceptions: [...repo.exceptions, ...(context.exceptions ?? []).map(globInRoot)],
     owners: [...(context.owners ?? repo.owners)],
@@ -278,6 +283,9 @@ function sectionsWithDefaults(file: PolicyFile): Policy {
     };
   }
   if (file.fixtures) policy.fixtures = { records: file.fixtures.records ?? DEFAULT_FIXTURES.records };
+  if (file.grader) {
+    policy.grader = { minTrials: file.grader.minTrials ?? DEFAULT_GRADER.minTrials, network: file.grader.network ?? DEFAULT_GRADER.network };
+  }
   return policy;
 }
 

@@ -38,6 +38,9 @@ export interface Policy {
   fixtures?: { records: string };
   /** Always present after parsing (defaults: 4000 ms, 1 MiB). */
   limits: { timeoutMs: number; maxEvidenceBytes: number };
+  /** What `receipt` requires of its own run; absent: DEFAULT_GRADER (200 trials, no network).
+   * A context's policy carries the repository's. */
+  grader?: { minTrials: number; network: boolean };
   /** Bounded contexts (version 2 only; absent in a policy without contexts). */
   contexts?: ContextPolicy[];
 }

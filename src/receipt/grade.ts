@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { evaluate } from '../engine';
+import { DEFAULT_GRADER } from '../evidence/policy';
 import type { FixtureRecord } from '../evidence/types';
 import type { ContextPolicy, EvidenceResults, Policy } from '../evidence/types';
 import { finding, type Finding, type Identities } from '../findings';
@@ -23,7 +24,9 @@ import { materializeCommit, MaterializeError } from './materialize';
 import { runCommand } from './run-command';
 import { RECEIPT_SCHEMA, RECEIPT_SCHEMA_CONTEXT, type FixtureRow, type Receipt } from './types';
 
-export const DEFAULT_TRIALS = 200;
+/** The trials each property runs when PROPERTY_TRIALS is not set; also the fewest a receipt may
+ * record when the base's policy names no `grader.minTrials`. */
+export const DEFAULT_TRIALS = DEFAULT_GRADER.minTrials;
 /** JUnit files larger than this are refused (fail closed). */
 export const MAX_JUNIT_BYTES = 64 * 1024 * 1024;
 
@@ -92,10 +95,14 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
   if (propertySeed !== null && manifestSeed !== null && propertySeed !== manifestSeed) {
     findings.push(seedMismatch(propertySeed, manifestSeed, context?.policy ?? opts.policy, at));
   }
+  // The trial count is evidence: the base's policy names the fewest trials a receipt may record.
+  const minTrials = (context?.policy ?? opts.policy).grader?.minTrials ?? DEFAULT_GRADER.minTrials;
+  const tooFew = trials < minTrials ? trialsTooFew(trials, minTrials, at) : null;
+  if (tooFew !== null) findings.push(tooFew);
   // Ordering: when the patch touches the evidence (or leaves an invalid policy, or the paths
-  // could not be checked), nothing the patch brings runs — not the property command, not the
-  // fixture command — and the receipt says why.
-  const notRun = judged.refusal;
+  // could not be checked), or asks for fewer trials than the base's minimum, nothing the patch
+  // brings runs — not the property command, not the fixture command — and the receipt says why.
+  const notRun = judged.refusal ?? (tooFew === null ? null : `${trials} trials, below the base's minimum of ${minTrials}`);
 
   // 2. A fresh tree from git objects.
   const workDir = mkdtempSync(join(tmpdir(), 'receipt-gate-'));
@@ -148,6 +155,7 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
       property_seed: propertySeed,
       manifest_seed: manifestSeed,
       property_trials: trials,
+      min_trials: minTrials,
       properties_cmd: opts.propertiesCmd,
       properties_exit_code: properties.exitCode,
       properties_ok: notRun === null && opts.propertiesCmd !== null && properties.exitCode === 0,
@@ -172,6 +180,15 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
   } finally {
     if (!opts.keepTree) rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** PROPERTY_TRIALS asked for fewer trials than the base's policy requires. */
+function trialsTooFew(trials: number, minTrials: number, at: At): Finding {
+  return finding('TRIALS_TOO_FEW', {
+    ...at,
+    message: `the grader was asked for ${trials} trials per property (PROPERTY_TRIALS), fewer than the ${minTrials} the policy at the base requires (grader.minTrials, default ${DEFAULT_GRADER.minTrials}); nothing was run`,
+    fix: `unset PROPERTY_TRIALS or set it to ${minTrials} or more; only an owner may lower grader.minTrials in .receipt-gate.json`,
+  });
 }
 
 /** PROPERTY_SEED from the environment overrode the manifest's recorded seed. */

@@ -48,6 +48,9 @@ export interface Receipt {
   /** The seed the manifest at the commit records (null: no manifest). */
   manifest_seed: string | null;
   property_trials: number;
+  /** The fewest trials the base's policy requires (grader.minTrials, default 200); a receipt
+   * with fewer is closed. Absent on receipts made before 2026-12-04. */
+  min_trials?: number;
   properties_cmd: string | null;
   properties_exit_code: number | null;
   properties_ok: boolean;

@@ -9,6 +9,8 @@
 //   freeze     freeze_file_sha256 equals the base's freeze file digest, and no freeze on the
 //              base has expired since (the receipt may be older than today)
 //   properties properties passed, on the manifest's recorded seed
+//   trials     property_trials is at least the base's minimum (grader.minTrials, default 200)
+//   isolation  (with --require-isolation) the commands ran in a sandbox (isolation "bwrap")
 //   fixtures   every fixture row matches, one row per fixture record at REF
 //   evidence   the evidence diff is empty (evidence_paths_clean)
 //   verdict    the receipt's verdict is eligible
@@ -16,6 +18,7 @@
 import type { KeyObject } from 'node:crypto';
 import { isOid } from '../types';
 import { isEnvelope, PAYLOAD_TYPE, PREDICATE_TYPE, STATEMENT_TYPE, decodeBase64, verifyEnvelope } from './dsse';
+import { DEFAULT_GRADER } from '../evidence/policy';
 import type { FixtureRecord } from '../evidence/types';
 import { checkEvidenceAtCommit } from '../evidence/tree-source';
 import type { Policy } from '../evidence/types';
@@ -126,6 +129,8 @@ export interface RepositoryFacts {
   manifestSeed: string | null;
   /** Fixture records at REF. */
   records: FixtureRecord[];
+  /** The fewest trials the base's policy requires of a receipt. */
+  minTrials: number;
 }
 
 /** The facts at REF and at the base, as the evidence rules read them (the same reading the
@@ -146,6 +151,7 @@ export async function repositoryFacts(
     baseName: at.baseName,
     manifestSeed: atRef.results.manifestSeed === null ? null : atRef.results.manifestSeed.toString(),
     records: atRef.results.fixtures,
+    minTrials: policy.grader?.minTrials ?? DEFAULT_GRADER.minTrials,
   };
 }
 
@@ -173,6 +179,9 @@ export function receiptFailures(receipt: Receipt, repo: RepositoryFacts): Failed
   }
   if (repo.manifestSeed !== null && receipt.property_seed !== repo.manifestSeed) {
     fail('properties', `the properties ran on seed ${receipt.property_seed ?? 'none'}, not on the manifest's recorded seed ${repo.manifestSeed}`);
+  }
+  if (receipt.property_trials < repo.minTrials) {
+    fail('trials', `the properties ran ${receipt.property_trials} trials, fewer than the ${repo.minTrials} the policy at the base ${repo.baseName} requires (grader.minTrials); re-run receipt without a lower PROPERTY_TRIALS`);
   }
   for (const row of receipt.fixtures) {
     if (!row.ok || row.actual === null || row.actual !== row.expected) {

@@ -72,6 +72,7 @@ test('a fully populated Policy (typed as Policy) validates against the schema', 
     observations: { dir: 'observations', freezes: 'freezes' },
     fixtures: { records: 'fixtures/*.json' },
     limits: { timeoutMs: 4000, maxEvidenceBytes: 1048576 },
+    grader: { minTrials: 200, network: false },
   };
   assert.equal(validateAgainst('policy.schema.json', typed), []);
   // Every key of the type is a property of the schema, and the other way round (contexts: see
@@ -100,7 +101,7 @@ test('defaults: the minimal policy', () => {
   assert.equal(DEFAULT_IDENTITY_ENV, ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 'GL_USER', 'REMOTE_USER']);
   assert.equal(DEFAULT_LIMITS, { timeoutMs: 4000, maxEvidenceBytes: 1048576 });
   // The defaulted keys are exactly the schema's top-level properties minus the optional sections.
-  const sections = ['epoch', 'manifest', 'freeze', 'observations', 'fixtures', 'contexts'];
+  const sections = ['epoch', 'manifest', 'freeze', 'observations', 'fixtures', 'grader', 'contexts'];
   assert.equal(
     Object.keys(policy).sort(),
     Object.keys(policySchema.properties).filter((k) => !sections.includes(k)).sort(),

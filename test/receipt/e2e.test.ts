@@ -394,12 +394,12 @@ test('a witnessed, frozen flake: the receipt holds (exit 3), records the witness
 
 test('PROPERTY_SEED from the environment is recorded, and a receipt on another seed is refused', async () => {
   const out = join(keys, 'seed.json');
-  const r = await receipt(repo, 'honest', out, ['--sign-key', join(keys, 'ci.key')], { PROPERTY_SEED: '123456789012345678901234567890', PROPERTY_TRIALS: '25' });
+  const r = await receipt(repo, 'honest', out, ['--sign-key', join(keys, 'ci.key')], { PROPERTY_SEED: '123456789012345678901234567890', PROPERTY_TRIALS: '250' });
   assert.is(r.code, 1);
   const rc = predicateOf(readEnvelope(out));
   assert.is(rc.property_seed, '123456789012345678901234567890');
   assert.is(rc.manifest_seed, '20260925');
-  assert.is(rc.property_trials, 25);
+  assert.is(rc.property_trials, 250);
   assert.is(rc.properties_ok, true);
   const v = await cli(repo, ['verify-receipt', out, '--ref', 'honest', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
   assert.is(v.code, 1);

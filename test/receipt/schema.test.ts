@@ -18,10 +18,10 @@ const KEYS: Record<keyof Receipt, true> = {
   properties_ok: true, fixtures: true, freeze_file_sha256: true, expired_freezes: true, frozen_tests: true,
   frozen_tests_passed: true, failed_tests: true, junit_files: true, evidence_paths_clean: true, epoch_id: true,
   generator_sha256: true, manifest_sha256: true, witnesses: true, verdict: true, findings: true, context: true,
-  properties_run: true, not_run_reason: true,
+  properties_run: true, not_run_reason: true, min_trials: true,
 };
 /** Members added after receipts were first written: optional, so older receipts still validate. */
-const ADDED = ['properties_run', 'not_run_reason'];
+const ADDED = ['properties_run', 'not_run_reason', 'min_trials'];
 
 const full: Receipt = {
   schema: 'agent-patch-receipt/v1',
@@ -34,6 +34,7 @@ const full: Receipt = {
   property_seed: '-123456789012345678901234567890',
   manifest_seed: '-123456789012345678901234567890',
   property_trials: 200,
+  min_trials: 200,
   properties_cmd: 'npm test',
   properties_exit_code: 0,
   properties_ok: true,
