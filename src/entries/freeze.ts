@@ -1,4 +1,5 @@
-// `receipt-gate freeze add|list|prune` — the freeze file (policy.freeze.path, e.g. freeze.json).
+// `receipt-gate freeze add|list|prune|review|lift` — the freeze file (policy.freeze.path, e.g.
+// freeze.json) and the keyed freezes (policy.observations.freezes).
 //
 //   freeze add --id TEST --reason R --expires YYYY-MM-DD [--owner NAME]   adds a row, added today
 //   freeze add --observation ID --expires-on YYYY-MM-DD --reason TEXT [--name NAME]
@@ -10,7 +11,12 @@
 //                                                                         every freeze (rows and keyed)
 //                                                                         expiring within the window, and
 //                                                                         with --run each frozen test run
-//                                                                         by its id; never edits a file
+//                                                                         by its id, up to the policy's
+//                                                                         liftAfterPasses times; never edits
+//                                                                         a file
+//   freeze lift OBSERVATION_ID [--by NAME]                                removes the keyed freeze citing the
+//                                                                         observation and archives the
+//                                                                         observation (witness kept)
 //
 // Dates are UTC calendar dates; today comes from --now, RECEIPT_GATE_NOW or the clock. A
 // refusal (what the gate would reject, a reason outside the policy's, a test already frozen,
@@ -21,13 +27,17 @@
 // line ends is written back with CRLF.
 
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { checkPlanned, commitHint, openAuthoring, printRefusal, scopeName, writePlanned, type Authoring } from '../client/authoring';
 import { gitConfig } from '../client/git-cli';
+import { OverlaySource } from '../client/overlay-source';
+import { checkEvidence } from '../evidence/index';
+import type { ArchivedMark } from '../evidence/observations';
 import { jsonText, STARTER_FREEZE } from '../client/templates';
 import { today } from '../clock';
+import { DEFAULT_LIFT_AFTER_PASSES } from '../evidence/policy';
 import { dayNumber, isCalendarDate } from '../evidence/dates';
 import { plural } from '../wording';
 import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
@@ -45,6 +55,7 @@ const USAGE = [
   '       receipt-gate freeze list [--context NAME] [--now YYYY-MM-DD]',
   '       receipt-gate freeze prune [--context NAME] [--now YYYY-MM-DD]',
   '       receipt-gate freeze review [--expiring 7d] [--run CMD] [--format text|json] [--out FILE.json] [--context NAME] [--now YYYY-MM-DD]',
+  '       receipt-gate freeze lift OBSERVATION_ID [--by NAME] [--context NAME] [--now YYYY-MM-DD]',
 ].join('\n');
 
 /** A row as written back: the rule module's fields and any others the file had. */
@@ -74,6 +85,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       out: { type: 'string' },
       format: { type: 'string' },
       json: { type: 'boolean' },
+      by: { type: 'string' },
       context: { type: 'string' },
       now: { type: 'string' },
     },
@@ -83,8 +95,16 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 0;
   const { values, positionals } = parsed;
   const sub = positionals[0];
+  if (sub === 'lift') {
+    if (positionals.length !== 2 || positionals[1] === '') throw new UsageError(`freeze lift takes one observation id\nusage: ${USAGE}`);
+    for (const flag of ['id', 'reason', 'expires', 'owner', 'observation', 'expires-on', 'name', 'expiring', 'run', 'out', 'format', 'json'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} does not belong to 'freeze lift'\nusage: ${USAGE}`);
+    }
+    return await lift(io, { observation: positionals[1]!, by: values.by, context: values.context, date: today(io, values.now) });
+  }
+  if (values.by !== undefined) throw new UsageError(`--by belongs to 'freeze lift'\nusage: ${USAGE}`);
   if (positionals.length !== 1 || (sub !== 'add' && sub !== 'list' && sub !== 'prune' && sub !== 'review')) {
-    throw new UsageError(`name one subcommand: add, list, prune or review\nusage: ${USAGE}`);
+    throw new UsageError(`name one subcommand: add, list, prune, review or lift\nusage: ${USAGE}`);
   }
   if (sub !== 'review' && (values.expiring !== undefined || values.run !== undefined || values.out !== undefined || values.format !== undefined || values.json !== undefined)) {
     throw new UsageError(`--expiring, --run, --out and --format belong to 'freeze review'\nusage: ${USAGE}`);
@@ -327,6 +347,111 @@ async function addKeyed(
   return EXIT.eligible;
 }
 
+/**
+ * `freeze lift ID`: an owner's decision that the flake is gone (or no longer tolerated). The
+ * keyed freezes citing observation ID are removed; the observation and its witness stay, the
+ * record marked `"archived": {"lifted_by", "lifted_on", "freeze", "expires_on", "reason"}` (the
+ * gate then lists it as OBSERVATION_ARCHIVED, hashes its witness and never closes on it as an
+ * unfrozen flake). A later flake of the same test is a new observation with a new id. The result
+ * is judged with every evidence rule before anything is written.
+ */
+async function lift(io: CliIO, opts: { observation: string; by: string | undefined; context: string | undefined; date: string }): Promise<number> {
+  const a = await openAuthoring(io, 'freeze lift', {
+    context: opts.context,
+    needs: (p) => p.observations !== undefined,
+    what: '"observations" section (keyed freezes)',
+    found: citedObservation(opts.observation),
+  });
+  try {
+    const section = a.policy.observations;
+    if (!section) {
+      throw new UsageError(`${scopeName(a)} has no "observations" section, so it has no keyed freezes to lift`);
+    }
+    const id = opts.observation;
+    const observationPath = `${section.dir}/${id}.json`;
+    const binPath = `${section.dir}/${id}.bin`;
+    const entry = await a.tree.stat(observationPath);
+    if (entry.kind !== 'file') {
+      return refuse(io, 'freeze lift', `there is no observation ${quotePath(observationPath)}; name the observation the keyed freeze cites ('receipt-gate freeze review' lists them)`);
+    }
+    const original = await entry.read();
+    let record: Record<string, unknown>;
+    try {
+      record = toPlain(parsePyJson(original)) as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof PyJsonError) return refuse(io, 'freeze lift', `${quotePath(observationPath)} is not valid JSON (line ${err.line}, column ${err.column}: ${err.reason}); fix it first`);
+      throw err;
+    }
+    const problems = validateAgainst('observation.schema.json', record);
+    if (problems.length > 0) {
+      return refuse(io, 'freeze lift', `${quotePath(observationPath)} is not a valid observation (${problems.map((p) => `at ${p.pointer || '/'}: ${p.message}`).join('; ')}); fix it first`);
+    }
+    if (record.archived !== undefined) {
+      const mark = record.archived as ArchivedMark;
+      return refuse(io, 'freeze lift', `observation ${printable(id)} is already archived (its freeze ${quotePath(mark.freeze)} was lifted by ${printable(mark.lifted_by)} on ${mark.lifted_on})`);
+    }
+    const citing = await keyedFreezesCiting(a, section.freezes, id);
+    if (citing.length === 0) {
+      return refuse(io, 'freeze lift', `no keyed freeze in ${quotePath(section.freezes)}/ cites observation ${printable(id)}; there is nothing to lift`);
+    }
+    const by = opts.by ?? gitConfig('user.email', a.worktree.top, io.env) ?? gitConfig('user.name', a.worktree.top, io.env);
+    if (by === null || by.trim() === '') {
+      throw new UsageError(`freeze lift records who lifted the freeze: set git's user.email, or pass --by NAME`);
+    }
+    const first = citing[0]!;
+    const mark: ArchivedMark = {
+      lifted_by: by,
+      lifted_on: opts.date,
+      freeze: first.path,
+      ...(first.expires_on !== undefined ? { expires_on: first.expires_on } : {}),
+      ...(first.reason !== undefined ? { reason: first.reason } : {}),
+    };
+    const bytes = textBytes({ ...record, archived: mark }, usesCrlf(original));
+    // The tree as it will be: the observation archived, every freeze citing it gone.
+    const view = new OverlaySource(a.tree).set(observationPath, bytes);
+    for (const f of citing) view.set(f.path, null);
+    const report = await checkEvidence({ policy: a.policy, atNew: view, atBase: a.base, today: opts.date });
+    const judged = new Set([observationPath, binPath]);
+    const refused = report.findings.filter((f) => f.severity === 'closed' && f.path !== undefined && judged.has(f.path));
+    if (refused.length > 0) {
+      printRefusal(io, 'freeze lift', refused);
+      return EXIT.closed;
+    }
+    writePlanned(a, [{ path: observationPath, bytes }]);
+    for (const f of citing) unlinkSync(join(a.worktree.top, ...f.path.split('/')));
+    const witness = typeof record.witness_sha256 === 'string' ? record.witness_sha256 : '';
+    io.stdout(`lifted the keyed freeze ${citing.map((f) => quotePath(f.path)).join(', ')} (removed) of observation ${printable(id)}, lifted by ${printable(by)} on ${opts.date}\n`);
+    io.stdout(`kept ${quotePath(observationPath)} (archived) and its witness ${quotePath(binPath)} (sha256 ${witness}); the gate lists it as OBSERVATION_ARCHIVED and never closes on it as an unfrozen flake\n`);
+    io.stdout(`treat the next review as a fresh run: if the test flakes again, record a new observation ('receipt-gate observe --status flake --witness FILE' picks a new id)\n`);
+    io.stdout(commitHint(a.policy, [observationPath, ...citing.map((f) => f.path)]));
+    return EXIT.eligible;
+  } finally {
+    a.close();
+  }
+}
+
+/** The keyed freezes of the working tree whose observation_id is `id`, by path. */
+async function keyedFreezesCiting(a: Authoring, dir: string, id: string): Promise<{ path: string; expires_on?: string; reason?: string }[]> {
+  const found: { path: string; expires_on?: string; reason?: string }[] = [];
+  for (const path of (await a.tree.list(dir)).filter((n) => n.endsWith('.json')).sort()) {
+    const entry = await a.tree.stat(path);
+    if (entry.kind !== 'file') continue;
+    let plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
+    try {
+      plain = toPlain(parsePyJson(await entry.read())) as typeof plain;
+    } catch {
+      continue; // the gate reports a malformed keyed freeze
+    }
+    if (plain.observation_id !== id) continue;
+    found.push({
+      path,
+      ...(typeof plain.expires_on === 'string' ? { expires_on: plain.expires_on } : {}),
+      ...(typeof plain.reason === 'string' ? { reason: plain.reason } : {}),
+    });
+  }
+  return found;
+}
+
 /** The epoch_id of the working tree's pin: a keyed freeze must name the pinned epoch. */
 async function pinnedEpochId(a: Authoring): Promise<string> {
   const pin = a.policy.epoch?.pin;
@@ -390,6 +515,10 @@ async function freezesOf(a: Authoring, policy: Policy, date: string, status: (le
   return found;
 }
 
+/** What every review says about lifting. */
+const LIFTING =
+  'lifting a freeze is a human decision: this review never edits or removes one (an owner removes a row, or runs \'receipt-gate freeze lift OBSERVATION_ID\' for a keyed freeze)';
+
 interface ReviewedFreeze {
   kind: 'row' | 'keyed';
   /** The test id (freeze.json) or observation id (keyed freeze). */
@@ -402,8 +531,9 @@ interface ReviewedFreeze {
   owner: string | null;
   /** The bounded context whose freeze it is (a policy with contexts, no --context). */
   context?: string;
-  /** With --run: the frozen test's run by its id. */
-  run: { command: string; exit_code: number; result: 'pass' | 'fail' } | null;
+  /** With --run: the frozen test run by its id, up to `required` times in a row, stopping at
+   * the first failure. `result` is `pass` only when all `required` runs passed. */
+  run: { command: string; exit_code: number; result: 'pass' | 'fail'; runs: number; passes: number; required: number } | null;
 }
 
 /**
@@ -436,11 +566,25 @@ async function review(
   }
   found.sort((x, y) => x.days_left - y.days_left || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0) || (x.file < y.file ? -1 : x.file > y.file ? 1 : 0));
 
+  // A noisy pass is not evidence that a flake is gone: a frozen test counts as passing only
+  // after the policy's liftAfterPasses consecutive passes, and even then lifting stays a human's
+  // decision (the review never edits a freeze).
+  const required = (context: string | undefined): number => {
+    const policy = context === undefined ? (a.context === null ? a.repository : a.policy) : (a.repository.contexts?.find((c) => c.name === context)?.policy ?? a.policy);
+    return policy.observations?.liftAfterPasses ?? a.repository.observations?.liftAfterPasses ?? DEFAULT_LIFT_AFTER_PASSES;
+  };
   if (opts.run !== null) {
     for (const f of found.filter((x) => x.kind === 'row')) {
-      const ran = spawnSync('sh', ['-c', `${opts.run} "$1"`, 'sh', f.id], { cwd: a.worktree.top, env: io.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      const code = ran.status ?? 1;
-      f.run = { command: `${opts.run} ${f.id}`, exit_code: code, result: code === 0 ? 'pass' : 'fail' };
+      const need = required(f.context);
+      let passes = 0;
+      let code = 0;
+      while (passes < need) {
+        const ran = spawnSync('sh', ['-c', `${opts.run} "$1"`, 'sh', f.id], { cwd: a.worktree.top, env: io.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        code = ran.status ?? 1;
+        if (code !== 0) break;
+        passes++;
+      }
+      f.run = { command: `${opts.run} ${f.id}`, exit_code: code, result: passes === need ? 'pass' : 'fail', runs: code === 0 ? passes : passes + 1, passes, required: need };
     }
   }
 
@@ -452,6 +596,8 @@ async function review(
       {
         date: opts.date,
         window_days: opts.window,
+        lift_after_passes: required(undefined),
+        lifting: LIFTING,
         freezes: found,
         expired: expired.map((f) => f.id),
         expiring: expiring.map((f) => f.id),
@@ -470,11 +616,17 @@ async function review(
   const lines = [`receipt-gate freeze review on ${opts.date}: ${plural(found.length, 'freeze')}, ${expired.length} expired, ${expiring.length} expiring within ${plural(opts.window, 'day')}`];
   for (const f of found) {
     const when = f.days_left < 0 ? `EXPIRED ${plural(-f.days_left, 'day')} ago` : f.days_left === 0 ? 'last day today' : `${plural(f.days_left, 'day')} left`;
-    const ran = f.run === null ? '' : f.run.result === 'pass' ? '; passes now: an owner may lift the freeze' : `; still fails (exit ${f.run.exit_code})`;
+    const ran =
+      f.run === null
+        ? ''
+        : f.run.result === 'pass'
+          ? `; passed ${plural(f.run.passes, 'consecutive run')} (the policy's liftAfterPasses): an owner may decide to lift the freeze`
+          : `; still fails (exit ${f.run.exit_code} on run ${f.run.runs} of ${f.run.required}, after ${f.run.passes} ${f.run.passes === 1 ? 'pass' : 'passes'})`;
     lines.push(`  ${f.expires}  ${when.padEnd(20)} ${f.context === undefined ? '' : `[${f.context}] `}${printable(f.id)}  (${f.kind === 'row' ? f.file : quotePath(f.file)}, ${printable(f.reason)}${f.owner ? `, ${printable(f.owner)}` : ''})${ran}`);
   }
   if (expired.length > 0) lines.push(`expired freezes close the gate for every push: an owner runs 'receipt-gate freeze prune' (or removes the keyed freeze) and fixes or re-freezes the test`);
   else if (expiring.length > 0) lines.push(`review these before they expire: fix the test, or an owner freezes it again with a fresh reason once it has expired`);
+  if (found.length > 0) lines.push(LIFTING);
   io.stdout(`${lines.join('\n')}\n`);
   return exit;
 }

@@ -1,7 +1,10 @@
-// `receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed]` —
+// `receipt-gate observe [--id ID] --status pass|fail|flake --witness FILE [--rerun-passed]` —
 // records one observed run on the pinned epoch: the witness bytes as <dir>/<ID>.bin and the
 // record <dir>/<ID>.json with their SHA-256 (dir: policy.observations.dir). The epoch is the
-// pin's, read from the working tree.
+// pin's, read from the working tree. Without --id the record gets a new id,
+// obs-<today>-<NNN> (the first number no observation of the folder uses). An archived
+// observation (its freeze lifted) is never replaced: a new flake of the same test is a new
+// observation.
 //
 // A truthful record is written even when the gate will close on it (a failure, or a flake no
 // keyed freeze cites yet) and the command says so; a record the gate would refuse as invalid
@@ -15,7 +18,8 @@ import { jsonText } from '../client/templates';
 import { today } from '../clock';
 import { Deadline } from '../deadline';
 import { readPin } from '../evidence/epoch';
-import type { Observation } from '../evidence/observations';
+import type { ArchivedMark, Observation } from '../evidence/observations';
+import { parsePyJson, PyJsonError, toPlain } from '../evidence/pyjson';
 import { validateAgainst } from '../evidence/schema';
 import { MAX_BLOB_BYTES } from '../evidence/types';
 import { sha256Hex } from '../hash';
@@ -24,7 +28,7 @@ import { sortFindings } from '../report/order';
 import { findingLine } from '../report/text';
 import { EXIT } from '../verdict';
 
-const USAGE = 'receipt-gate observe --id ID --status pass|fail|flake --witness FILE [--rerun-passed] [--context NAME] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate observe [--id ID] --status pass|fail|flake --witness FILE [--rerun-passed] [--context NAME] [--now YYYY-MM-DD]';
 
 /** An observation id is a file name: letters, digits, '.', '_', '-', not starting with '.'. */
 const ID_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -47,8 +51,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parsed;
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${USAGE}`);
   const { id, status, witness } = values;
-  if (id === undefined || !ID_RE.test(id)) {
-    throw new UsageError(`${id === undefined ? '--id ID is required' : `--id must be a file name (letters, digits, '.', '_', '-'), got ${JSON.stringify(id)}`}\nusage: ${USAGE}`);
+  if (id !== undefined && !ID_RE.test(id)) {
+    throw new UsageError(`--id must be a file name (letters, digits, '.', '_', '-'), got ${JSON.stringify(id)}\nusage: ${USAGE}`);
   }
   if (status !== 'pass' && status !== 'fail' && status !== 'flake') {
     throw new UsageError(`${status === undefined ? '--status pass|fail|flake is required' : `--status must be pass, fail or flake, got ${JSON.stringify(status)}`}\nusage: ${USAGE}`);
@@ -76,7 +80,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 async function observe(
   a: Authoring,
   io: CliIO,
-  o: { id: string; status: Observation['status']; rerunPassed: boolean; bytes: Uint8Array; date: string },
+  o: { id: string | undefined; status: Observation['status']; rerunPassed: boolean; bytes: Uint8Array; date: string },
 ): Promise<number> {
   const section = a.policy.observations;
   if (!section || !a.policy.epoch) {
@@ -86,8 +90,9 @@ async function observe(
   if (!pin.pin) {
     throw new UsageError(`observations are made on the pinned epoch, and ${a.policy.epoch.pin} is ${pin.missing ? 'missing' : 'invalid'}; pin it first with 'receipt-gate epoch pin --id ID'`);
   }
+  const id = o.id ?? (await newObservationId(a, section.dir, o.date));
   const record: Observation = {
-    id: o.id,
+    id,
     epoch_id: pin.pin.epoch_id,
     status: o.status,
     rerun_passed: o.rerunPassed,
@@ -96,8 +101,15 @@ async function observe(
   const problems = validateAgainst('observation.schema.json', record);
   if (problems.length > 0) throw new UsageError(`the record would not be valid: ${problems.map((p) => `at ${p.pointer || '/'}: ${p.message}`).join('; ')}`);
 
-  const jsonPath = `${section.dir}/${o.id}.json`;
-  const binPath = `${section.dir}/${o.id}.bin`;
+  const jsonPath = `${section.dir}/${id}.json`;
+  const binPath = `${section.dir}/${id}.bin`;
+  const archived = await archivedMark(a, jsonPath);
+  if (archived !== null) {
+    io.stderr(
+      `receipt-gate observe: nothing written: ${jsonPath} is archived (its freeze ${archived.freeze} was lifted by ${archived.lifted_by} on ${archived.lifted_on}) and is kept as it is; record a new flake as a new observation (leave out --id, or pass a new one)\n`,
+    );
+    return EXIT.closed;
+  }
   const files = [
     { path: binPath, bytes: o.bytes },
     { path: jsonPath, bytes: Buffer.from(jsonText(record)) },
@@ -106,7 +118,7 @@ async function observe(
   const truthful = (code: string) =>
     (code === 'OBSERVATION_FAILED' && o.status === 'fail') || (code === 'FLAKE_UNFROZEN' && o.status === 'flake');
   const { report, refused } = await checkPlanned(a, a.tree, files, o.date, {
-    tolerated: (f) => truthful(f.code) && f.message.includes(`Observation ${o.id} `),
+    tolerated: (f) => truthful(f.code) && f.message.includes(`Observation ${id} `),
   });
   if (refused.length > 0) {
     printRefusal(io, 'observe', refused);
@@ -115,7 +127,7 @@ async function observe(
   const replaced = (await a.tree.stat(jsonPath)).kind !== 'missing';
   writePlanned(a, files);
   io.stdout(
-    `${replaced ? 'replaced' : 'wrote'} ${jsonPath} and ${binPath}: ${o.id} ${o.status}${o.rerunPassed ? ' (re-run passed)' : ''} on epoch ${record.epoch_id}, witness sha256 ${record.witness_sha256}\n`,
+    `${replaced ? 'replaced' : 'wrote'} ${jsonPath} and ${binPath}: ${id} ${o.status}${o.rerunPassed ? ' (re-run passed)' : ''} on epoch ${record.epoch_id}, witness sha256 ${record.witness_sha256}\n`,
   );
   const closing = report.findings.filter((f) => f.severity === 'closed' && (f.path === jsonPath || f.path === binPath));
   if (closing.length > 0) {
@@ -124,4 +136,29 @@ async function observe(
   }
   io.stdout(commitHint(a.policy, [jsonPath, binPath]));
   return EXIT.eligible;
+}
+
+/** obs-<date>-<NNN>: the first number from 001 that no record or witness in `dir` uses. */
+async function newObservationId(a: Authoring, dir: string, date: string): Promise<string> {
+  const taken = new Set((await a.tree.list(dir)).map((p) => p.slice(p.lastIndexOf('/') + 1).replace(/\.(json|bin)$/, '')));
+  for (let n = 1; ; n++) {
+    const id = `obs-${date}-${String(n).padStart(3, '0')}`;
+    if (!taken.has(id)) return id;
+  }
+}
+
+/** The `archived` member of the observation at `path` in the working tree, when it has one. */
+async function archivedMark(a: Authoring, path: string): Promise<ArchivedMark | null> {
+  const entry = await a.tree.stat(path);
+  if (entry.kind !== 'file') return null;
+  try {
+    const plain = toPlain(parsePyJson(await entry.read())) as { archived?: unknown };
+    const mark = plain.archived as Partial<ArchivedMark> | undefined;
+    if (typeof mark === 'object' && mark !== null && typeof mark.freeze === 'string' && typeof mark.lifted_by === 'string' && typeof mark.lifted_on === 'string') {
+      return mark as ArchivedMark;
+    }
+  } catch (err) {
+    if (!(err instanceof PyJsonError)) throw err;
+  }
+  return null;
 }

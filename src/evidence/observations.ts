@@ -1,7 +1,10 @@
 // Observations (observations/<id>.json beside the witness bytes observations/<id>.bin) and
 // keyed freezes (freezes/<name>.json). A flaky test may hold a patch, never pass it, and only
 // with proof: an observation from the pinned epoch that re-ran green, its witness present and
-// matching, and an unexpired keyed freeze that cites it.
+// matching, and an unexpired keyed freeze that cites it. An observation whose freeze was lifted
+// (`receipt-gate freeze lift`) is archived: kept with its witness, read and hashed (a changed
+// witness still closes), listed as OBSERVATION_ARCHIVED, and never FLAKE_UNFROZEN; no keyed
+// freeze may cite it again.
 
 import { finding, type Finding } from '../findings';
 import { sha256Hex } from '../hash';
@@ -18,6 +21,18 @@ export interface Observation {
   status: 'pass' | 'fail' | 'flake';
   rerun_passed: boolean;
   witness_sha256: string;
+  /** Present once its keyed freeze was lifted. */
+  archived?: ArchivedMark;
+}
+
+/** What `freeze lift` records on the observation it archives. */
+export interface ArchivedMark {
+  lifted_by: string;
+  lifted_on: string;
+  /** The keyed freeze that was removed, and what it said. */
+  freeze: string;
+  expires_on?: string;
+  reason?: string;
 }
 
 export interface KeyedFreeze {
@@ -102,9 +117,9 @@ export async function checkObservations(ctx: RuleContext, pinnedEpoch: string | 
     if (checked.holds !== null) heldObservations.add(checked.holds);
   }
 
-  // Flakes nobody froze.
+  // Flakes nobody froze (an archived flake was frozen, then lifted by an owner).
   for (const [id, state] of observations) {
-    if (state.record.status === 'flake' && !heldObservations.has(id)) {
+    if (state.record.status === 'flake' && state.record.archived === undefined && !heldObservations.has(id)) {
       findings.push(
         finding('FLAKE_UNFROZEN', {
           path: state.path,
@@ -154,7 +169,8 @@ async function checkObservation(
       }),
     );
   }
-  if (pinnedEpoch !== null && obs.epoch_id !== pinnedEpoch) {
+  // An archived observation is history: it may be of an earlier epoch.
+  if (pinnedEpoch !== null && obs.epoch_id !== pinnedEpoch && obs.archived === undefined) {
     findings.push(
       finding('OBSERVATION_EPOCH', {
         path,
@@ -165,6 +181,7 @@ async function checkObservation(
   }
   const witness = await checkWitness(ctx, `${dir}/${obs.id}.bin`, obs, path);
   findings.push(...witness.findings);
+  if (obs.archived !== undefined) findings.push(archivedFinding(path, `${dir}/${obs.id}.bin`, obs, obs.archived, witness.sha256));
   return { findings, state: { path, record: obs, witnessOk: witness.ok }, sha256: witness.sha256 };
 }
 
@@ -222,7 +239,17 @@ async function checkKeyedFreeze(
   return { findings, holds: kf.observation_id };
 }
 
-/** FREEZE_UNWITNESSED: the freeze cites no valid observation, or one whose re-run failed. */
+/** OBSERVATION_ARCHIVED (info): a lifted flake, kept with its witness. */
+function archivedFinding(path: string, binPath: string, obs: Observation, mark: ArchivedMark, sha256: string | null): Finding {
+  return finding('OBSERVATION_ARCHIVED', {
+    severity: 'info',
+    path,
+    message: `Observation ${obs.id} (${obs.status} on epoch ${obs.epoch_id}) is archived: its keyed freeze ${mark.freeze} was lifted by ${mark.lifted_by} on ${mark.lifted_on}; the witness ${binPath} is kept${sha256 === null ? '' : ` (sha256 ${sha256})`}.`,
+    fix: `nothing to do; if the test flakes again, record it as a new observation (\`receipt-gate observe --status flake --witness FILE\` picks a new id)`,
+  });
+}
+
+/** FREEZE_UNWITNESSED: the freeze cites no valid observation, an archived one, or one whose re-run failed. */
 function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState | undefined, dir: string): Finding[] {
   if (!cited) {
     return [
@@ -230,6 +257,15 @@ function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState
         path,
         message: `Keyed freeze ${path} cites observation ${JSON.stringify(kf.observation_id)}, but there is no valid ${dir}/${kf.observation_id}.json.`,
         fix: `record the observation with \`receipt-gate observe --id ${kf.observation_id} --status flake --witness FILE --rerun-passed\`, or delete ${path}`,
+      }),
+    ];
+  }
+  if (cited.record.archived !== undefined) {
+    return [
+      finding('FREEZE_UNWITNESSED', {
+        path,
+        message: `Keyed freeze ${path} cites observation ${kf.observation_id}, which is archived: its freeze ${cited.record.archived.freeze} was lifted on ${cited.record.archived.lifted_on}.`,
+        fix: `a lifted observation is not frozen again: record the new flake as a new observation (\`receipt-gate observe --status flake --witness FILE --rerun-passed\`) and freeze that one, or delete ${path}`,
       }),
     ];
   }

@@ -16,6 +16,8 @@ export const DEFAULT_FREEZE = { path: 'freeze.json', reasons: ['timing', 'networ
 export const DEFAULT_EPOCH = { pin: 'fixtures/EPOCH' };
 export const DEFAULT_MANIFEST = { path: 'checks/manifest.json' };
 export const DEFAULT_OBSERVATIONS = { dir: 'observations', freezes: 'freezes' };
+/** The consecutive passes of a frozen test `freeze review --run` asks for before it mentions lifting. */
+export const DEFAULT_LIFT_AFTER_PASSES = 5;
 export const DEFAULT_FIXTURES = { records: 'fixtures/*.json' };
 /** What `receipt` requires of its own run (docs/receipts.md): the grader's default trial count
  * as the fewest trials a receipt may record, and no network for the patch's commands. */
@@ -144,7 +146,7 @@ interface PolicyFile {
   epoch?: { pin?: string };
   manifest?: { path?: string; catalog?: string };
   freeze?: { path?: string; reasons?: string[]; maxDays?: number };
-  observations?: { dir?: string; freezes?: string };
+  observations?: { dir?: string; freezes?: string; liftAfterPasses?: number };
   fixtures?: { records?: string };
   limits?: { timeoutMs?: number; maxEvidenceBytes?: number };
   grader?: { minTrials?: number; network?: boolean };
@@ -202,6 +204,7 @@ function contextWithDefaults(context: ContextFile, file: PolicyFile, repo: Polic
           observations: {
             dir: inRoot(context.observations.dir ?? DEFAULT_OBSERVATIONS.dir),
             freezes: inRoot(context.observations.freezes ?? DEFAULT_OBSERVATIONS.freezes),
+            ...(context.observations.liftAfterPasses !== undefined ? { liftAfterPasses: context.observations.liftAfterPasses } : {}),
           },
         }
       : {}),
@@ -280,6 +283,7 @@ function sectionsWithDefaults(file: PolicyFile): Policy {
     policy.observations = {
       dir: file.observations.dir ?? DEFAULT_OBSERVATIONS.dir,
       freezes: file.observations.freezes ?? DEFAULT_OBSERVATIONS.freezes,
+      ...(file.observations.liftAfterPasses !== undefined ? { liftAfterPasses: file.observations.liftAfterPasses } : {}),
     };
   }
   if (file.fixtures) policy.fixtures = { records: file.fixtures.records ?? DEFAULT_FIXTURES.records };

@@ -34,7 +34,9 @@ export interface Policy {
   epoch?: { pin: string };
   manifest?: { path: string; catalog?: string };
   freeze?: { path: string; reasons: string[]; maxDays: number };
-  observations?: { dir: string; freezes: string };
+  /** `liftAfterPasses`: the consecutive passes `freeze review --run` asks of a frozen test before it
+   * says lifting may be considered (DEFAULT_LIFT_AFTER_PASSES when absent). */
+  observations?: { dir: string; freezes: string; liftAfterPasses?: number };
   fixtures?: { records: string };
   /** Always present after parsing (defaults: 4000 ms, 1 MiB). */
   limits: { timeoutMs: number; maxEvidenceBytes: number };

@@ -81,6 +81,10 @@ const RULES: Record<string, RuleHelp> = {
     summary: 'An observation with status flake that no valid keyed freeze cites.',
     help: 'An owner writes a keyed freeze with receipt-gate freeze add --observation ID --expires-on DATE --reason TEXT, or the flake is fixed.',
   },
+  OBSERVATION_ARCHIVED: {
+    summary: 'An observation whose keyed freeze was lifted (freeze lift): kept with its witness, hashed, not blocking.',
+    help: 'Nothing to do; a new flake of the same test is recorded as a new observation.',
+  },
   FIXTURE_PLACEHOLDER: { summary: 'A fixture record\'s digest is not a real SHA-256.', help: 'An owner records the real digest.' },
   FIXTURE_DIGEST: { summary: 'The bytes a fixture produces differ from its record.', help: 'Fix the code, or an owner re-records the fixture.' },
   LIMIT_EXCEEDED: {

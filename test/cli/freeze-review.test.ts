@@ -6,9 +6,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalRepo } from '../client/local';
 
-function repoWith(rows: { id: string; expires: string }[]): LocalRepo {
+function repoWith(rows: { id: string; expires: string }[], extra: Record<string, unknown> = {}): LocalRepo {
   const repo = new LocalRepo('freeze-review');
-  repo.write('.receipt-gate.json', `${JSON.stringify({ version: 1, baseBranch: 'main', protected: ['freeze.json'], exceptions: [], owners: ['alice@example.com'], freeze: { path: 'freeze.json', reasons: ['timing'], maxDays: 14 } })}\n`);
+  repo.write('.receipt-gate.json', `${JSON.stringify({ version: 1, baseBranch: 'main', protected: ['freeze.json'], exceptions: [], owners: ['alice@example.com'], freeze: { path: 'freeze.json', reasons: ['timing'], maxDays: 14 }, ...extra })}\n`);
   repo.write('freeze.json', `${JSON.stringify({ version: 1, frozen: rows.map((r) => ({ ...r, reason: 'timing', owner: 'alice', added: '2026-11-20' })) })}\n`);
   repo.git('add', '-A');
   repo.git('commit', '-qm', 'freezes');
@@ -47,13 +47,44 @@ test('freeze review --run: each frozen test by its id, which still fail and whic
     repo.write('t.sh', 'case "$1" in *::ok) exit 0 ;; *) exit 4 ;; esac\n');
     const r = await repo.cli(['freeze', 'review', '--run', 'sh t.sh', '--out', 'report.json', '--now', '2026-11-29']);
     assert.is(r.code, 3, r.stderr);
-    assert.match(r.stdout, /tests\/a\.py::ok .*; passes now: an owner may lift the freeze\n/);
-    assert.match(r.stdout, /tests\/b\.py::flaky .*; still fails \(exit 4\)\n/);
-    const doc = repo.json('report.json') as { still_failing: string[]; now_passing: string[]; freezes: { run: { command: string } }[] };
-    assert.equal([doc.still_failing, doc.now_passing], [['tests/b.py::flaky'], ['tests/a.py::ok']]);
+    assert.match(r.stdout, /tests\/a\.py::ok .*; passed 5 consecutive runs \(the policy's liftAfterPasses\): an owner may decide to lift the freeze\n/);
+    assert.match(r.stdout, /tests\/b\.py::flaky .*; still fails \(exit 4 on run 1 of 5, after 0 passes\)\n/);
+    assert.match(r.stdout, /\nlifting a freeze is a human decision: this review never edits or removes one/);
+    const doc = repo.json('report.json') as { still_failing: string[]; now_passing: string[]; lift_after_passes: number; freezes: { run: { command: string; runs: number; passes: number } }[] };
+    assert.equal([doc.still_failing, doc.now_passing, doc.lift_after_passes], [['tests/b.py::flaky'], ['tests/a.py::ok'], 5]);
     assert.is(doc.freezes[0]!.run.command, 'sh t.sh tests/a.py::ok');
+    assert.equal([doc.freezes[0]!.run.runs, doc.freezes[0]!.run.passes], [5, 5]);
+    assert.equal([doc.freezes[1]!.run.runs, doc.freezes[1]!.run.passes], [1, 0]);
   } finally {
     repo.remove();
+  }
+});
+
+test('freeze review --run: a 1-in-3 flake that passes twice is still failing; lifting is never suggested on fewer passes than liftAfterPasses', async () => {
+  // Fails on every third run (a counter in a file): runs 1 and 2 pass, run 3 fails.
+  const flaky = 'n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; [ $((n % 3)) -ne 0 ]\n';
+  const repo = repoWith([{ id: 'tests/c.py::sometimes', expires: '2026-12-01' }]);
+  try {
+    repo.write('t.sh', flaky);
+    const r = await repo.cli(['freeze', 'review', '--run', 'sh t.sh', '--json', '--now', '2026-11-29']);
+    const doc = JSON.parse(r.stdout) as { now_passing: string[]; still_failing: string[]; freezes: { run: { runs: number; passes: number; required: number; result: string } }[] };
+    assert.equal(doc.freezes[0]!.run, { command: 'sh t.sh tests/c.py::sometimes', exit_code: 1, result: 'fail', runs: 3, passes: 2, required: 5 } as unknown as typeof doc.freezes[0]['run']);
+    assert.equal([doc.now_passing, doc.still_failing], [[], ['tests/c.py::sometimes']]);
+    assert.is(repo.read('count').trim(), '3', 'the runs stop at the first failure');
+  } finally {
+    repo.remove();
+  }
+  // With the policy's observations.liftAfterPasses at 2, the same two passes are enough to mention lifting, as a human's decision.
+  const two = repoWith([{ id: 'tests/c.py::sometimes', expires: '2026-12-01' }], { epoch: { pin: 'fixtures/EPOCH' }, observations: { dir: 'observations', freezes: 'freezes', liftAfterPasses: 2 } });
+  try {
+    two.write('t.sh', flaky);
+    const r = await two.cli(['freeze', 'review', '--run', 'sh t.sh', '--now', '2026-11-29']);
+    assert.is(r.code, 3, r.stderr);
+    assert.match(r.stdout, /tests\/c\.py::sometimes .*; passed 2 consecutive runs \(the policy's liftAfterPasses\): an owner may decide to lift the freeze\n/);
+    assert.match(r.stdout, /lifting a freeze is a human decision/);
+    assert.is(two.read('count').trim(), '2');
+  } finally {
+    two.remove();
   }
 });
 
