@@ -2,9 +2,10 @@
 // verify-ref, receipt) builds a run context (src/run/context.ts) from a base it picked with the
 // one base rule (src/run/base.ts), and each ref update goes through the same rules:
 //
-//   ref update ─► symbolic refs resolved ─► its kind (src/run/ref-kind.ts): replace, remote-
-//              tracking and namespace refs are the owners' (REF_PROTECTED); notes refs are
-//              judged as notes (src/rules/notes.ts); branches, tags and the rest as code:
+//   ref update ─► symbolic refs resolved ─► its kind (src/run/ref-kind.ts): on the server,
+//              refs/receipt-gate/** is nobody's (REF_RESERVED, src/rules/push-log.ts); replace,
+//              remote-tracking and namespace refs are the owners' (REF_PROTECTED); notes refs
+//              are judged as notes (src/rules/notes.ts); branches, tags and the rest as code:
 //              ─► deletion / non-commit / rewrite (REF_PROTECTED)
 //              ─► new commits ─► touched paths, parents first ─┐
 //              ─► net change (old→new, or merge-base→new) ─────┼─► PATH_PROTECTED / PATH_UNSAFE
@@ -31,7 +32,8 @@ import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
 import { dedupePathFindings, pathFindings } from './rules/protected-paths';
 import { deletionFinding, notACommitFinding, ownersOnlyFinding, rewriteFinding, symbolicFinding } from './rules/ref-protected';
 import { notesFindings } from './rules/notes';
-import { RECEIPT_NOTES_REF, updateKind } from './run/ref-kind';
+import { reservedRefFinding } from './rules/push-log';
+import { RECEIPT_NOTES_REF, refKindOf, updateKind } from './run/ref-kind';
 import { createRunContext, type RunContext, type RunSetup } from './run/context';
 import { readPolicyAt } from './run/policy-at';
 import { ZERO_OID, type RefUpdate } from './types';
@@ -42,10 +44,10 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
   if (!base.policy) {
     if (base.findings.length > 0) {
       // The policy in force is broken: nothing can be judged, every update is closed.
-      const refs = updates.map((u) => refResult(u, base.findings.map((f) => ({ ...f, ref: u.ref }))));
+      const refs = updates.map((u) => refResult(u, [...base.findings.map((f) => ({ ...f, ref: u.ref })), ...reservedFindings(setup, u)]));
       return gateResult(refs, { identity: setup.identity });
     }
-    return evaluateUnguarded(setup.store, setup.identity, updates, base.name);
+    return evaluateUnguarded(setup, updates, base.name);
   }
   const ctx = createRunContext(setup, base.policy);
   const refs: RefResult[] = [];
@@ -115,12 +117,28 @@ function resultOf(j: RefJudgement, parts: JudgedParts = {}): RefResult {
   });
 }
 
-/** One ref update: its name resolved, then the handler of its kind. Replace, remote-tracking
- * and namespace refs are the owners'; notes refs are judged as notes; branches, tags and every
- * other namespace as code. */
+/** REF_RESERVED for a push's update of refs/receipt-gate/** (by the name pushed), on the
+ * server; nothing elsewhere (verify-ref may audit the log's ref as code). */
+function reservedFindings(setup: RunSetup, update: RefUpdate): Finding[] {
+  if (setup.scope.kind !== 'server' || refKindOf(update.ref).kind !== 'reserved') return [];
+  const f = reservedRefFinding(update, setup.identity);
+  return f ? [f] : [];
+}
+
+/** One ref update: its name resolved, then the handler of its kind. On the server the push
+ * log's refs are nobody's; replace, remote-tracking and namespace refs are the owners'; notes
+ * refs are judged as notes; branches, tags and every other namespace as code. */
 async function judgeRef(ctx: RunContext, pushed: RefUpdate): Promise<RefResult> {
   const j = await startJudgement(ctx, pushed);
   const kind = updateKind(pushed.ref, j.update.ref, ctx.store.objects.replaceRefBase);
+  if (kind.kind === 'reserved' && ctx.scope.kind === 'server') {
+    // Written only by the server's hook: closed for every pusher, owners included, whichever
+    // name (pushed, or the end of its symbolic chain) lies under refs/receipt-gate/.
+    const f = reservedRefFinding({ ...pushed, ref: refKindOf(pushed.ref).kind === 'reserved' ? pushed.ref : j.update.ref }, ctx.identity);
+    if (f) j.findings.push({ ...f, ref: pushed.ref });
+    j.isProtectedRef = true;
+    return resultOf(j);
+  }
   // A remote-tracking ref is owners-only where it is written (a push to the server, which
   // verify-ref in a mirror would take as the base); in a clone it is the fetched branch, and
   // verify-ref origin/main audits that branch as code.
@@ -178,6 +196,8 @@ async function judgeCode(j: RefJudgement): Promise<RefResult> {
   const oldCommit = oldPeeled?.type === 'commit' ? oldPeeled.oid : null;
   const tips = { newCommit, oldCommit, oldOid: oldPeeled?.oid ?? null };
 
+  // Bounded contexts: what each context's epoch pin names at the base, read once per run.
+  await ctx.contexts?.prepare(ctx.store, ctx.base.tip);
   const commits = await judgeHistory(j, tips);
   if (commits.missingParents) return resultOf(j, { commits: commits.oids });
   await judgeNetChange(j, tips);
@@ -365,10 +385,15 @@ async function parentsFirst(store: ObjectStore, commits: string[]): Promise<stri
 }
 
 /** With no policy at the base nothing is checked, but a policy the update adds must be valid. */
-async function evaluateUnguarded(store: ObjectStore, identity: string | null, updates: RefUpdate[], baseName: string | null): Promise<GateResult> {
+async function evaluateUnguarded(setup: RunSetup, updates: RefUpdate[], baseName: string | null): Promise<GateResult> {
+  const { store, identity } = setup;
   const refs: RefResult[] = [];
   for (const update of updates) {
-    const findings: Finding[] = [];
+    const findings: Finding[] = reservedFindings(setup, update);
+    if (findings.length > 0) {
+      refs.push(refResult(update, findings, { isProtectedRef: true }));
+      continue;
+    }
     if (update.new !== ZERO_OID) {
       try {
         const peeled = await store.commits.peel(update.new);
@@ -414,6 +439,7 @@ export async function evaluateIndex(setup: RunSetup, target: IndexTarget): Promi
   if (!base.policy) return single(findings, {}, { unguarded: true });
 
   const ctx = createRunContext(setup, base.policy);
+  await ctx.contexts?.prepare(ctx.store, base.tip);
   findings.push(...(await pathFindings(ctx, target.changes, { ref: target.ref })));
   let identities = emptyIdentities();
   try {

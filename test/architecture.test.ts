@@ -1,6 +1,8 @@
 // The import structure docs/architecture.md describes, held to the code: src/ has no import
 // cycle (type imports included), a pushed ref's route (entry → push context → engine → rules →
-// report) only imports forward, and the pre-receive hook bundles no renderer it does not print.
+// decision → push log → report) only imports and calls forward, the push is decided in one
+// module that calls no renderer, the renderers call nothing that decides, and the pre-receive
+// hook bundles no renderer it does not print.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -91,14 +93,16 @@ test('src/ has no import cycle, type imports included', () => {
 /** The route of one pushed ref, stage by stage (docs/architecture.md). */
 const ROUTE: string[][] = [
   ['src/entries/pre-receive.ts'],
-  ['src/server/receive.ts'],
+  ['src/server/receive.ts', 'src/server/protocol.ts'],
   ['src/engine.ts'],
   [...GRAPH.keys()].filter((f) => f.startsWith('src/rules/')),
-  ['src/report/remote.ts'],
+  ['src/server/decide.ts'],
+  ['src/pushlog/record.ts'],
+  ['src/report/remote.ts', 'src/report/machine.ts'],
 ];
 
-test('the route of a pushed ref is five stages, and no stage imports an earlier one', () => {
-  assert.is(ROUTE.length, 5);
+test('the route of a pushed ref is seven stages, and no stage imports an earlier one', () => {
+  assert.is(ROUTE.length, 7);
   const back: string[] = [];
   ROUTE.forEach((stage, i) => {
     const earlier = new Set(ROUTE.slice(0, i).flat());
@@ -108,6 +112,71 @@ test('the route of a pushed ref is five stages, and no stage imports an earlier 
     }
   });
   assert.equal(back, []);
+});
+
+/** Every call (and `new`) in src/, with the file that declares what it calls, as TypeScript's
+ * checker resolves it (imports followed to their declaration, methods to their class). */
+function callGraph(): Map<string, { callee: string; file: string; line: number }[]> {
+  const files = [...GRAPH.keys()].map((f) => join(ROOT, f));
+  const program = ts.createProgram(files, { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, strict: true, skipLibCheck: true, noEmit: true, resolveJsonModule: true, esModuleInterop: true, types: ['node'] });
+  const checker = program.getTypeChecker();
+  const calls = new Map<string, { callee: string; file: string; line: number }[]>();
+  for (const source of program.getSourceFiles()) {
+    const file = relative(ROOT, source.fileName);
+    if (!GRAPH.has(file)) continue;
+    const out: { callee: string; file: string; line: number }[] = [];
+    const visit = (node: ts.Node) => {
+      if (ts.isCallExpression(node) || ts.isNewExpression(node) || ts.isTaggedTemplateExpression(node)) {
+        const target = ts.isTaggedTemplateExpression(node) ? node.tag : node.expression;
+        let symbol = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(target) ? target.name : target);
+        if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+        for (const declaration of symbol?.declarations ?? []) {
+          const declared = relative(ROOT, declaration.getSourceFile().fileName);
+          if (GRAPH.has(declared) && declared !== file) {
+            out.push({ callee: symbol!.name, file: declared, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+          }
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    calls.set(file, out);
+  }
+  return calls;
+}
+
+const CALLS = callGraph();
+
+test('no stage of the route calls into an earlier one', () => {
+  const back: string[] = [];
+  ROUTE.forEach((stage, i) => {
+    const earlier = new Set(ROUTE.slice(0, i).flat());
+    for (const file of stage) {
+      for (const call of CALLS.get(file) ?? []) if (earlier.has(call.file)) back.push(`${file}:${call.line} calls ${call.callee} of ${call.file}`);
+    }
+  });
+  assert.equal(back, []);
+});
+
+test('one module decides a push: the renderers call nothing that decides, the decision calls no renderer', () => {
+  const deciding = (f: string) => f === 'src/server/decide.ts' || f === 'src/engine.ts' || f.startsWith('src/server/') || f.startsWith('src/rules/') || f.startsWith('src/pushlog/');
+  const wrong: string[] = [];
+  for (const [file, calls] of CALLS) {
+    if (file.startsWith('src/report/')) {
+      for (const call of calls) if (deciding(call.file)) wrong.push(`${file}:${call.line} calls ${call.callee} of ${call.file}`);
+      for (const reached of closure(file, 'all')) if (deciding(reached)) wrong.push(`${file} reaches ${reached}`);
+    }
+  }
+  for (const call of CALLS.get('src/server/decide.ts') ?? []) if (call.file.startsWith('src/report/')) wrong.push(`src/server/decide.ts:${call.line} calls ${call.callee} of ${call.file}`);
+  for (const reached of closure('src/server/decide.ts', 'all')) if (reached.startsWith('src/report/')) wrong.push(`src/server/decide.ts reaches ${reached}`);
+  // The push log records the decision it is given and calls no renderer; only decide.ts turns
+  // an unrecorded push into a rejection.
+  for (const call of CALLS.get('src/pushlog/record.ts') ?? []) if (call.file.startsWith('src/report/') || call.file === 'src/server/decide.ts') wrong.push(`src/pushlog/record.ts:${call.line} calls ${call.callee} of ${call.file}`);
+  assert.equal(wrong, []);
+  // The check sees calls at all: the entry calls receivePush, the decision module is called.
+  assert.ok((CALLS.get('src/entries/pre-receive.ts') ?? []).some((c) => c.file === 'src/server/receive.ts' && c.callee === 'receivePush'));
+  assert.ok((CALLS.get('src/server/receive.ts') ?? []).some((c) => c.file === 'src/server/decide.ts' && c.callee === 'decide'));
+  assert.ok((CALLS.get('src/entries/pre-receive.ts') ?? []).some((c) => c.file === 'src/server/decide.ts' && c.callee === 'refusedByLog'));
 });
 
 test('the pre-receive hook imports no renderer it does not print', () => {

@@ -5,8 +5,9 @@
 import { today } from '../clock';
 import { UsageError, type CliIO } from '../io';
 import { EXIT, SHIM_EXIT } from '../verdict';
+import { refusedByLog } from '../server/decide';
 import { gitdirOf, receivePush } from '../server/receive';
-import { remoteText } from '../report/remote';
+import { remoteAnswer, remoteText } from '../report/remote';
 import { recordDecision } from '../pushlog/record';
 import { warmAppendPath } from '../pushlog/warm';
 import { warmUp as judgeWarmupPushes } from '../server/warmup';
@@ -35,9 +36,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const stdin = io.readStdinBytes ? await io.readStdinBytes() : await io.readStdin();
   const gitdir = gitdirOf(io.cwd, io.env);
   const judged = await receivePush({ gitdir, env: io.env, today: () => today(io, now), startedAt }, stdin);
-  // The push log (docs/push-log.md): accepted decisions wait for reference-transaction.
-  const outcome = await recordDecision(gitdir, io.env, judged);
-  io.stderr(remoteText(outcome, io.env));
+  // The push log (docs/push-log.md): accepted decisions wait for reference-transaction; one it
+  // cannot record rejects the push (src/server/decide.ts).
+  const unrecorded = await recordDecision(gitdir, io.env, judged);
+  const outcome = unrecorded === null ? judged : refusedByLog(judged, unrecorded);
+  io.stderr(remoteText(remoteAnswer(outcome), io.env));
   if (io.env.RECEIPT_GATE_SHIM === '1') {
     // Run from the hook shim: the answer (machine line included) is written; the exit status
     // tells the shim which it was (SHIM_EXIT). A timed-out check may leave work running:

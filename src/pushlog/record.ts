@@ -1,26 +1,26 @@
 // The pre-receive side of the push log: after the gate decided, an accepted push leaves its
 // per-ref decisions for the reference-transaction hook (which logs what git then really
 // applies) and signs its log entries in advance (prepare.ts: the hook's fast path appends one
-// without starting Node), and a rejected one goes to the audit file. Nothing here changes the decision, but
-// a decision that cannot be recorded rejects the push: an accepted update the log could not
-// attribute to the gate would read as a move outside it.
+// without starting Node), and a rejected one goes to the audit file. The decision is
+// src/server/decide.ts's and is only read here: when it cannot be recorded, this says why, and
+// the decision module turns the push into a rejection (`refusedByLog`), since an accepted
+// update the log could not attribute to the gate would read as a move outside it.
 
 import { createPublicKey } from 'node:crypto';
 import { namespacePrefix } from '../git/refs';
 import { ObjectStore } from '../git/store';
-import { finding } from '../findings';
-import { gateResult, refResult } from '../results';
-import { decidePush } from '../report/remote';
-import type { PushOutcome } from '../server/receive';
+import type { PushDecision } from '../decision';
 import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
 import { logKey } from './hook';
 import { prepareCandidates, shellSafeRef, type PushFacts } from './prepare';
 import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
 
-/** `receivePid`: the receive-pack process running the hooks (default: found from this
- * process's ancestors; the snapshot's warm-up, warm.ts, names one). */
-export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, outcome: PushOutcome, receivePid?: number | null): Promise<PushOutcome> {
-  if (!logEnabled(gitdir) || outcome.result.refs.length === 0) return outcome;
+/** Records the decision; returns why an accepted push could not be recorded (null when it
+ * was, when the log is off, or when the push was rejected anyway). `receivePid`: the
+ * receive-pack process running the hooks (default: found from this process's ancestors; the
+ * snapshot's warm-up, warm.ts, names one). */
+export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, outcome: PushDecision, receivePid?: number | null): Promise<string | null> {
+  if (!logEnabled(gitdir) || outcome.result.refs.length === 0) return null;
   const { result } = outcome;
   // Under GIT_NAMESPACE, pre-receive reads the names inside the namespace (refs/heads/main);
   // git applies, and reference-transaction reports, refs/namespaces/<ns>/refs/heads/main. The
@@ -45,22 +45,15 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
     const cert = await pushCertificate(gitdir, env);
     if (!outcome.accepted) {
       audit(gitdir, { event: 'rejected', time, identity: result.identity, policy_blob: outcome.policyOid ?? null, updates, push_certificate: cert });
-      return outcome;
+      return null;
     }
     const pid = receivePid === undefined ? receivePackPid(process.ppid, env.RECEIPT_GATE_HOOK_PARENT) : receivePid;
     const facts: PushFacts = { time, identity: result.identity, policy_blob: outcome.policyOid ?? null, push_certificate: cert };
     writePending(gitdir, { receive_pid: pid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
     if (pid !== null) await prepareFastPath(gitdir, env, pid, facts, updates);
-    return outcome;
+    return null;
   } catch (err) {
-    if (!outcome.accepted) return outcome;
-    const f = finding('INTERNAL_ERROR', {
-      message: `the push log could not record this push's decisions (${(err as Error).message})`,
-      fix: 'the server administrator checks that the repository\'s receipt-gate/ folder is writable by the git user; nothing was accepted',
-    });
-    const refs = result.refs.map((r) => refResult(r.update, [{ ...f, ref: r.update.ref }], { isProtectedRef: r.isProtectedRef }));
-    const failed = gateResult(refs, { policy: result.policy, identity: result.identity });
-    return { ...decidePush(failed), result: failed, policyOid: outcome.policyOid };
+    return outcome.accepted ? (err as Error).message : null;
   }
 }
 

@@ -16,6 +16,7 @@ import { generateKeyPair, loadPrivateKey } from '../receipt/dsse';
 import { gateResult, refResult } from '../results';
 import { appendEntries } from './append';
 import { genesisPredicate } from './hook';
+import { decide } from '../server/decide';
 import { recordDecision } from './record';
 import { pendingDir, receivePackPid } from './server-state';
 
@@ -39,7 +40,7 @@ export async function warmAppendPath(): Promise<boolean> {
     // A receive-pack id no process has (pids stay below 2^22): its pending files are this
     // run's own.
     const pid = 0x7ffffff0;
-    await recordDecision(gitdir, {}, { accepted: true, lines: [], result, policyOid: null }, pid);
+    await recordDecision(gitdir, {}, decide(result), pid);
     return existsSync(join(pendingDir(gitdir), `${pid}.log`));
   } catch {
     return false; // a snapshot without the warm code

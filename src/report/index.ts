@@ -15,7 +15,7 @@ export { escapeData, escapeProperty, githubFailure, toGithub } from './github';
 export { junitFailure, toJunit, xmlText } from './junit';
 export { FORMATS, formatOption, isFormat, renderFailure, renderOutcome, requestedFormat, type Format } from './format';
 export { SetupError, type SetupFailure } from './failure';
-export { decidePush, refOutcome, remoteFindingLines, remoteText, withoutServerPaths, type MessageOptions, type PushDecision, type RefOutcome } from './remote';
+export { remoteAnswer, remoteFindingLines, remoteLines, remoteText, withoutServerPaths, type MessageOptions, type RemoteAnswer } from './remote';
 export { clientOutcomeText } from './client';
 export { progress, type Progress, type ProgressTarget } from './progress';
 export { ruleHelp, type RuleHelp } from './rules';

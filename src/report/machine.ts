@@ -53,7 +53,9 @@ export function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-export function machineLine(result: MachineInput): string {
+/** `recommendedAction`: the server's decision's own (a hold on a protected ref names who may
+ * make the update); the result's otherwise. */
+export function machineLine(result: MachineInput, decided: { recommendedAction?: string } = {}): string {
   const payload = {
     verdict: result.verdict,
     blocked_paths: blockedPaths(result.findings),
@@ -65,7 +67,7 @@ export function machineLine(result: MachineInput): string {
       path: f.path ?? null,
       ...(f.context !== undefined ? { context: f.context } : {}),
     })),
-    recommended_action: recommendedAction(result),
+    recommended_action: decided.recommendedAction ?? recommendedAction(result),
   };
   const contexts = (result.refs ?? []).flatMap((r) => (r.contexts ?? []).map((c) => ({ ref: r.update.ref, context: c.name, touched: c.touched, verdict: c.verdict })));
   if (contexts.length > 0) Object.assign(payload, { contexts });

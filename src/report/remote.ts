@@ -1,9 +1,10 @@
 // What the person (or agent) at the other end of `git push` reads, as `remote:` lines. Pure:
-// a result in, the push decision and its text out, so tests can drive it directly.
+// a push decision in (src/decision.ts, made by src/server/decide.ts), its text out, so tests can
+// drive it directly. Nothing here decides: each ref's outcome and the push's are the decision's.
 //
 // Shape of a rejection (one screen at most, then the machine line):
 //   receipt-gate: push REJECTED: ... (the verdict, the pusher)
-//     per ref: what the update does and its verdict
+//     per ref: what the update does and its outcome
 //     per finding: rule, ref, short commit, path; what is wrong; what to do instead
 //     "... and N more <RULE> findings: path, path, ..." when one kind repeats
 //   receipt-gate: {"verdict": ..., "blocked_paths": [...], ...}
@@ -12,7 +13,8 @@
 // pushed name can start a `remote:` line of its own.
 
 import { resolve } from 'node:path';
-import type { ContextVerdict, GateResult, RefResult } from '../results';
+import type { PushDecision, RefDecision } from '../decision';
+import type { ContextVerdict } from '../results';
 import type { Finding } from '../findings';
 import { printable, quotePath, quoteRefName } from '../quote';
 import { ZERO_OID } from '../types';
@@ -21,20 +23,10 @@ import { sortFindings } from './order';
 import { plural, short, shortRef } from '../wording';
 import { humanFix, humanMessage } from './human';
 
-/** How one ref update fares on the server (docs/contract.md §2 On the server). */
-export type RefOutcome = 'accepted' | 'notice' | 'rejected';
-
-export function refOutcome(ref: Pick<RefResult, 'verdict' | 'isProtectedRef'>): RefOutcome {
-  if (ref.verdict === 'closed') return 'rejected';
-  if (ref.verdict === 'hold') return ref.isProtectedRef ? 'rejected' : 'notice';
-  return 'accepted';
-}
-
-export interface PushDecision {
-  /** git takes all refs or none: one rejected update rejects the push. */
+/** The printed answer: whether git is told to accept, and the lines (without the GitLab
+ * prefix). The last line is the machine line, except for an unguarded repository's notice. */
+export interface RemoteAnswer {
   accepted: boolean;
-  /** The lines to show, without the GitLab prefix. The last one is the machine line, except
-   * for an unguarded repository's one-line notice. */
   lines: string[];
 }
 
@@ -49,44 +41,65 @@ const DEFAULT_MAX_LINES = 20;
 const DEFAULT_PER_KIND = 3;
 const SUMMARY_WIDTH = 160;
 
-export function decidePush(result: GateResult, options: MessageOptions = {}): PushDecision {
-  const outcomes = result.refs.map((r) => ({ ref: r, outcome: refOutcome(r) }));
-  const rejected = outcomes.filter((o) => o.outcome === 'rejected');
-  const accepted = rejected.length === 0;
+/** The answer to a decided push: the lines git shows, the machine line last. */
+export function remoteAnswer(decision: PushDecision, options: MessageOptions = {}): RemoteAnswer {
+  return { accepted: decision.accepted, lines: remoteLines(decision, options) };
+}
+
+export function remoteLines(decision: PushDecision, options: MessageOptions = {}): string[] {
+  const { result, accepted } = decision;
+  if (decision.refs.length === 0) return []; // nothing was pushed: nothing to say
   const pusher = result.identity !== null ? printable(result.identity) : 'nobody (no identity variable set)';
 
-  if (result.unguarded && result.findings.length === 0) {
-    return {
-      accepted: true,
-      lines: [
-        `receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on ${result.baseName ? `${quotePath(result.baseName.replace(/^refs\/heads\//, ''))}, the branch HEAD names` : 'its default branch'}); push accepted without checks`,
-      ],
-    };
+  if (decision.unguarded) {
+    return [
+      `receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on ${result.baseName ? `${quotePath(result.baseName.replace(/^refs\/heads\//, ''))}, the branch HEAD names` : 'its default branch'}); push accepted without checks`,
+    ];
   }
 
   const lines: string[] = [];
+  const rejected = decision.refs.filter((d) => d.outcome === 'rejected');
   const commits = new Set(result.refs.flatMap((r) => r.newCommits)).size;
   const scope = `${plural(result.refs.length, 'ref')}, ${plural(commits, 'new commit')}, pusher ${pusher}`;
   if (!accepted) {
-    const why = rejected.every((o) => o.ref.verdict === 'hold')
-      ? 'hold on a protected ref (a frozen flake waits for an owner)'
+    const why = rejected.every((d) => d.reason === 'hold-protected')
+      ? `hold on a protected ref (a frozen flake waits for an owner: ${ownersOf(decision)})`
       : result.verdict;
     lines.push(`receipt-gate: push REJECTED: ${why} (${scope}); git refuses every ref of this push`);
-  } else if (outcomes.some((o) => o.outcome === 'notice')) {
-    lines.push(`receipt-gate: push accepted with a notice: hold (${scope}); protected refs would be refused`);
+  } else if (decision.refs.some((d) => d.outcome === 'notice')) {
+    lines.push(`receipt-gate: push accepted with a notice: hold (${scope}); ${noticeText(decision)}`);
   } else {
     lines.push(`receipt-gate: push accepted: eligible (${scope})`);
   }
 
-  lines.push(...refLines(outcomes, accepted));
+  lines.push(...refLines(decision));
 
   const shown = sortFindings(result.findings).filter((f) => f.severity !== 'info');
   const info = result.findings.filter((f) => f.severity === 'info');
   const budget = (options.maxLines ?? DEFAULT_MAX_LINES) - lines.length - (info.length ? 1 : 0);
   lines.push(...remoteFindingLines(shown, budget, options.perKind ?? DEFAULT_PER_KIND));
   if (info.length) lines.push(`  info: ${countByCode(info)} (not blocking)`);
-  lines.push(machineLine(result));
-  return { accepted, lines };
+  lines.push(machineLine(result, { recommendedAction: holdAction(decision) }));
+  return lines;
+}
+
+function ownersOf(decision: PushDecision): string {
+  return decision.holdOwners.length ? decision.holdOwners.map((o) => printable(o)).join(', ') : 'nobody (the policy lists no owners)';
+}
+
+/** What an accepted push with a hold says after its first line. */
+function noticeText(decision: PushDecision): string {
+  return `protected refs would be refused (only ${ownersOf(decision)} may update them)`;
+}
+
+/** The machine line's recommended action when a hold decided the push; undefined otherwise
+ * (the result's own). */
+function holdAction(decision: PushDecision): string | undefined {
+  if (decision.result.verdict !== 'hold') return undefined;
+  if (!decision.accepted) {
+    return `a witnessed flake is frozen: only ${ownersOf(decision)} may update protected refs while it holds; push to a work branch instead (other refs are accepted)`;
+  }
+  return undefined;
 }
 
 /** Each bounded context's verdict for a ref, e.g. `billing closed, inventory eligible (untouched)`. */
@@ -94,27 +107,32 @@ export function contextsText(contexts: readonly ContextVerdict[]): string {
   return `contexts: ${contexts.map((c) => `${c.name} ${c.verdict}${c.touched ? '' : ' (untouched)'}`).join(', ')}`;
 }
 
-function refLines(outcomes: { ref: RefResult; outcome: RefOutcome }[], accepted: boolean): string[] {
-  const describe = ({ ref, outcome }: { ref: RefResult; outcome: RefOutcome }): string => {
+function refLines(decision: PushDecision): string[] {
+  const describe = ({ ref, outcome, reason }: RefDecision): string => {
     const { old, new: next } = ref.update;
     const action =
       next === ZERO_OID ? `delete (was ${short(old)})` : old === ZERO_OID ? `create at ${short(next)}` : `update ${short(old)}..${short(next)}`;
     const state =
       outcome === 'rejected'
-        ? `REJECTED: ${ref.verdict}${ref.isProtectedRef ? ' on a protected ref' : ''}`
+        ? reason === 'log'
+          ? 'REJECTED: the push log could not record it'
+          : `REJECTED: ${ref.verdict}${ref.isProtectedRef ? ' on a protected ref' : ''}`
         : outcome === 'notice'
-          ? 'accepted with a notice: hold'
+          ? reason === 'hold-owner'
+            ? 'accepted with a notice: hold, on a protected ref as an owner'
+            : 'accepted with a notice: hold'
           : 'ok';
     return `  ${quoteRefName(ref.update.ref)} ${action}: ${state}${ref.contexts ? `; ${contextsText(ref.contexts)}` : ''}`;
   };
   // On a busy push, name the refs that matter and count the rest.
-  const important = outcomes.filter((o) => o.outcome !== 'accepted');
-  if (outcomes.length <= 4) return outcomes.map(describe);
-  const rest = outcomes.length - important.length;
+  const refs = decision.refs;
+  const important = refs.filter((d) => d.outcome !== 'accepted');
+  if (refs.length <= 4) return refs.map(describe);
+  const rest = refs.length - important.length;
   const lines = important.slice(0, 4).map(describe);
   const hidden = important.length - Math.min(important.length, 4);
   if (hidden > 0) lines.push(`  ... and ${plural(hidden, 'more ref')} refused or on hold`);
-  if (rest > 0) lines.push(`  ... and ${plural(rest, 'other ref')} ${accepted ? 'ok' : 'fine on their own'}`);
+  if (rest > 0) lines.push(`  ... and ${plural(rest, 'other ref')} ${decision.accepted ? 'ok' : 'fine on their own'}`);
   return lines;
 }
 
@@ -203,9 +221,9 @@ function listWithin(items: string[], width: number): string {
 
 /** The text git shows as `remote:` lines. GitLab shows hook output in its web UI only when
  * each line carries `GL-HOOK-ERR:`; it is added to every line of a rejection there. */
-export function remoteText(decision: PushDecision, env: NodeJS.ProcessEnv): string {
-  const prefix = env.GL_PROTOCOL && !decision.accepted ? 'GL-HOOK-ERR: ' : '';
-  return decision.lines.map((l) => `${prefix}${withoutServerPaths(l, env)}\n`).join('');
+export function remoteText(answer: RemoteAnswer, env: NodeJS.ProcessEnv): string {
+  const prefix = env.GL_PROTOCOL && !answer.accepted ? 'GL-HOOK-ERR: ' : '';
+  return answer.lines.map((l) => `${prefix}${withoutServerPaths(l, env)}\n`).join('');
 }
 
 /**

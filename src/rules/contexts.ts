@@ -6,8 +6,10 @@
 //   path ─► the context whose root holds it ─► that context's protection and owners
 //        └► outside every root ─► the repository-wide protection and owners (and the contexts
 //                                 a symlink or an 8.3 short name there could reach into)
-//   touched paths ─► the patch's contexts: the roots that hold them; a path outside every root
-//                    touches the contexts whose dependsOn names it, else every context
+//   touched paths ─► the patch's contexts: the roots that hold them, and the contexts whose
+//                    epoch pin (at the base) names them as generator or input, wherever they
+//                    lie; a path outside every root also touches the contexts whose dependsOn
+//                    names it, else every context
 //   tree at new ─► the repository-wide evidence, then each context's, each finding naming its
 //                  context; an expired (or held) freeze of an untouched context is info
 
@@ -20,6 +22,7 @@ import { anOwner } from '../evidence/read';
 import type { ContextResult, EvidenceReport, EvidenceResults, EvidenceSource, RuleContext } from '../evidence/types';
 import { emptyIdentities, finding, type Finding } from '../findings';
 import type { PathChange } from '../git/types';
+import { foldKey } from '../paths';
 import { short } from '../wording';
 import type { RunContext } from '../run/context';
 import { baseSource, evidenceReport } from './evidence';
@@ -52,19 +55,22 @@ export async function contextsEvidenceAt(
   changes: readonly (readonly PathChange[])[],
 ): Promise<EvidenceReport> {
   const repo = await evidenceReport(ctx, atNew, key);
+  await contexts.prepare(ctx.store, ctx.base.tip);
   const touched = new Set(contexts.touchedBy(changes));
   const findings: Finding[] = [...repo.findings];
   const results: ContextResult[] = [];
   // Untouched contexts whose tree is the base's are judged on their freezes alone (see
-  // unchangedSince); only when every change lies under some root, so nothing a context's
-  // evidence could name outside its root has changed.
+  // freezesOnly); only when every change lies under some root. Untouched means that no change
+  // reaches a path the context's evidence reads: its policy's paths lie under its root (an
+  // unchanged subtree), and a change to the generator or an input its pin names, under any
+  // root, makes it touched (src/run/contexts.ts), so it is never skipped here.
   const baseTree = key === null || ctx.contextsInFull || ctx.base.tip === null || contexts.touchesOutside(changes) ? null : (await ctx.store.commits.read(ctx.base.tip)).tree;
   // What the untouched contexts' freeze files say, by blob: contexts that share a freeze file's
   // bytes parse them once.
   const seen: SeenFreezes = { rows: new Map(), keyed: new Map() };
   for (const c of contexts.list) {
     ctx.deadline.check();
-    const same = baseTree !== null && key !== null && !touched.has(c) && (await sameSubtree(ctx, key, baseTree, c.root));
+    const same = baseTree !== null && key !== null && !touched.has(c) && (await sameSubtree(ctx, key, baseTree, c.root)) && (await sameReads(ctx, key, baseTree, c));
     const report = same ? await freezesOnly(ctx, c, atNew, seen) : await contextReport(ctx, c, atNew, key);
     const isTouched = touched.has(c);
     for (const f of report.findings) findings.push(contextFinding(f, c, isTouched));
@@ -89,6 +95,17 @@ function contextReport(ctx: RunContext, c: BoundedContext, atNew: EvidenceSource
 async function sameSubtree(ctx: RunContext, newTree: string, baseTree: string, root: string): Promise<boolean> {
   const [atNew, atBase] = await Promise.all([ctx.store.trees.entryAt(newTree, root), ctx.store.trees.entryAt(baseTree, root)]);
   return atNew !== null && atNew.kind === 'tree' && atBase !== null && atNew.oid === atBase.oid;
+}
+
+/** True when every path the context's pin names outside its root is the same entry at new as
+ * at the base (a branch that forked before the base branch changed one is judged in full). */
+async function sameReads(ctx: RunContext, newTree: string, baseTree: string, c: BoundedContext): Promise<boolean> {
+  for (const r of c.reads) {
+    if (foldKey(r.path).startsWith(`${c.key}/`)) continue; // under its root: sameSubtree
+    const [atNew, atBase] = await Promise.all([ctx.store.trees.entryAt(newTree, r.path), ctx.store.trees.entryAt(baseTree, r.path)]);
+    if (atNew?.oid !== atBase?.oid || atNew?.kind !== atBase?.kind) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,11 +1,11 @@
 // REF_RESERVED: refs/receipt-gate/** belongs to the server (the signed push log lives at
 // refs/receipt-gate/log, docs/push-log.md). A push that creates, moves or deletes any ref
 // under it is closed for every pusher, owners included: only the server's hook appends to the
-// log, locally. Checked on the server path for every update, guarded repository or not.
+// log, locally. Reserved refs are a ref kind (src/run/ref-kind.ts): the engine's dispatch
+// (src/engine.ts) calls this for every such update on the server, guarded repository or not.
 
 import { finding, type Finding } from '../findings';
 import { RESERVED_PREFIX } from '../pushlog/entry';
-import { gateResult, refResult, type GateResult } from '../results';
 import { ZERO_OID, type RefUpdate } from '../types';
 
 export function reservedRefFinding(update: RefUpdate, identity: string | null): Finding | null {
@@ -17,14 +17,4 @@ export function reservedRefFinding(update: RefUpdate, identity: string | null): 
     message: `${action} ${update.ref} as ${identity ?? 'nobody'}: refs under ${RESERVED_PREFIX} are written only by the server's receipt-gate hook (the signed push log), never by a push`,
     fix: `drop ${update.ref} from the push (fetch it, never push it); nobody, owners included, may write it`,
   });
-}
-
-/** The result with REF_RESERVED added to every update of a reserved ref. */
-export function withReservedRefs(result: GateResult): GateResult {
-  if (!result.refs.some((r) => r.update.ref.startsWith(RESERVED_PREFIX))) return result;
-  const refs = result.refs.map((r) => {
-    const f = reservedRefFinding(r.update, result.identity);
-    return f ? refResult(r.update, [...r.findings, f], { isProtectedRef: true, newCommits: r.newCommits, identities: r.identities, evidence: r.evidence, contexts: r.contexts }) : r;
-  });
-  return gateResult(refs, { unguarded: result.unguarded, policy: result.policy, identity: result.identity, baseName: result.baseName });
 }

@@ -2,13 +2,25 @@
 // path, who may change it, and which contexts a ref update touches. Built once per run
 // (src/run/context.ts), and only for a policy that declares contexts; the evidence of each
 // context is src/rules/contexts.ts's.
+//
+// What a context's evidence reads: the paths its policy names (pin, manifest, catalog, freeze
+// file, observations and their witnesses, keyed freezes, fixture records), all under its root
+// (a policy that puts one elsewhere is POLICY_INVALID), and the paths its epoch pin names
+// (generator, inputs), which may lie anywhere, under another context's root too. The pin is
+// read at the base once per run (`prepare`); a change to a path it names touches the context
+// and needs an owner of it, whoever's root holds the path.
 
 import type { Deadline } from '../deadline';
+import { readPin } from '../evidence/epoch';
+import { escapeGlob } from '../evidence/policy';
+import { TreeSource } from '../evidence/tree-source';
 import type { ContextPolicy, Policy } from '../evidence/types';
+import type { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import { compileGlob, type CompiledGlob } from '../glob';
 import { foldKey, segmentsOf } from '../paths';
 import { compileProtection, type Protection } from '../protection';
+import { short } from '../wording';
 import { isOwner, ownersText } from './identity';
 
 /** One context as a run uses it. Its protection is compiled on first use. */
@@ -22,6 +34,21 @@ export interface BoundedContext {
   ownersText: string;
   protection(): Protection;
   dependsOn: CompiledGlob[];
+  /** The paths its epoch pin names at the base (set by `prepare`): the generator and inputs. */
+  reads: EvidenceRead[];
+}
+
+/** A path a context's evidence reads because its epoch pin names it. */
+export interface EvidenceRead {
+  path: string;
+  /** For messages: `generator named by services/billing/fixtures/EPOCH`. */
+  what: string;
+}
+
+/** A context whose evidence reads a changed path, and what the path is to it. */
+export interface EvidenceReader {
+  context: BoundedContext;
+  what: string;
 }
 
 /** Who may change a path a change touches, and the glob that protects it. */
@@ -43,6 +70,14 @@ export interface Contexts {
   touchedBy(changes: readonly (readonly PathChange[])[]): BoundedContext[];
   /** True when some changed path lies outside every root. */
   touchesOutside(changes: readonly (readonly PathChange[])[]): boolean;
+  /** The contexts whose evidence reads what the change changes through their pins (the
+   * generator and inputs at the base), wherever it lies. */
+  readersOf(change: PathChange): EvidenceReader[];
+  /**
+   * Reads each context's epoch pin at the base tip, once per run (later calls share the first
+   * read): what `ruleFor`, `touchedBy` and `readersOf` need, so they refuse to answer before it.
+   */
+  prepare(store: ObjectStore, baseTip: string | null): Promise<void>;
 }
 
 export interface ContextsSetup {
@@ -67,6 +102,7 @@ export function compileContexts(setup: ContextsSetup): Contexts {
       ownersText: ownersText(c.policy),
       protection: () => (compiled ??= compileProtection(c.policy, { deadline: setup.deadline })),
       dependsOn: c.dependsOn.map((g) => compileGlob(g, { fold: true })),
+      reads: [],
     };
   });
 
@@ -83,7 +119,79 @@ export function compileContexts(setup: ContextsSetup): Contexts {
     return glob === null ? null : { glob, owner: false, ownersText: c.ownersText, context: c.name };
   };
 
+  // What the pins name, read at the base by `prepare`: per context, its reads as a protection
+  // (so a symlink or submodule over a read path's folder, or an 8.3 short name of it, is a
+  // touch of it, as for a protected file), and the folded read paths and their folders, so a
+  // change that reaches none of them costs one lookup.
+  let prepared: { tip: string | null; done: Promise<void> } | null = null;
+  let ready = false;
+  const readSets: { context: BoundedContext; protection: Protection; what: Map<string, string> }[] = [];
+  const readKeys = new Set<string>();
+
+  const load = async (store: ObjectStore, baseTip: string | null): Promise<void> => {
+    if (baseTip !== null) {
+      const source = new TreeSource(store, (await store.commits.read(baseTip)).tree, `commit ${short(baseTip)}`);
+      for (const c of list) {
+        const pinPath = c.policy.epoch?.pin;
+        if (pinPath === undefined) continue;
+        setup.deadline.check();
+        // A pin that is missing or invalid at the base names nothing: the context's own check
+        // reports it whatever else changes.
+        const { pin } = await readPin(source, pinPath, c.policy, setup.deadline);
+        if (pin === null) continue;
+        c.reads = [{ path: pin.generator, what: `generator named by ${pinPath}` }, ...pin.inputs.map((p) => ({ path: p, what: `input named by ${pinPath}` }))];
+      }
+    }
+    for (const c of list) {
+      if (c.reads.length === 0) continue;
+      const what = new Map<string, string>();
+      for (const r of c.reads) if (!what.has(escapeGlob(r.path))) what.set(escapeGlob(r.path), r.what);
+      const policy: Policy = { ...c.policy, protected: [...what.keys()], exceptions: [], epoch: undefined, manifest: undefined, freeze: undefined, observations: undefined, fixtures: undefined };
+      readSets.push({ context: c, protection: compileProtection(policy, { deadline: setup.deadline }), what });
+      for (const r of c.reads) {
+        const segments = foldKey(r.path).split('/');
+        for (let i = 1; i <= segments.length; i++) readKeys.add(segments.slice(0, i).join('/'));
+      }
+    }
+    ready = true;
+  };
+
+  const prepare = (store: ObjectStore, baseTip: string | null): Promise<void> => {
+    if (prepared !== null && prepared.tip !== baseTip) throw new Error(`bounded contexts: the pins were read at ${prepared.tip ?? 'no base'}, not at ${baseTip ?? 'no base'}`);
+    prepared ??= { tip: baseTip, done: load(store, baseTip) };
+    return prepared.done;
+  };
+
+  const mustBeReady = (what: string): void => {
+    if (!ready) throw new Error(`bounded contexts: ${what} was asked before the contexts' epoch pins were read at the base (Contexts.prepare)`);
+  };
+
+  const readersOf = (change: PathChange): EvidenceReader[] => {
+    mustBeReady('readersOf');
+    if (readSets.length === 0) return [];
+    const folded = foldKey(change.path);
+    if (!readKeys.has(folded) && !folded.includes('~')) return [];
+    const out: EvidenceReader[] = [];
+    for (const set of readSets) {
+      const label = set.protection.protectedByChange(change);
+      const what = label === null ? undefined : set.what.get(label);
+      if (what !== undefined) out.push({ context: set.context, what });
+    }
+    return out;
+  };
+
   const ruleFor = (change: PathChange): PathRule | null => {
+    mustBeReady('ruleFor');
+    const own = holderRuleFor(change);
+    if (own !== null) return own;
+    // A path some context's evidence reads: an owner of every such context may change it.
+    for (const r of readersOf(change)) {
+      if (!r.context.owner) return { glob: r.what, owner: false, ownersText: r.context.ownersText, context: r.context.name };
+    }
+    return null;
+  };
+
+  const holderRuleFor = (change: PathChange): PathRule | null => {
     const folded = foldKey(change.path);
     const holder = holding(folded);
     if (holder !== null) return ruleOf(holder, change);
@@ -103,10 +211,13 @@ export function compileContexts(setup: ContextsSetup): Contexts {
   };
 
   const touchedBy = (changes: readonly (readonly PathChange[])[]): BoundedContext[] => {
+    mustBeReady('touchedBy');
     const touched = new Set<BoundedContext>();
     for (const batch of changes) {
       for (const change of batch) {
         if (touched.size === list.length) return list;
+        // The contexts whose pins name the path, whoever's root holds it.
+        for (const r of readersOf(change)) touched.add(r.context);
         const folded = foldKey(change.path);
         const holder = holding(folded);
         if (holder !== null) {
@@ -125,5 +236,5 @@ export function compileContexts(setup: ContextsSetup): Contexts {
   const touchesOutside = (changes: readonly (readonly PathChange[])[]): boolean =>
     changes.some((batch) => batch.some((change) => holding(foldKey(change.path)) === null));
 
-  return { list, holding, ruleFor, touchedBy, touchesOutside };
+  return { list, holding, ruleFor, touchedBy, touchesOutside, readersOf, prepare };
 }

@@ -1,8 +1,8 @@
 // One push, judged as a whole. The per-push context is loaded once: the repository, its
 // default branch tip before the push (which supplies the policy), every ref the repository had
 // before the push (whose history is not new), the pusher, the deadline. Then every ref update
-// goes through the same engine as `verify-ref`, and the decision is written for the person at
-// the other end of `git push`.
+// goes through the same engine as `verify-ref`, and the push is decided (src/server/decide.ts)
+// for the entry to record (the push log) and print.
 //
 // Fails closed: a malformed stdin line, an unreadable object, a broken policy, an exception or
 // the deadline all reject the push with a sentence and the machine line.
@@ -13,13 +13,13 @@ import { evaluate } from '../engine';
 import { finding, type Finding } from '../findings';
 import { History } from '../git/history/history';
 import { ObjectStore } from '../git/store';
-import { gateResult, refResult, type GateResult } from '../results';
+import { gateResult, refResult } from '../results';
 import { internalError } from '../rules/errors';
-import { withReservedRefs } from '../rules/push-log';
 import { resolveBase } from '../run/base';
 import { identityFromEnv } from '../run/identity';
 import type { RefUpdate } from '../types';
-import { decidePush, type MessageOptions, type PushDecision } from '../report/remote';
+import type { PushDecision } from '../decision';
+import { decide } from './decide';
 import { parseRefUpdates, refusedRefName, stdinBytes } from './protocol';
 import { refNameFromLatin1 } from '../git/refname';
 import { quotePath } from '../quote';
@@ -40,14 +40,10 @@ export interface PushContext {
   /** When the hook started on that clock (the entry passes node's own start, so the budget
    * counts the start and the reading of stdin too); the call's start when absent. */
   startedAt?: number;
-  messages?: MessageOptions;
 }
 
-export interface PushOutcome extends PushDecision {
-  result: GateResult;
-  /** The policy blob that judged the push (recorded by the push log); null when none. */
-  policyOid?: string | null;
-}
+/** What receivePush hands back: the push's decision (src/decision.ts). */
+export type PushOutcome = PushDecision;
 
 /** The hook's GIT_DIR: git runs pre-receive inside the repository with GIT_DIR set (often '.'). */
 export function gitdirOf(cwd: string, env: NodeJS.ProcessEnv): string {
@@ -83,7 +79,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
   }
   // From here on names are held as text (src/git/refname.ts), exactly.
   const updates = parsed.updates.map((u) => ({ ...u, ref: refNameFromLatin1(u.ref) }));
-  if (updates.length === 0) return { accepted: true, lines: [], result: gateResult([]) };
+  if (updates.length === 0) return decide(gateResult([]));
 
   let store: ObjectStore | null = null;
   try {
@@ -116,9 +112,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
         updates,
       ),
     );
-    // refs/receipt-gate/** (the push log) is never written by a push: src/rules/push-log.ts.
-    const result = withReservedRefs(judged);
-    return { ...decidePush(result, ctx.messages), result, policyOid: setup.base.policyOid };
+    return decide(judged, setup.base.policyOid);
   } catch (err) {
     if (err instanceof DeadlineExceeded) {
       return failed(
@@ -141,6 +135,5 @@ function failed(updates: RefUpdate[], f: Finding, ctx: PushContext): PushOutcome
   const refs = (updates.length ? updates : [{ old: '', new: '', ref: '(stdin)' }]).map((update) =>
     refResult(update, [{ ...f, ref: update.ref === '(stdin)' ? undefined : update.ref }]),
   );
-  const result = gateResult(refs, { identity: identityFromEnv(null, ctx.env) });
-  return { ...decidePush(result, ctx.messages), result };
+  return decide(gateResult(refs, { identity: identityFromEnv(null, ctx.env) }));
 }

@@ -18,6 +18,7 @@ import { generateKeyPair, loadPrivateKey, loadPublicKey } from '../../src/receip
 import { History } from '../../src/git/history/history';
 import { ObjectStore } from '../../src/git/store';
 import { receivePush } from '../../src/server/receive';
+import { remoteLines } from '../../src/report/remote';
 import { ZERO } from '../server/helpers';
 import { gitValue, tempDir } from '../helpers/git';
 
@@ -229,9 +230,9 @@ test('REF_RESERVED closes a push of refs/receipt-gate/** on an unguarded reposit
   const { dir, commits } = bareWithCommits(1);
   for (const line of [`${ZERO} ${commits[0]} refs/receipt-gate/log`, `${ZERO} ${commits[0]} refs/receipt-gate/x/y`]) {
     const outcome = await receivePush({ gitdir: dir, env: {}, today: () => '2026-09-10' }, `${line}\n`);
-    assert.is(outcome.accepted, false, outcome.lines.join('\n'));
+    assert.is(outcome.accepted, false, remoteLines(outcome).join('\n'));
     assert.equal(outcome.result.findings.map((f) => f.code), ['REF_RESERVED']);
-    assert.match(outcome.lines.join('\n'), /REF_RESERVED/);
+    assert.match(remoteLines(outcome).join('\n'), /REF_RESERVED/);
   }
   const ok = await receivePush({ gitdir: dir, env: {}, today: () => '2026-09-10' }, `${ZERO} ${commits[0]} refs/heads/receipt-gate/log\n`);
   assert.is(ok.accepted, true);

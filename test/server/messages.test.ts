@@ -9,7 +9,11 @@ import type { GateResult, RefResult } from '../../src/results';
 import type { Finding, FindingCode, Severity } from '../../src/findings';
 import { machineLine } from '../../src/report/machine';
 import { verdictOf } from '../../src/verdict';
-import { decidePush, remoteText } from '../../src/report/remote';
+import { remoteAnswer, remoteText, type MessageOptions } from '../../src/report/remote';
+import { decide } from '../../src/server/decide';
+
+/** The answer to a push judged as `r`: decided (src/server/decide.ts), then printed. */
+const decidePush = (r: GateResult, options?: MessageOptions) => remoteAnswer(decide(r), options);
 
 const OLD = '1'.repeat(40);
 const NEW = '2'.repeat(40);

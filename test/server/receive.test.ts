@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, makeTemplate, TODAY, type Remote } from './helpers';
 import { receivePush } from '../../src/server/receive';
+import { remoteLines } from '../../src/report/remote';
 import { machineLine } from '../../src/report/machine';
 import { gitValue } from '../helpers/git';
 
@@ -22,14 +23,14 @@ function ctx(over: Partial<Parameters<typeof receivePush>[0]> = {}) {
 test('a malformed input line rejects the push and names the line', async () => {
   const out = await receivePush(ctx(), 'this is not a ref update\n');
   assert.is(out.accepted, false);
-  assert.match(out.lines.join('\n'), /pre-receive input line 1 is not '<old-oid> <new-oid> <ref>'/);
-  assert.is(out.lines[out.lines.length - 1], machineLine(out.result));
+  assert.match(remoteLines(out).join('\n'), /pre-receive input line 1 is not '<old-oid> <new-oid> <ref>'/);
+  assert.is(remoteLines(out)[remoteLines(out).length - 1], machineLine(out.result));
 });
 
 test('no ref updates: nothing to judge, accepted silently', async () => {
   const out = await receivePush(ctx(), '');
   assert.is(out.accepted, true);
-  assert.equal(out.lines, []);
+  assert.equal(remoteLines(out), []);
 });
 
 test('the deadline passing rejects the push with LIMIT_EXCEEDED (fail closed)', async () => {
@@ -40,8 +41,8 @@ test('the deadline passing rejects the push with LIMIT_EXCEEDED (fail closed)', 
   const out = await receivePush(ctx({ now }), `${main} ${main} refs/heads/feature\n`);
   assert.is(out.accepted, false);
   assert.is(out.result.verdict, 'closed');
-  assert.ok(out.result.findings.some((f) => f.code === 'LIMIT_EXCEEDED'), out.lines.join('\n'));
-  assert.match(out.lines.join('\n'), /did not finish within its time budget/);
+  assert.ok(out.result.findings.some((f) => f.code === 'LIMIT_EXCEEDED'), remoteLines(out).join('\n'));
+  assert.match(remoteLines(out).join('\n'), /did not finish within its time budget/);
 });
 
 test('a bad clock setting rejects the push with the reason', async () => {
@@ -51,7 +52,7 @@ test('a bad clock setting rejects the push with the reason', async () => {
     `${main} ${main} refs/heads/feature\n`,
   );
   assert.is(out.accepted, false);
-  assert.match(out.lines.join('\n'), /RECEIPT_GATE_NOW must be a UTC date/);
+  assert.match(remoteLines(out).join('\n'), /RECEIPT_GATE_NOW must be a UTC date/);
 });
 
 test('a gitdir that is not a repository rejects the push', async () => {
