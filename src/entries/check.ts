@@ -9,13 +9,15 @@
 //
 // Named itself, the policy's globs are checked too: a malformed one is POLICY_INVALID (the
 // policy's own validation); one that matches no path at the base is a warning (a typo
-// protects nothing).
+// protects nothing), unless it is a guard glob (protected before its files exist). Named, the
+// epoch pin is checked with the generator it names (missing, or bytes that differ from the
+// pinned digest, close).
 
 import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
 import { contextHolding, contextNamed, type Scope } from '../client/context-scope';
-import { isGuardGlob } from '../client/layout';
+import { GUARD_GLOBS, isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
 import { locateWorktree } from '../client/git-cli';
 import { today } from '../clock';
@@ -51,14 +53,22 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (positionals.length === 0) throw new UsageError(`name at least one FILE\nusage: ${USAGE}`);
   const date = today(io, values.now);
   const worktree = locateWorktree(io.cwd, io.env);
-  const files = positionals.map((p) => repoPath(worktree.top, io.cwd, p));
+  const given = positionals.map((p) => repoPath(worktree.top, io.cwd, p));
 
   const tree = new DirectorySource(worktree.top, 'the working tree');
   const policyEntry = await tree.stat(POLICY_PATH);
   if (policyEntry.kind === 'missing') {
     throw new UsageError(`no ${POLICY_PATH} at ${worktree.top}: nothing to check against (run 'receipt-gate init' first)`);
   }
-  refuseMissing(worktree.top, await missingFiles(tree, files));
+  const missing = await missingFiles(tree, given);
+  // A name that is not valid UTF-8 reaches check with U+FFFD in place of its bytes (the
+  // command line is read as UTF-8): the file is there, but no policy can name it as evidence.
+  const notUtf8 = missing.map((f) => ({ f, raw: notUtf8Name(worktree.top, f) })).filter((m): m is { f: string; raw: Buffer } => m.raw !== null);
+  refuseMissing(worktree.top, missing.filter((f) => !notUtf8.some((m) => m.f === f)));
+  for (const { raw } of notUtf8) {
+    io.stderr(`receipt-gate check: notice: ${quotePath(raw)}: its name is not valid UTF-8, so no policy can name it as evidence; nothing to validate in it\n`);
+  }
+  const files = given.filter((f) => !notUtf8.some((m) => m.f === f));
 
   const parsed =
     policyEntry.kind === 'file'
@@ -89,7 +99,8 @@ async function missingFiles(tree: DirectorySource, files: readonly string[]): Pr
   return missing;
 }
 
-/** A usage error naming each file that does not exist, with the nearest name beside it. */
+/** A usage error naming each file that does not exist (as git quotes it), with the nearest
+ * name beside it. */
 function refuseMissing(top: string, missing: readonly string[]): void {
   if (missing.length === 0) return;
   throw new UsageError(
@@ -139,7 +150,8 @@ async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; not
         atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
         today: date,
       });
-      const ours = report.findings.filter((f) => f.path !== undefined && named.has(f.path) && (scope.context === null || contextHolding(policy, f.path) === scope.context));
+      const judged = withPinned(named, scope.policy, report.results.pin?.generator ?? null);
+      const ours = report.findings.filter((f) => f.path !== undefined && judged.has(f.path) && (scope.context === null || contextHolding(policy, f.path) === scope.context));
       findings.push(...ours.map((f) => (scope.context === null ? f : { ...f, context: scope.context.name })));
     }
     if (named.has(POLICY_PATH) && baseTree !== null) {
@@ -152,6 +164,14 @@ async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; not
     store?.close();
   }
   return { findings, notices, warnings };
+}
+
+/** The paths whose findings are reported: the named files and, when the epoch pin is named,
+ * the generator it names (a pin is valid only while its generator exists with the pinned
+ * bytes: EPOCH_MISSING, EPOCH_MISMATCH, as the server says). */
+function withPinned(named: ReadonlySet<string>, policy: Policy, generator: string | null): ReadonlySet<string> {
+  if (generator === null || policy.epoch === undefined || !named.has(policy.epoch.pin)) return named;
+  return new Set([...named, generator]);
 }
 
 function report(io: CliIO, format: Format, findings: Finding[], fileCount: number, date: string): number {
@@ -188,26 +208,44 @@ function checkScopes(policy: Policy, files: readonly string[], name: string | un
 }
 
 /** The policy's globs, each with the list it stands in; with bounded contexts, each context's
- * own globs too (as repository globs, the root joined), named with their context. */
-function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string; context: string | null }[] {
+ * own globs too (as repository globs, the root joined), named with their context and root. */
+function policyGlobs(policy: Policy): { list: 'protected' | 'exceptions'; glob: string; context: string | null; root: string }[] {
   const own = (p: Policy, context: string | null, prefix: string) => [
-    ...p.protected.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'protected' as const, glob, context })),
-    ...p.exceptions.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'exceptions' as const, glob, context })),
+    ...p.protected.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'protected' as const, glob, context, root: prefix })),
+    ...p.exceptions.filter((g) => g.startsWith(prefix)).map((glob) => ({ list: 'exceptions' as const, glob, context, root: prefix })),
   ];
   // A context's own globs are the ones under its root (its policy also holds the repository's).
   return [own(policy, null, ''), ...(policy.contexts ?? []).map((c) => own(c.policy, c.name, `${c.root}/`))].flat();
 }
 
-/** Globs that match none of `paths` (the base's files): a typo protects nothing. */
+/** Globs that match none of `paths` (the base's files), each said with its name and list: a
+ * typo protects nothing. A guard glob (src/client/layout.ts: the evidence layout, the gate's
+ * runner, CI, hook and test configuration, also under a context's root) is protected before
+ * anything matches it, on purpose, and never reported; a glob one or two edits from a guard
+ * glob is said with it (`"propertes/**" … check it for a typo (did you mean "properties/**"?)`). */
 function unmatchedGlobs(policy: Policy, paths: readonly string[], baseName: string): string[] {
   const out: string[] = [];
-  for (const { list, glob, context } of policyGlobs(policy)) {
-    if (isGuardGlob(glob)) continue; // protected before it exists, on purpose
-    if (!paths.some((p) => globMatches(glob, p))) {
-      out.push(`the ${list} glob ${printable(JSON.stringify(glob))}${context === null ? '' : ` of context ${context}`} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? "" : "s"}); check it for a typo`);
-    }
+  for (const { list, glob, context, root } of policyGlobs(policy)) {
+    const local = glob.slice(root.length);
+    if (isGuardGlob(local)) continue;
+    if (paths.some((p) => globMatches(glob, p))) continue;
+    const guard = nearestGuard(local);
+    const meant = guard === null ? '' : ` (did you mean ${printable(JSON.stringify(`${root}${guard}`))}?)`;
+    out.push(
+      `the ${list} glob ${printable(JSON.stringify(glob))}${context === null ? '' : ` of context ${context}`} matches no path at ${printable(baseName)} (of ${paths.length} path${paths.length === 1 ? '' : 's'}); check it for a typo${meant}`,
+    );
   }
   return out;
+}
+
+/** The guard glob one or two edits from `glob`, or null. */
+function nearestGuard(glob: string): string | null {
+  let best: { glob: string; d: number } | null = null;
+  for (const { glob: guard } of GUARD_GLOBS) {
+    const d = editDistance(glob, guard);
+    if (d > 0 && d <= 2 && (best === null || d < best.d)) best = { glob: guard, d };
+  }
+  return best?.glob ?? null;
 }
 
 /** Whether the policy would apply `glob` to `path` (the matching the engine uses, folding
@@ -233,23 +271,52 @@ function repoPath(top: string, cwd: string, file: string): string {
   return rel.split(sep).join('/');
 }
 
-/** The file beside `path` whose name is closest to its name (at most two edits), or null. */
-function nearestName(top: string, path: string): string | null {
+/** The entries of the folder holding `path` (a repository path), as the bytes of their
+ * names, with that folder; null when it cannot be read. */
+function siblings(top: string, path: string): { dir: string; name: string; entries: Buffer[] } | null {
   const slash = path.lastIndexOf('/');
   const dir = slash < 0 ? '' : path.slice(0, slash);
-  const name = path.slice(slash + 1);
-  let names: string[];
   try {
-    names = readdirSync(join(top, dir));
+    return { dir, name: path.slice(slash + 1), entries: readdirSync(join(top, dir), { encoding: 'buffer' }) };
   } catch {
     return null;
   }
-  let best: { name: string; d: number } | null = null;
-  for (const n of names.sort()) {
-    const d = editDistance(name.toLowerCase(), n.toLowerCase());
+}
+
+const joinRaw = (dir: string, name: Buffer): Buffer => (dir === '' ? name : Buffer.concat([Buffer.from(`${dir}/`), name]));
+
+/** The file a name holding U+FFFD stands for: an entry beside it whose name is not valid UTF-8
+ * and reads as that name with each stray byte replaced, as the command line decodes it. */
+function notUtf8Name(top: string, path: string): Buffer | null {
+  if (!path.includes('\ufffd')) return null;
+  const beside = siblings(top, path);
+  const entry = beside?.entries.find((e) => !isUtf8(e) && e.toString('utf8') === beside.name);
+  return entry === undefined || beside === null ? null : joinRaw(beside.dir, entry);
+}
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The file beside `path` whose name is closest to its name (at most two edits), as the bytes
+ * of its name, or null. Never the name itself as the command line mangled it. */
+function nearestName(top: string, path: string): Buffer | null {
+  const beside = siblings(top, path);
+  if (beside === null) return null;
+  const name = beside.name.toLowerCase();
+  let best: { name: Buffer; d: number } | null = null;
+  for (const n of [...beside.entries].sort((a, b) => Buffer.compare(a, b))) {
+    const decoded = n.toString('utf8');
+    if (decoded === beside.name) continue;
+    const d = editDistance(name, decoded.toLowerCase());
     if (d <= 2 && (best === null || d < best.d)) best = { name: n, d };
   }
-  return best === null ? null : dir === '' ? best.name : `${dir}/${best.name}`;
+  return best === null ? null : joinRaw(beside.dir, best.name);
 }
 
 /** Levenshtein distance (insertions, deletions, substitutions). */

@@ -212,7 +212,7 @@ test("check .receipt-gate.json warns about a context's own glob that matches not
   const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
   // The typo, and the example's exception for fixture notes (no .md file is there yet).
   assert.equal(warnings.map((w) => w.replace(/\(of \d+ paths\)/, '(of N paths)')), [
-    'receipt-gate check: warning: the protected glob "services/billing/fixturs/**" of context billing matches no path at HEAD (of N paths); check it for a typo',
+    'receipt-gate check: warning: the protected glob "services/billing/fixturs/**" of context billing matches no path at HEAD (of N paths); check it for a typo (did you mean "services/billing/fixtures/**"?)',
     'receipt-gate check: warning: the exceptions glob "services/billing/fixtures/**/*.md" of context billing matches no path at HEAD (of N paths); check it for a typo',
   ]);
   reset();
