@@ -31,6 +31,7 @@ export const COMMANDS: Record<string, Entry> = {
   'receipt': { summary: 'run the grader on a clean tree and write the receipt', load: () => import('./entries/receipt') },
   'verify-receipt': { summary: 'verify a receipt before a merge', load: () => import('./entries/verify-receipt') },
   'verify-log': { summary: 'verify the signed push log: every move of each protected ref is an entry', load: () => import('./entries/verify-log') },
+  'log': { summary: 'log acknowledge: on the server, sign an owner\'s acceptance of moves the push log cannot account for', load: () => import('./entries/log-acknowledge') },
   'reference-transaction': { summary: 'the server hook that appends to the push log (reference-transaction)', load: () => import('./entries/reference-transaction') },
   'keygen': { summary: 'write an ed25519 key pair for signing receipts', load: () => import('./entries/keygen') },
   'explain': { summary: 'explain PATH: which rules and globs protect it, and who may change it', load: () => import('./entries/explain') },

@@ -2,7 +2,15 @@
 // [--checkpoint FILE] [--format FORMAT]`: proves, offline, that every move of each protected
 // ref since the push log began is a signed entry of it, in order, allowed by the gate, and that
 // each ref's tip is the last entry's `new` (docs/push-log.md). Exit 0 when it holds, 1 with the
-// findings when it does not, 2 when nothing could be checked.
+// findings when it does not, 2 when nothing could be checked. Findings an owner acknowledged
+// (`receipt-gate log acknowledge`) are info, each with who acknowledged it and why.
+//
+// --format json is the findings with what was verified, and nothing that does not apply to a
+// log (no evidence identities, no base or head of a patch):
+//   {"verdict", "findings", "log": {"ref", "tip", "entries", "genesis"}, "refs": [{"ref",
+//    "logged", "actual"}], "acknowledgements": [{"seq", "commit", "identity", "account",
+//    "time", "reason", "refs"}]}
+// (schemas/output/verify-log.schema.json; a member that cannot be known is left out, never null).
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -12,6 +20,13 @@ import { UsageError, type CliIO } from '../io';
 import { runLogCheck, readCheckpoint } from '../pushlog/run';
 import { KeyError, loadPublicKey } from '../receipt/dsse';
 import { findingsOutcome, formatOption, renderOutcome, short } from '../report/index';
+import { jsonFinding } from '../report/json';
+import { sortFindings } from '../report/order';
+import { renderText } from '../report/text';
+import { printable } from '../quote';
+import type { VerifyLogResult } from '../pushlog/verify';
+import type { Outcome } from '../report/outcome';
+import { ZERO_OID } from '../types';
 import { openRepository } from '../run/repository';
 import { exitCodeOf } from '../verdict';
 import { VERSION } from '../version';
@@ -60,11 +75,39 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       renameSync(tmp, checkpointFile);
     }
     const header = `receipt-gate verify-log: ${result.entries} entries up to ${result.tip ? short(result.tip) : '(none)'}; ${result.refs.length} ref${result.refs.length === 1 ? '' : 's'} checked (${result.refs.map((r) => r.ref).join(', ') || 'none'})`;
-    io.stdout(renderOutcome(format, findingsOutcome('verify-log', result.findings, { header }), VERSION));
-    return exitCodeOf(findingsOutcome('verify-log', result.findings).verdict);
+    const outcome = findingsOutcome('verify-log', result.findings, { header });
+    const logRef = values.log ?? 'refs/receipt-gate/log';
+    io.stdout(format === 'json' ? logJson(outcome, result, logRef) : format === 'text' ? logText(outcome, result) : renderOutcome(format, outcome, VERSION));
+    return exitCodeOf(outcome.verdict);
   } finally {
     store.close();
   }
+}
+
+/** The terminal form: the header, each acknowledgement of the log, the findings, the verdict. */
+function logText(outcome: Outcome, result: VerifyLogResult): string {
+  const acks = (result.acknowledgements ?? []).map(
+    (a) =>
+      `acknowledgement #${a.seq} (${short(a.commit)}) by ${printable(a.identity)}${a.account && a.account !== a.identity ? ` (account ${printable(a.account)})` : ''} at ${a.time}: ${printable(a.reason)} — ${a.refs
+        .map((r) => `${r.ref} accepted at ${r.accepted === ZERO_OID ? '(absent)' : short(r.accepted)}, ${r.findings.length} finding${r.findings.length === 1 ? '' : 's'}`)
+        .join('; ')}`,
+  );
+  const rest = renderText({ ...outcome, header: undefined });
+  return `${[printable(outcome.header ?? ''), ...acks].join('\n')}\n${rest}`;
+}
+
+function logJson(outcome: Outcome, result: VerifyLogResult, logRef: string): string {
+  const log: Record<string, unknown> = { ref: logRef, entries: result.entries };
+  if (result.tip) log.tip = result.tip;
+  if (result.genesis) log.genesis = result.genesis;
+  const doc = {
+    verdict: outcome.verdict,
+    findings: sortFindings(outcome.findings).map(jsonFinding),
+    log,
+    refs: result.refs,
+    acknowledgements: result.acknowledgements ?? [],
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
 function readPublicKey(path: string, label: string) {

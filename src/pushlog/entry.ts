@@ -9,6 +9,9 @@
 //   push      updates receive-pack applied after the gate judged them (verdict per update)
 //   ungated   updates git applied that no gate decision covers (a direct `git update-ref`, a
 //             push while pre-receive was missing): recorded, and never an allowed move
+//   acknowledge  an owner's signed acceptance of moves the log could not account for
+//             (`receipt-gate log acknowledge`): per ref, where the log left it, the value accepted
+//             as its new anchor, and exactly which findings it covers; moves nothing
 
 import type { KeyObject } from 'node:crypto';
 import { sha256Hex } from '../hash';
@@ -21,7 +24,7 @@ export const LOG_SCHEMA = 'receipt-gate-push-log/v1';
 export const LOG_REF = 'refs/receipt-gate/log';
 export const RESERVED_PREFIX = 'refs/receipt-gate/';
 
-export type EntryKind = 'genesis' | 'push' | 'ungated';
+export type EntryKind = 'genesis' | 'push' | 'ungated' | 'acknowledge';
 
 /** The gate's verdict on one update; `unguarded` when the repository had no policy (accepted
  * without checks), null for an ungated update. */
@@ -50,6 +53,32 @@ export interface PushCertificate {
   nonce_status: string | null;
 }
 
+/** One finding an acknowledgement covers: its code, the entry it was made on (null: the ref's
+ * value against the log's last entry for it) and the commit it names. */
+export interface AcknowledgedFinding {
+  code: string;
+  entry: number | null;
+  commit: string | null;
+}
+
+export interface AcknowledgedRef {
+  ref: string;
+  /** Where the entries before the acknowledgement leave the ref (ZERO_OID: absent). */
+  logged: string;
+  /** The ref's value the owner accepts: from this entry on, the log's state of the ref. */
+  accepted: string;
+  /** Exactly the findings accepted; any other finding on the ref stays closed. */
+  findings: AcknowledgedFinding[];
+}
+
+export interface Acknowledgement {
+  /** Why the owner accepts the moves (the incident, the review). */
+  reason: string;
+  /** The server account that ran the command (who held the log key). */
+  account: string | null;
+  refs: AcknowledgedRef[];
+}
+
 export interface LogPredicate {
   schema: typeof LOG_SCHEMA;
   seq: number;
@@ -67,13 +96,17 @@ export interface LogPredicate {
   /** genesis: every ref and what it named when the log began. */
   refs?: Record<string, string>;
   push_certificate: PushCertificate | null;
+  /** acknowledge: what the owner (`identity`) accepts, and why. */
+  acknowledgement?: Acknowledgement;
 }
 
 export function statementOf(p: LogPredicate): Statement<LogPredicate> {
   const subject =
     p.kind === 'genesis'
       ? Object.entries(p.refs ?? {}).map(([name, oid]) => ({ name, digest: { gitCommit: oid } }))
-      : p.updates.map((u) => ({ name: u.ref, digest: { gitCommit: u.new } }));
+      : p.kind === 'acknowledge'
+        ? (p.acknowledgement?.refs ?? []).map((a) => ({ name: a.ref, digest: { gitCommit: a.accepted } }))
+        : p.updates.map((u) => ({ name: u.ref, digest: { gitCommit: u.new } }));
   if (subject.length === 0) subject.push({ name: LOG_REF, digest: { gitCommit: ZERO_OID } });
   return { _type: STATEMENT_TYPE, subject, predicateType: LOG_PREDICATE_TYPE, predicate: p };
 }
@@ -137,7 +170,7 @@ export function checkEntry(text: string, keys: KeyObject | readonly KeyObject[],
   return { ok: true, predicate: statement.predicate as LogPredicate, payloadSha256: sha256Hex(checked.body), keyid: checked.keyid };
 }
 
-const KINDS = new Set(['genesis', 'push', 'ungated']);
+const KINDS = new Set(['genesis', 'push', 'ungated', 'acknowledge']);
 const VERDICTS = new Set(['eligible', 'hold', 'closed', 'unguarded', null]);
 
 function predicateProblem(value: unknown): string | null {
@@ -159,6 +192,32 @@ function predicateProblem(value: unknown): string | null {
   if (p.kind === 'genesis') {
     if (typeof p.refs !== 'object' || p.refs === null) return 'the genesis entry lists no refs';
     for (const oid of Object.values(p.refs as Record<string, unknown>)) if (!isOid(String(oid))) return 'a genesis ref names no oid';
+  }
+  if (p.kind === 'acknowledge') return acknowledgementProblem(p);
+  if (p.acknowledgement !== undefined) return `a ${String(p.kind)} entry carries an acknowledgement`;
+  return null;
+}
+
+function acknowledgementProblem(p: Record<string, unknown>): string | null {
+  if (typeof p.identity !== 'string' || p.identity === '') return 'the acknowledgement names no owner (identity)';
+  if ((p.updates as unknown[]).length !== 0) return 'an acknowledgement moves no ref (updates must be empty)';
+  const a = p.acknowledgement as Record<string, unknown> | undefined;
+  if (typeof a !== 'object' || a === null) return 'the acknowledge entry holds no acknowledgement';
+  if (typeof a.reason !== 'string' || a.reason.trim() === '') return 'the acknowledgement gives no reason';
+  if (!(a.account === null || typeof a.account === 'string')) return 'the acknowledgement\'s account is not a string';
+  if (!Array.isArray(a.refs) || a.refs.length === 0) return 'the acknowledgement names no ref';
+  for (const r of a.refs as unknown[]) {
+    const x = r as Record<string, unknown>;
+    if (typeof x !== 'object' || x === null || typeof x.ref !== 'string' || !isOid(String(x.logged)) || !isOid(String(x.accepted))) {
+      return 'an acknowledged ref lacks ref, logged or accepted';
+    }
+    if (!Array.isArray(x.findings)) return `the acknowledgement of ${x.ref} lists no findings`;
+    for (const f of x.findings as unknown[]) {
+      const y = f as Record<string, unknown>;
+      if (typeof y !== 'object' || y === null || typeof y.code !== 'string') return `a finding acknowledged on ${x.ref} has no code`;
+      if (!(y.entry === null || (Number.isSafeInteger(y.entry) && (y.entry as number) >= 0))) return `a finding acknowledged on ${x.ref} names no entry`;
+      if (!(y.commit === null || (typeof y.commit === 'string' && isOid(y.commit)))) return `a finding acknowledged on ${x.ref} names no commit`;
+    }
   }
   return null;
 }

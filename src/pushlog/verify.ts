@@ -9,6 +9,10 @@
 //   each checked ref's tip ─► the replayed state (LOG_GAP: moved forward, rewound or diverged,
 //     told by one ancestry question per ref)
 //   a checkpoint (the last verified log tip and seq) ─► the log extends it (LOG_FORKED)
+//   an owner's acknowledgement entry (`receipt-gate log acknowledge`) ─► the findings it names
+//     on a ref since the last anchor are shown as info (who, when, why); the ref's value it
+//     accepts is the new anchor; anything it does not name, and every later move, is judged
+//     as usual
 //
 // Nothing the log says is used before a signature vouches for it. The tip's signature covers
 // its payload, which names the previous payload's SHA-256 (`prev`), and so on down to the
@@ -26,7 +30,7 @@ import { isAncestor } from '../git/history/merge-base';
 import { short } from '../wording';
 import { ZERO_OID } from '../types';
 import { entryTextOf, readLooseCommit } from './append';
-import { checkEntry, verdictAllows, type LoggedUpdate, type LogPredicate } from './entry';
+import { checkEntry, verdictAllows, type AcknowledgedFinding, type AcknowledgedRef, type LoggedUpdate, type LogPredicate } from './entry';
 
 export interface VerifiedEntry {
   commit: string;
@@ -61,6 +65,29 @@ export interface VerifyLogResult {
   tip: string | null;
   /** Each checked ref and the state the log leaves it in (ZERO_OID: absent). */
   refs: { ref: string; logged: string; actual: string }[];
+  /** The log's first entry (null when the chain could not be read). */
+  genesis?: string | null;
+  /** The closing LOG_GAP / LOG_UNGATED findings on refs, as an acknowledgement names them. */
+  open?: (AcknowledgedFinding & { ref: string })[];
+  /** The acknowledgement entries of the log, oldest first. */
+  acknowledgements?: ShownAcknowledgement[];
+}
+
+/** An acknowledgement entry as verify-log shows it. */
+export interface ShownAcknowledgement {
+  seq: number;
+  commit: string;
+  identity: string;
+  account: string | null;
+  time: string;
+  reason: string;
+  refs: AcknowledgedRef[];
+}
+
+/** A closing finding on a ref that an acknowledgement may still cover, with its name. */
+interface OpenFinding {
+  finding: Finding;
+  key: AcknowledgedFinding;
 }
 
 export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult> {
@@ -81,12 +108,18 @@ export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult>
   // 4. Replay: every update starts where the ref stood.
   const genesis = chain[0]!;
   const named = new Set<string>(Object.keys(genesis.predicate.refs ?? {}));
-  for (const e of chain) for (const u of e.predicate.updates) named.add(u.ref);
+  for (const e of chain) {
+    for (const u of e.predicate.updates) named.add(u.ref);
+    for (const a of e.predicate.acknowledgement?.refs ?? []) named.add(a.ref);
+  }
   const checked = new Set(await input.refs(named));
-  const state = replay(chain, checked, findings);
+  const acknowledgements: ShownAcknowledgement[] = [];
+  const { state, open } = replay(chain, checked, findings, acknowledgements);
   // 5. Each checked ref's tip is where the log leaves it.
-  const refs = await checkTips(input, genesis, state, checked, findings);
-  return { findings, entries: chain.length, tip, refs };
+  const refs = await checkTips(input, genesis, state, checked, open);
+  const still = [...open.entries()].flatMap(([ref, list]) => list.map((o) => ({ ref, ...o.key })));
+  for (const list of open.values()) for (const o of list) findings.push(o.finding);
+  return { findings, entries: chain.length, tip, refs, genesis: genesis.commit, open: still, acknowledgements };
 }
 
 function noLogFinding(logRef: string): Finding {
@@ -182,24 +215,107 @@ interface RefState {
 }
 
 /** Replays the entries from the genesis refs: each update of a checked ref must start where
- * the ref stood (LOG_GAP) and be allowed by its verdict (LOG_UNGATED). Returns each ref's state
- * after the last entry. */
-function replay(chain: VerifiedEntry[], checked: ReadonlySet<string>, findings: Finding[]): Map<string, RefState> {
+ * the ref stood (LOG_GAP) and be allowed by its verdict (LOG_UNGATED). An acknowledgement turns
+ * the open findings it names on a ref into info (`findings`) and re-anchors the ref. Returns
+ * each ref's state after the last entry and the findings still open, per ref. */
+function replay(
+  chain: VerifiedEntry[],
+  checked: ReadonlySet<string>,
+  findings: Finding[],
+  acknowledgements: ShownAcknowledgement[],
+): { state: Map<string, RefState>; open: Map<string, OpenFinding[]> } {
   const genesis = chain[0]!;
   const state = new Map<string, RefState>();
+  const open = new Map<string, OpenFinding[]>();
+  const add = (ref: string, o: OpenFinding) => {
+    const list = open.get(ref);
+    if (list) list.push(o);
+    else open.set(ref, [o]);
+  };
   for (const [ref, oid] of Object.entries(genesis.predicate.refs ?? {})) state.set(ref, { oid, seq: 0, commit: genesis.commit });
   for (let i = 1; i < chain.length; i++) {
     const { commit, predicate: p } = chain[i]!;
+    if (p.kind === 'acknowledge' && p.acknowledgement) {
+      const shown: ShownAcknowledgement = { seq: p.seq, commit, identity: p.identity ?? '', account: p.acknowledgement.account, time: p.time, reason: p.acknowledgement.reason, refs: p.acknowledgement.refs };
+      acknowledgements.push(shown);
+      for (const a of p.acknowledgement.refs) {
+        if (checked.has(a.ref)) {
+          const before = state.get(a.ref) ?? { oid: ZERO_OID, seq: 0, commit: genesis.commit };
+          const keep = (open.get(a.ref) ?? []).filter((o) => {
+            if (!names(a, o.key)) return true;
+            findings.push(acknowledged(o.finding, shown));
+            return false;
+          });
+          open.set(a.ref, keep);
+          for (const f of anchorFindings(a, before, shown)) {
+            if (f.severity === 'info') findings.push(f);
+            else add(a.ref, { finding: f, key: { code: f.code, entry: p.seq, commit: f.commit ?? null } });
+          }
+        }
+        state.set(a.ref, { oid: a.accepted, seq: p.seq, commit });
+      }
+      continue;
+    }
     for (const u of p.updates) {
       if (checked.has(u.ref)) {
         const before = state.get(u.ref) ?? { oid: ZERO_OID, seq: 0, commit: genesis.commit };
-        if (before.oid !== u.old) findings.push(gapBetween(u, before, p, commit));
-        if (!verdictAllows(u, p.kind)) findings.push(ungated(u, p, commit));
+        if (before.oid !== u.old) {
+          const f = gapBetween(u, before, p, commit);
+          add(u.ref, { finding: f, key: { code: f.code, entry: p.seq, commit: f.commit ?? null } });
+        }
+        if (!verdictAllows(u, p.kind)) {
+          const f = ungated(u, p, commit);
+          add(u.ref, { finding: f, key: { code: f.code, entry: p.seq, commit: f.commit ?? null } });
+        }
       }
       state.set(u.ref, { oid: u.new, seq: p.seq, commit });
     }
   }
-  return state;
+  return { state, open };
+}
+
+/** Whether an acknowledged ref names this finding: code, entry and commit, exactly. */
+function names(a: AcknowledgedRef, key: AcknowledgedFinding): boolean {
+  return a.findings.some((f) => f.code === key.code && f.entry === key.entry && f.commit === key.commit);
+}
+
+/** The acknowledged move of the ref itself: from where the log left it to the value accepted.
+ * Info when the acknowledgement starts where the log left the ref and names the move; closed
+ * otherwise (an acknowledgement made against another log, or re-anchoring without saying so). */
+function anchorFindings(a: AcknowledgedRef, before: RefState, ack: ShownAcknowledgement): Finding[] {
+  const out: Finding[] = [];
+  const where = `acknowledgement #${ack.seq} (${short(ack.commit)})`;
+  if (before.oid !== a.logged) {
+    out.push(
+      finding('LOG_GAP', {
+        ref: a.ref,
+        commit: a.logged === ZERO_OID ? before.oid : a.logged,
+        message: `${where} accepts ${a.ref} from ${describe(a.logged)}, but the log's last entry for it (#${before.seq}, ${short(before.commit)}) leaves it at ${describe(before.oid)}: the acknowledgement does not follow the log`,
+        fix: `run 'receipt-gate log acknowledge' again on the server for ${a.ref}: it names the log as it stands`,
+      }),
+    );
+  }
+  if (a.logged === a.accepted) return out;
+  const commit = a.accepted === ZERO_OID ? a.logged : a.accepted;
+  const move = finding('LOG_GAP', {
+    ref: a.ref,
+    commit,
+    message: `${a.ref} moved from ${describe(a.logged)} to ${describe(a.accepted)} with no entry`,
+    fix: `find who moved ${a.ref} outside the gate; restore ${describe(a.logged)} or have an owner acknowledge the move`,
+  });
+  if (a.findings.some((f) => f.code === 'LOG_GAP' && f.entry === null && f.commit === commit)) out.push(acknowledged(move, ack));
+  else out.push({ ...move, message: `${where} moves the log's anchor of ${a.ref} from ${describe(a.logged)} to ${describe(a.accepted)} without naming that move among the findings it accepts` });
+  return out;
+}
+
+/** A finding an owner acknowledged: shown as info, with who, when and why. */
+function acknowledged(f: Finding, ack: ShownAcknowledgement): Finding {
+  return {
+    ...f,
+    severity: 'info',
+    message: `${f.message}; acknowledged by ${ack.identity} in entry #${ack.seq} (${short(ack.commit)}, ${ack.time}): ${ack.reason}`,
+    fix: 'nothing: an owner accepted this move with a signed acknowledgement (docs/push-log.md, Recovery)',
+  };
 }
 
 function gapBetween(u: LoggedUpdate, before: RefState, p: LogPredicate, commit: string): Finding {
@@ -225,7 +341,7 @@ function ungated(u: LoggedUpdate, p: LogPredicate, commit: string): Finding {
 
 /** Each checked ref's tip against the state the log leaves it in (LOG_GAP, saying how it
  * moved: one ancestry question when it does not match). */
-async function checkTips(input: VerifyLogInput, genesis: VerifiedEntry, state: Map<string, RefState>, checked: ReadonlySet<string>, findings: Finding[]): Promise<VerifyLogResult['refs']> {
+async function checkTips(input: VerifyLogInput, genesis: VerifiedEntry, state: Map<string, RefState>, checked: ReadonlySet<string>, open: Map<string, OpenFinding[]>): Promise<VerifyLogResult['refs']> {
   const { store } = input;
   const local = input.localName ?? ((r: string) => r);
   const refs: VerifyLogResult['refs'] = [];
@@ -236,14 +352,15 @@ async function checkTips(input: VerifyLogInput, genesis: VerifiedEntry, state: M
     refs.push({ ref, logged: logged.oid, actual });
     if (actual === logged.oid) continue;
     const how = await movement(input.history, logged.oid, actual, deadline);
-    findings.push(
-      finding('LOG_GAP', {
-        ref,
-        commit: actual === ZERO_OID ? logged.oid : actual,
-        message: `${ref} is at ${describe(actual)}, but the push log's last entry for it (#${logged.seq}, ${short(logged.commit)}) leaves it at ${describe(logged.oid)}: ${how}, with no entry`,
-        fix: `find who moved ${ref} outside the gate; restore ${describe(logged.oid)} or have an owner push the change through the gate`,
-      }),
-    );
+    const f = finding('LOG_GAP', {
+      ref,
+      commit: actual === ZERO_OID ? logged.oid : actual,
+      message: `${ref} is at ${describe(actual)}, but the push log's last entry for it (#${logged.seq}, ${short(logged.commit)}) leaves it at ${describe(logged.oid)}: ${how}, with no entry`,
+      fix: `find who moved ${ref} outside the gate; restore ${describe(logged.oid)}, or have an owner review it and acknowledge it (receipt-gate log acknowledge, docs/push-log.md: Recovery)`,
+    });
+    const list = open.get(ref) ?? [];
+    list.push({ finding: f, key: { code: 'LOG_GAP', entry: null, commit: f.commit ?? null } });
+    open.set(ref, list);
   }
   return refs;
 }
