@@ -128,6 +128,10 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
     if (!u.ref.startsWith('refs/')) continue;
     const raw = storedRef(store, u.ref);
     if (raw && 'symbolic' in raw) continue;
+    // A deletion after which the ref still holds its old value moved nothing: `git pack-refs`
+    // removing a loose ref that packed-refs holds with the same value (docs/push-log.md,
+    // "Maintenance is not a move").
+    if (u.new === ZERO_OID && raw && 'oid' in raw && raw.oid === u.old) continue;
     applied.push(u);
   }
   if (applied.length === 0) return { logged: null };
