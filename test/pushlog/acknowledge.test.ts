@@ -11,6 +11,17 @@ import { join } from 'node:path';
 import { cleanup, commitAll, installHook, makeTemplate, push, refOid, write, type Remote } from '../server/helpers';
 import { codes, execCli, logEntries, verifyLog } from './helpers';
 import { gitValue } from '../helpers/git';
+import Ajv2020 from 'ajv/dist/2020';
+
+const validate = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'output', 'verify-log.schema.json'), 'utf8')));
+
+/** verify-log --json, checked against schemas/output/verify-log.schema.json. */
+function logJson(bare: string) {
+  const r = execCli(['verify-log', '--repo', bare, '--pub', pub(), '--json']);
+  const doc = JSON.parse(r.stdout);
+  assert.ok(validate(doc), `${JSON.stringify(validate.errors, null, 2)}\n${r.stdout}`);
+  return doc;
+}
 
 let template: Remote;
 let keyPrefix: string;
@@ -62,6 +73,10 @@ test("an administrator's update-ref with the hooks out of the way: closed; ackno
   assert.is(v.status, 1, v.text);
   assert.equal(codes(v), ['LOG_GAP']);
   const entriesBefore = logEntries(r.bare).length;
+  const closed = logJson(r.bare);
+  assert.not.ok('identities' in closed || 'base' in closed || 'head' in closed, JSON.stringify(closed));
+  assert.equal(closed.refs, [{ ref: 'refs/heads/main', logged: m1, actual: m0 }]);
+  assert.equal(closed.acknowledgements, []);
 
   const ack = acknowledge(r.bare, '--ref', 'main', '--identity', 'alice', '--reason', 'INC-42: restored main after a bad release, reviewed by alice');
   assert.is(ack.status, 0, ack.stdout + ack.stderr);
@@ -80,7 +95,7 @@ test("an administrator's update-ref with the hooks out of the way: closed; ackno
   assert.is(v.verdict, 'eligible');
   assert.equal(v.findings.map((f) => [f.code, (f as { severity?: string }).severity, f.ref, f.commit]), [['LOG_GAP', 'info', 'refs/heads/main', m0]]);
   assert.match(v.findings[0]!.message, /acknowledged by alice in entry #\d+ .*INC-42: restored main/);
-  const json = JSON.parse(execCli(['verify-log', '--repo', r.bare, '--pub', pub(), '--json']).stdout);
+  const json = logJson(r.bare);
   assert.is(json.acknowledgements.length, 1);
   assert.is(json.acknowledgements[0].identity, 'alice');
   assert.is(json.acknowledgements[0].seq, last.seq);
@@ -150,7 +165,7 @@ test('a push with pre-receive moved aside (ungated entry): the acknowledgement n
   assert.is(acknowledge(r.bare, '--ref', 'main', '--identity', 'release-bot', '--reason', 'second upgrade window').status, 0);
   v = verifyLog(r.bare, pub());
   assert.is(v.status, 0, v.text);
-  const json = JSON.parse(execCli(['verify-log', '--repo', r.bare, '--pub', pub(), '--json']).stdout);
+  const json = logJson(r.bare);
   assert.equal(json.acknowledgements.map((a: { identity: string }) => a.identity), ['alice', 'release-bot']);
 });
 
@@ -222,6 +237,11 @@ test('a tampered, forged or unsigned acknowledgement closes; so does a signed on
   setLog(commitWith(forged.text));
   v = verifyLog(r.bare, pub());
   assert.equal(codes(v), ['LOG_SIGNATURE']);
+  // The runbook: acknowledge refuses a tip the key does not verify; the log set back to the
+  // newest entry the key signed verifies again.
+  const refused = acknowledge(r.bare, '--ref', 'main', '--identity', 'alice', '--reason', 'x');
+  assert.is(refused.status, 2, refused.stdout + refused.stderr);
+  assert.match(refused.stderr, /the log itself is not trusted \(LOG_SIGNATURE/);
 
   // An edited acknowledgement below a later entry breaks the chain of digests.
   setLog(ackCommit);
