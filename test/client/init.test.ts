@@ -215,6 +215,37 @@ test('the starter policy comes from the project\'s layout and the guards of its 
   }
 });
 
+test('a Node project gets the Jest and Vitest guards and no Python ones; a Python-only project the Python ones and no Jest or Vitest guard', async () => {
+  const node = new LocalRepo('init-node');
+  try {
+    node.write('package.json', '{"name": "shop"}\n');
+    node.write('src/index.ts', 'export const x = 1;\n');
+    const r = await node.cli(['init', '--no-install']);
+    assert.is(r.code, 0, r.stderr);
+    const globs = (node.json('.receipt-gate.json') as { protected: string[] }).protected;
+    for (const glob of JAVASCRIPT) assert.ok(globs.includes(glob), glob);
+    for (const glob of PYTHON) assert.not.ok(globs.includes(glob), glob);
+    assert.match(r.stdout, /protected "jest\.config\.\*": nothing there yet: the Jest configuration could skip tests; protected before it exists/);
+  } finally {
+    node.remove();
+  }
+  const python = new LocalRepo('init-python-only');
+  try {
+    python.write('setup.cfg', '[metadata]\nname = alloc\n');
+    python.write('src/alloc/allocate.py', 'def allocate():\n    pass\n');
+    python.write('tests/test_allocate.py', 'def test_x():\n    pass\n');
+    const r = await python.cli(['init']);
+    assert.is(r.code, 0, r.stderr);
+    const globs = (python.json('.receipt-gate.json') as { protected: string[] }).protected;
+    assert.equal(globs, [...EVERY_PROJECT, ...PYTHON]);
+    assert.match(r.stdout, /protected "setup\.cfg": pytest configuration \(\[tool:pytest\]\) \(setup\.cfg\)/);
+    assert.match(r.stdout, /protected "pyproject\.toml": nothing there yet: pytest, coverage and build configuration/);
+    assert.not.match(r.stdout, /jest|vitest/i);
+  } finally {
+    python.remove();
+  }
+});
+
 test('init never overwrites: an invalid policy is reported and kept; a separate lint-staged config is left alone', async () => {
   const repo = new LocalRepo('init-keep');
   try {
