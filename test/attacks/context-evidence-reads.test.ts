@@ -203,6 +203,31 @@ test('receipt writes billing\'s receipt for that commit (closed), and verify-rec
   }
 });
 
+test('the client hooks (pre-commit on the staged change, pre-push on the commit) close it the same way', () => {
+  write(arena.work, GEN, EDITED);
+  gitValue(arena.work, ['add', GEN]);
+  const staged = cli(['pre-commit', '--identity', 'carol']);
+  assert.is(staged.status, 1, staged.stdout + staged.stderr);
+  const said = staged.stdout + staged.stderr;
+  assert.match(said, /PATH_PROTECTED \[billing\]/);
+  assert.match(said, /\(generator named by services\/billing\/fixtures\/EPOCH of context billing\) as carol, who is not an owner of billing/);
+  // bob owns billing: the path is his to change; the generator still differs from the pin.
+  const asBob = cli(['pre-commit', '--identity', 'bob']);
+  assert.is(asBob.status, 1, asBob.stdout + asBob.stderr);
+  assert.match(asBob.stdout + asBob.stderr, /EPOCH_MISMATCH \[billing\]/);
+  assert.not.match(asBob.stdout + asBob.stderr, /PATH_PROTECTED/);
+  const sha = commitAll(arena.work, 'attack');
+  const main = gitValue(arena.work, ['rev-parse', 'origin/main']);
+  const r = spawnSync('node', [CLI, 'pre-push', 'origin', `file://${arena.bare}`, '--identity', 'carol'], {
+    cwd: arena.work,
+    env: baseEnv({ RECEIPT_GATE_NOW: NOW }),
+    input: `refs/heads/attack ${sha} refs/heads/main ${main}\n`,
+    encoding: 'utf8',
+  });
+  assert.is(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout + r.stderr, /PATH_PROTECTED \[billing\]/);
+});
+
 test('an honest change to an unrelated inventory file stays eligible, billing untouched; billing\'s owner re-pinning the new generator is accepted', () => {
   change({ 'services/inventory/src/reserve.js': 'module.exports = (stock, n) => Math.max(0, stock - n);\n' });
   const honest = push(arena.work, ['origin', 'attack:main'], DAVE);
