@@ -89,7 +89,10 @@ function ownersOf(decision: PushDecision): string {
 
 /** What an accepted push with a hold says after its first line. */
 function noticeText(decision: PushDecision): string {
-  return `protected refs would be refused (only ${ownersOf(decision)} may update them)`;
+  if (decision.refs.some((d) => d.reason === 'hold-owner')) {
+    return `accepted on a protected ref as an owner's push, the human decision a hold asks for (the witness stays; lift the freeze when the flake is gone)`;
+  }
+  return `a non-owner's update of a protected ref would be refused (only ${ownersOf(decision)} may make it)`;
 }
 
 /** The machine line's recommended action when a hold decided the push; undefined otherwise
@@ -99,6 +102,7 @@ function holdAction(decision: PushDecision): string | undefined {
   if (!decision.accepted) {
     return `a witnessed flake is frozen: only ${ownersOf(decision)} may update protected refs while it holds; push to a work branch instead (other refs are accepted)`;
   }
+  if (decision.refs.some((d) => d.reason === 'hold-owner')) return "none: accepted as an owner's push, the human decision a hold asks for";
   return undefined;
 }
 

@@ -4,7 +4,9 @@
 //
 //   closed                                   rejected (REF_RESERVED: `reserved`)
 //   hold on a ref that is not protected      accepted with a notice
-//   hold on a protected ref                  rejected (the owners are named)
+//   hold on a protected ref, by an owner     accepted with a notice (the owner's push is the
+//                                            human decision a hold asks for)
+//   hold on a protected ref, by a non-owner  rejected (the owners are named)
 //   eligible                                 accepted
 //   one rejected update                      the whole push is rejected (git takes all or none)
 //   the push log cannot record an accepted push: every update rejected (`refusedByLog`)
@@ -34,9 +36,24 @@ function decideRef(result: GateResult, ref: RefResult): RefDecision {
   }
   if (ref.verdict === 'hold') {
     if (!ref.isProtectedRef) return { ref, outcome: 'notice', reason: 'hold' };
+    if (mayMakeHeld(result, ref)) return { ref, outcome: 'notice', reason: 'hold-owner' };
     return { ref, outcome: 'rejected', reason: 'hold-protected' };
   }
   return { ref, outcome: 'accepted', reason: 'eligible' };
+}
+
+/** Whether the pusher may make this held update of a protected ref: an owner of the policy in
+ * force, or an owner of every context whose findings hold it. Identities compare exactly;
+ * nobody (no identity variable set) owns nothing. */
+function mayMakeHeld(result: GateResult, ref: RefResult): boolean {
+  const { policy, identity } = result;
+  if (policy === null || identity === null) return false;
+  if (policy.owners.includes(identity)) return true;
+  const holds = ref.findings.filter((f) => f.severity === 'hold');
+  return (
+    holds.length > 0 &&
+    holds.every((f) => f.context !== undefined && (policy.contexts?.find((c) => c.name === f.context)?.policy.owners ?? []).includes(identity))
+  );
 }
 
 /** Who may make a held update of a protected ref: the policy's owners and those of the

@@ -87,6 +87,28 @@ test('hold on a work branch is accepted with a notice; on a protected ref it is 
   assert.match(main.lines[0]!, /REJECTED: hold on a protected ref/);
 });
 
+test("hold on a protected ref: a non-owner's update is rejected naming the owners, an owner's accepted with a notice", () => {
+  const held = [{ ...pathFinding('freezes/f1.json', 'FREEZE_HELD', 'hold'), ref: 'refs/heads/main' }];
+  const policy = { owners: ['alice', 'release-bot'] } as unknown as NonNullable<GateResult['policy']>;
+  const as = (identity: string | null) => ({ ...result(held, { protectedRef: true, ref: 'refs/heads/main' }), policy, identity });
+  const bob = decide(as('bob'));
+  assert.is(bob.accepted, false);
+  assert.equal(bob.refs.map((d) => [d.outcome, d.reason]), [['rejected', 'hold-protected']]);
+  assert.equal(bob.holdOwners, ['alice', 'release-bot']);
+  const bobText = remoteAnswer(bob).lines;
+  assert.match(bobText[0]!, /REJECTED: hold on a protected ref \(a frozen flake waits for an owner: alice, release-bot\)/);
+  assert.match(bobText[bobText.length - 1]!, /"recommended_action":"a witnessed flake is frozen: only alice, release-bot may update protected refs/);
+  const alice = decide(as('alice'));
+  assert.is(alice.accepted, true);
+  assert.equal(alice.refs.map((d) => [d.outcome, d.reason]), [['notice', 'hold-owner']]);
+  const aliceText = remoteAnswer(alice).lines;
+  assert.match(aliceText[0]!, /^receipt-gate: push accepted with a notice: hold .*accepted on a protected ref as an owner's push/);
+  assert.match(aliceText[aliceText.length - 1]!, /"recommended_action":"none: accepted as an owner's push/);
+  // Identities compare exactly; nobody owns nothing.
+  assert.is(decide(as('Alice')).accepted, false);
+  assert.is(decide(as(null)).accepted, false);
+});
+
 test('GitLab: GL-HOOK-ERR: on every line of a rejection, none on an acceptance', () => {
   const rejected = decidePush(result([pathFinding('fixtures/a.json')]));
   const text = remoteText(rejected, { GL_PROTOCOL: 'ssh' });
