@@ -2,6 +2,8 @@
 # receipt-gate installer.
 #   ./install.sh                         install dependencies and build dist/ (a fresh clone needs only this)
 #   ./install.sh --server REPO.git…      install the pre-receive hook into bare repositories (docs/server.md)
+#   ./install.sh --server --log-key KEY REPO.git…   also the signed push log (docs/push-log.md); KEY from
+#                                        `receipt-gate keygen --log`, outside every repository, checked first
 #   ./install.sh --uninstall REPO.git…   remove it, restoring any pre-receive that was there before
 #   ./install.sh --ghes-env OUT.tar.gz   build a GitHub Enterprise Server pre-receive environment
 #   ./install.sh --help                  this text
@@ -9,7 +11,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-usage() { sed -n '2,8p' "$here/install.sh" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "$here/install.sh" | sed 's/^# \{0,1\}//'; }
 
 need_node() {
   command -v node >/dev/null 2>&1 || { echo "install.sh: Node.js 20 or newer is required (node not found)" >&2; exit 2; }
@@ -41,7 +43,7 @@ case "${1:-}" in
     exec "$here/scripts/install-server.sh" "$@"
     ;;
   *)
-    echo "install.sh: unknown option '$1' (usage: ./install.sh [--server REPO.git ... | --uninstall REPO.git ... | --ghes-env OUT.tar.gz | --help])" >&2
+    echo "install.sh: unknown option '$1' (usage: ./install.sh [--server [--log-key KEY] REPO.git ... | --uninstall REPO.git ... | --ghes-env OUT.tar.gz | --help])" >&2
     exit 2
     ;;
 esac

@@ -9,7 +9,8 @@
 #   install-server.sh --uninstall REPO.git ... | --uninstall --hook PATH ...
 #   install-server.sh --ghes-env OUT.tar.gz               GitHub Enterprise environment tarball
 #   --log-key KEY (with REPO.git): also the signed push log (docs/push-log.md): the
-#       reference-transaction hook, `git config receipt-gate.logKey KEY`, and the log started
+#       reference-transaction hook, `git config receipt-gate.logKey KEY`, and the log started;
+#       the key (receipt-gate keygen --log) is checked before anything is installed
 #
 # What it writes, next to each other: the hook (server-hooks/pre-receive, a small shell shim)
 # and receipt-gate.cjs (dist/cli.js: one self-contained file, nothing from node_modules or a
@@ -46,8 +47,8 @@ say() { echo "install.sh: $*"; }
 
 # usage [STATUS]: the header above; on stderr for a mistake (exit 2), stdout for --help (0).
 usage() {
-  if [ "${1:-2}" -eq 0 ]; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  if [ "${1:-2}" -eq 0 ]; then sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -248,10 +249,6 @@ uninstall_hook() {
 # outside the repository), the state folder that turns the log on, and the genesis entry.
 install_log() {
   local repo=$1 dir=$2 file="$2/reference-transaction"
-  [ -r "$log_key" ] || die "--log-key $log_key: cannot read the key (create one with: receipt-gate keygen --out /etc/receipt-gate/log)"
-  case "$(cd "$(dirname -- "$log_key")" && pwd)/" in
-    "$(cd "$repo" && pwd)/"*) die "--log-key $log_key lies inside $repo: keep the signing key outside the repository (docs/push-log.md)" ;;
-  esac
   if [ -e "$file" ] || [ -L "$file" ]; then
     if ! { [ -f "$file" ] && [ ! -L "$file" ] && grep -q "$log_marker" "$file"; }; then
       [ -e "$dir/$log_chained_name" ] && die "$file is not receipt-gate's hook, but $dir/$log_chained_name already exists: resolve by hand and re-run"
@@ -270,6 +267,23 @@ install_log() {
   local cjs
   cjs=$(absolute "$dir/receipt-gate.cjs")
   (cd "$repo" && GIT_DIR=. "$node_cmd" "$cjs" reference-transaction init) | sed 's/^/install.sh: /'
+}
+
+# check_log_key REPO...: before anything is installed (no half install), the key is a readable
+# ed25519 private key outside every repository named.
+check_log_key() {
+  local repo
+  [ -e "$log_key" ] || die "--log-key $log_key: no such file; nothing was installed (create the key with: receipt-gate keygen --log --out /etc/receipt-gate/log)"
+  [ -f "$log_key" ] && [ -r "$log_key" ] || die "--log-key $log_key: cannot read the key as this user; nothing was installed (run as the account that runs git, or fix the key's owner)"
+  for repo in "$@"; do
+    case "$(cd "$(dirname -- "$log_key")" && pwd)/" in
+      "$(cd "$repo" && pwd)/"*) die "--log-key $log_key lies inside $repo: keep the signing key outside the repository (docs/push-log.md); nothing was installed" ;;
+    esac
+  done
+  if command -v "$node_cmd" >/dev/null 2>&1 &&
+    ! "$node_cmd" -e 'const k = require("node:crypto").createPrivateKey(require("node:fs").readFileSync(process.argv[1])); if (k.asymmetricKeyType !== "ed25519") process.exit(1);' "$log_key" >/dev/null 2>&1; then
+    die "--log-key $log_key is not an ed25519 private key (PEM); nothing was installed (create one with: receipt-gate keygen --log --out /etc/receipt-gate/log)"
+  fi
 }
 
 uninstall_log() {
@@ -349,10 +363,13 @@ done
 if [ "$action" = --server ]; then
   [ -f "$bundle" ] || die "$bundle is missing: run ./install.sh first to build it"
   [ -f "$shim" ] || die "$shim is missing"
+  if [ -n "$log_key" ]; then
+    [ ${#repos[@]} -gt 0 ] || die "--log-key needs REPO.git targets (the log lives in each repository); nothing was installed"
+    check_log_key "${repos[@]}"
+  fi
   for t in "${targets[@]}"; do install_hook "$t"; done
   for r in ${repos[@]+"${repos[@]}"}; do warn_missing_head "$r"; done
   if [ -n "$log_key" ]; then
-    [ ${#repos[@]} -gt 0 ] || die "--log-key needs REPO.git targets (the log lives in each repository)"
     for r in "${repos[@]}"; do install_log "$r" "$(dirname -- "$(repo_hook_file "$r")")"; done
   fi
 else

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { GIT_ENV, tempDir } from '../helpers/git';
 
@@ -55,6 +55,37 @@ test('--server takes relative paths from the directory it runs in; warns when HE
     const missing = install(dir, ['--server', 'nope.git']);
     assert.is(missing.status, 2);
     assert.match(missing.stderr, /nope\.git: no such directory/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--help names --log-key; --server --log-key with a missing, unreadable, foreign or misplaced key exits 2 with one sentence and installs nothing', () => {
+  const help = install(ROOT, ['--help']);
+  assert.is(help.status, 0, help.stderr);
+  assert.match(help.stdout, /--server --log-key KEY REPO\.git/);
+  const dir = tempDir();
+  try {
+    const bare = join(dir, 'a.git');
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
+    writeFileSync(join(dir, 'not-a-key.key'), 'hello\n');
+    const inside = join(bare, 'log.key');
+    execFileSync('node', [join(ROOT, 'dist', 'cli.js'), 'keygen', '--log', '--out', join(bare, 'log')], { encoding: 'utf8' });
+    const cases: [string, RegExp][] = [
+      [join(dir, 'missing.key'), /--log-key .*missing\.key: no such file; nothing was installed \(create the key with: receipt-gate keygen --log/],
+      [join(dir, 'not-a-key.key'), /is not an ed25519 private key \(PEM\); nothing was installed/],
+      [inside, /lies inside .*keep the signing key outside the repository .*nothing was installed/],
+    ];
+    for (const [key, message] of cases) {
+      const r = install(dir, ['--server', '--log-key', key, bare]);
+      assert.is(r.status, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, message);
+      assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.is(r.stdout, '', r.stdout);
+      for (const file of ['pre-receive', 'reference-transaction', 'receipt-gate.cjs', 'receipt-gate.blob']) assert.not.ok(existsSync(join(bare, 'hooks', file)), `${file} installed for ${key}`);
+      assert.not.ok(existsSync(join(bare, 'receipt-gate')));
+      assert.is(spawnSync('git', ['--git-dir', bare, 'config', 'receipt-gate.logKey']).status, 1);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
