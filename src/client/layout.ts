@@ -4,8 +4,8 @@
 //   the freeze file and folders, observations/), the gate's own runner files (the policy, the
 //   grader's tools/patch_receipt.py), CI and hook folders and configuration, checkout
 //   rewriting (.gitattributes, .gitmodules), and the test runner configuration of the languages
-//   the project holds (Python: pyproject.toml, setup.cfg, tox.ini, noxfile.py, pytest.ini,
-//   conftest.py at any depth; JavaScript: Jest and Vitest). They are evidence by definition:
+//   the project holds (Python: pyproject.toml, setup.cfg, tox.ini, noxfile.py; JavaScript:
+//   Jest and Vitest; pytest.ini and conftest.py at any depth everywhere). They are evidence by definition:
 //   init writes them whether or not anything matches them yet (`init --no-guard-absent`
 //   prints the absent ones instead), and `check` and the pre-commit hook never report one as
 //   a glob that matches nothing (isGuardGlob). This list is the one place both read.
@@ -55,14 +55,16 @@ export const GUARD_GLOBS: readonly GuardGlob[] = [
   { glob: '.gitattributes', what: 'checkout attributes rewrite what the tests read', language: 'any' },
   { glob: '**/.gitattributes', what: 'checkout attributes rewrite what the tests read', language: 'any' },
   { glob: '.gitmodules', what: 'a submodule swaps code in', language: 'any' },
-  // Python test configuration: each can deselect or switch off tests.
+  // Python test configuration: each can deselect or switch off tests. The files a Python
+  // project is configured by, where there is Python; the files pytest reads by their name
+  // alone, in every project (as before there were language guards).
   { glob: 'pyproject.toml', what: 'pytest, coverage and build configuration ([tool.pytest.ini_options])', language: 'python' },
   { glob: 'setup.cfg', what: 'pytest configuration ([tool:pytest])', language: 'python' },
   { glob: 'tox.ini', what: 'tox and pytest configuration', language: 'python' },
   { glob: 'noxfile.py', what: 'the nox sessions that run the tests', language: 'python' },
-  { glob: 'pytest.ini', what: 'pytest configuration', language: 'python' },
-  { glob: 'conftest.py', what: 'a conftest.py could skip tests', language: 'python' },
-  { glob: '**/conftest.py', what: 'a conftest.py below the root could skip tests', language: 'python' },
+  { glob: 'pytest.ini', what: 'pytest configuration', language: 'any' },
+  { glob: 'conftest.py', what: 'a conftest.py could skip tests', language: 'any' },
+  { glob: '**/conftest.py', what: 'a conftest.py below the root could skip tests', language: 'any' },
   // JavaScript test configuration.
   { glob: 'jest.config.*', what: 'the Jest configuration could skip tests', language: 'javascript' },
   { glob: 'vitest.config.*', what: 'the Vitest configuration could skip tests', language: 'javascript' },

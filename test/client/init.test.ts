@@ -89,7 +89,10 @@ const EVERY_PROJECT = [
   '**/.gitattributes',
   '.gitmodules',
 ];
-const PYTHON = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'noxfile.py', 'pytest.ini', 'conftest.py', '**/conftest.py'];
+/** Python projects' configuration (where there is Python), then what pytest reads by name alone
+ * (every project). */
+const PYTHON = ['pyproject.toml', 'setup.cfg', 'tox.ini', 'noxfile.py'];
+const PYTEST = ['pytest.ini', 'conftest.py', '**/conftest.py'];
 const JAVASCRIPT = ['jest.config.*', 'vitest.config.*'];
 
 // Expectation changed with issue 31: init used to write only globs that matched a path (an empty
@@ -104,8 +107,8 @@ test('the starter policy and evidence pass the gate; an empty project gets the e
     assert.ok(parsed.ok);
     if (!parsed.ok) return;
     assert.equal(parsed.policy.owners, ['alice@example.com'], 'owner defaults to git config user.email');
-    // No Python and no JavaScript: no test runner's configuration is guarded.
-    assert.equal(parsed.policy.protected, EVERY_PROJECT);
+    // No Python and no JavaScript: only what pytest reads by name alone (conftest.py, pytest.ini).
+    assert.equal(parsed.policy.protected, [...EVERY_PROJECT, ...PYTEST]);
     assert.equal(parsed.policy.exceptions, []);
     assert.match(r.stdout, /\n {6}protected "fixtures\/\*\*": nothing there yet: fixtures, their generator and the epoch pin; protected before it exists\n/);
     assert.match(r.stdout, /\n {6}protected "freeze\.json": the freeze file \(freeze\.json\)\n/, 'the freeze file init writes counts as there');
@@ -149,7 +152,7 @@ test('init --no-guard-absent writes only the guards something matches and prints
       again.write('pyproject.toml', '[project]\nname = "alloc"\n');
       const g = await again.cli(['init', '--guard-absent']);
       assert.is(g.code, 0, g.stderr);
-      assert.equal((again.json('.receipt-gate.json') as { protected: string[] }).protected, [...EVERY_PROJECT, ...PYTHON]);
+      assert.equal((again.json('.receipt-gate.json') as { protected: string[] }).protected, [...EVERY_PROJECT, ...PYTHON, ...PYTEST]);
     } finally {
       again.remove();
     }
@@ -193,6 +196,7 @@ test('the starter policy comes from the project\'s layout and the guards of its 
       '**/*.golden',
       ...EVERY_PROJECT,
       ...PYTHON,
+      ...PYTEST,
       ...JAVASCRIPT,
       '.circleci/**',
     ]);
@@ -215,7 +219,7 @@ test('the starter policy comes from the project\'s layout and the guards of its 
   }
 });
 
-test('a Node project gets the Jest and Vitest guards and no Python ones; a Python-only project the Python ones and no Jest or Vitest guard', async () => {
+test('a Node project gets the Jest and Vitest guards and not the Python project files; a Python-only project gets pyproject.toml, setup.cfg, tox.ini, noxfile.py and no Jest or Vitest guard; conftest.py and pytest.ini are guarded in both', async () => {
   const node = new LocalRepo('init-node');
   try {
     node.write('package.json', '{"name": "shop"}\n');
@@ -223,8 +227,7 @@ test('a Node project gets the Jest and Vitest guards and no Python ones; a Pytho
     const r = await node.cli(['init', '--no-install']);
     assert.is(r.code, 0, r.stderr);
     const globs = (node.json('.receipt-gate.json') as { protected: string[] }).protected;
-    for (const glob of JAVASCRIPT) assert.ok(globs.includes(glob), glob);
-    for (const glob of PYTHON) assert.not.ok(globs.includes(glob), glob);
+    assert.equal(globs, [...EVERY_PROJECT, ...PYTEST, ...JAVASCRIPT]);
     assert.match(r.stdout, /protected "jest\.config\.\*": nothing there yet: the Jest configuration could skip tests; protected before it exists/);
   } finally {
     node.remove();
@@ -237,7 +240,7 @@ test('a Node project gets the Jest and Vitest guards and no Python ones; a Pytho
     const r = await python.cli(['init']);
     assert.is(r.code, 0, r.stderr);
     const globs = (python.json('.receipt-gate.json') as { protected: string[] }).protected;
-    assert.equal(globs, [...EVERY_PROJECT, ...PYTHON]);
+    assert.equal(globs, [...EVERY_PROJECT, ...PYTHON, ...PYTEST]);
     assert.match(r.stdout, /protected "setup\.cfg": pytest configuration \(\[tool:pytest\]\) \(setup\.cfg\)/);
     assert.match(r.stdout, /protected "pyproject\.toml": nothing there yet: pytest, coverage and build configuration/);
     assert.not.match(r.stdout, /jest|vitest/i);
