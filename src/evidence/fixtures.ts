@@ -1,12 +1,13 @@
 // Fixture records (fixtures/*.json other than the pin): {"id", "input", "sha256"}. A digest that
-// is not a real SHA-256 (64 lowercase hex) is a placeholder, and a placeholder is an error: it
-// would let any produced bytes "match". Comparing the digest with produced bytes is the
+// is not a real SHA-256 (64 lowercase hex) is a placeholder (FIXTURE_PLACEHOLDER), and a
+// placeholder is an error: it would let any produced bytes "match". A file that is not a record
+// at all (not JSON, not a regular file, schema problems) is FIXTURE_INVALID. Comparing the digest with produced bytes is the
 // receipt's job (FIXTURE_DIGEST), not this rule's: it gets every record from here, with its
 // input as the bytes the fixture command reads.
 
 import { finding, type Finding } from '../findings';
 import { dumpsCanonical, toPlain } from './pyjson';
-import { member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
+import { anOwner, member, readJsonEvidence, schemaFindings, SHA256_RE, type FileRole } from './read';
 import { byCodeUnit } from './sources';
 import { globBase } from '../glob';
 import { matcher } from '../matchers';
@@ -45,10 +46,10 @@ export async function checkFixtures(ctx: RuleContext): Promise<FixturesCheck> {
 
 async function checkRecord(ctx: RuleContext, path: string): Promise<{ findings: Finding[]; record: FixtureRecord | null }> {
   const role: FileRole = {
-    code: 'FIXTURE_PLACEHOLDER',
+    code: 'FIXTURE_INVALID',
     what: 'fixture record',
     notA: 'not a fixture record',
-    fix: `write ${path} as {"id", "input", "sha256"} with the real SHA-256 of the fixture's bytes (schemas/fixture-record.schema.json)`,
+    fix: `${anOwner(ctx.policy)} rewrites ${path} as {"id", "input", "sha256"} with the real SHA-256 of the fixture's bytes (schemas/fixture-record.schema.json)`,
   };
   const read = await readJsonEvidence(ctx.atNew, path, role, ctx.policy.limits.maxEvidenceBytes, ctx.deadline);
   if (read.kind === 'missing') return { findings: [], record: null }; // listed, then gone
@@ -65,7 +66,7 @@ async function checkRecord(ctx: RuleContext, path: string): Promise<{ findings: 
       finding('FIXTURE_PLACEHOLDER', {
         path,
         message: `${path} records sha256 ${show(sha256.v)}, a placeholder, not a SHA-256 (64 lowercase hex digits).`,
-        fix: `record the real SHA-256 of the bytes the fixture produces (an owner regenerates the fixtures on the pinned epoch)`,
+        fix: `${anOwner(ctx.policy)} records the real SHA-256 of the bytes the fixture produces (regenerating the fixtures on the pinned epoch)`,
       }),
     );
   }

@@ -147,7 +147,7 @@ function freezeRole(policy: Policy, path: string): FileRole {
     code: 'FREEZE_INVALID',
     what: 'freeze file',
     notA: 'not a valid freeze file',
-    fix: `fix ${path} to match schemas/freeze.schema.json (\`receipt-gate freeze add\` writes valid rows); ${anOwner(policy)} may change it`,
+    fix: `${anOwner(policy)} fixes ${path} to match schemas/freeze.schema.json (\`receipt-gate freeze add\` writes valid rows)`,
   };
 }
 
@@ -172,7 +172,7 @@ function checkRow(
         finding('FREEZE_INVALID', {
           path: rules.path,
           message: `${label} freezes the same id as /frozen/${first}; each id may appear once.`,
-          fix: `merge the two rows of ${JSON.stringify(id)} into one; ${rules.owner} may change ${rules.path}`,
+          fix: `${rules.owner} merges the two rows of ${JSON.stringify(id)} in ${rules.path} into one`,
         }),
       );
     } else {
@@ -185,7 +185,7 @@ function checkRow(
       finding('FREEZE_REASON', {
         path: rules.path,
         message: `${label} gives reason ${JSON.stringify(row.reason)}, which is not one of the policy's freeze reasons (${rules.reasons.join(', ')}).`,
-        fix: `use one of ${rules.reasons.join(', ')}; only ${rules.owner} may add a reason to freeze.reasons in the policy`,
+        fix: `${rules.owner} uses one of ${rules.reasons.join(', ')} in ${rules.path}, or adds the reason to freeze.reasons in the policy`,
       }),
     );
   }
@@ -212,7 +212,7 @@ function checkRow(
         severity: 'info',
         path: rules.path,
         message: `${id} is frozen (${row.reason}) until ${dateOf(expires)} (${expires === rules.today ? 'today is its last day' : `${plural(expires - rules.today, 'day')} left`}).`,
-        fix: `nothing to do now; fix the test and remove the row by ${dateOf(expires)}, after which the freeze closes the gate`,
+        fix: `nothing to do now; fix the test, and ${rules.owner} removes the row by ${dateOf(expires)}, after which the freeze closes the gate`,
       }),
     );
   }
@@ -226,21 +226,21 @@ function windowFinding(label: string, expires: number, added: number | null, noA
     return finding('FREEZE_WINDOW', {
       path,
       message: `${label} was added on ${dateOf(added)}, after it expires (${dateOf(expires)}).`,
-      fix: `correct the dates so that "added" is on or before "expires"`,
+      fix: `${rules.owner} corrects the dates in ${path} so that "added" is on or before "expires"`,
     });
   }
   if (added !== null && expires - added > maxDays) {
     return finding('FREEZE_WINDOW', {
       path,
       message: `${label} spans ${plural(expires - added, 'day')} (${dateOf(added)} to ${dateOf(expires)}), more than the policy's maxDays of ${maxDays}.`,
-      fix: `set "expires" to ${dateOf(added + maxDays)} or earlier; fix the test rather than extend the freeze`,
+      fix: `${rules.owner} shortens the freeze: "expires" ${dateOf(added + maxDays)} or earlier; fix the test rather than extend the freeze`,
     });
   }
   if (noAdded && expires - today > maxDays) {
     return finding('FREEZE_WINDOW', {
       path,
       message: `${label} expires on ${dateOf(expires)}, ${plural(expires - today, 'day')} after today (${rules.todayText}), more than the policy's maxDays of ${maxDays}.`,
-      fix: `set "expires" to ${dateOf(today + maxDays)} or earlier`,
+      fix: `${rules.owner} shortens the freeze: "expires" ${dateOf(today + maxDays)} or earlier`,
     });
   }
   return null;

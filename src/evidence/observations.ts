@@ -88,7 +88,7 @@ export async function checkObservations(ctx: RuleContext, pinnedEpoch: string | 
   const findings: Finding[] = [];
 
   // A folder replaced by a symlink, a submodule or a file would hide every record in it.
-  findings.push(...(await folderFindings(ctx.atNew, dir, 'OBSERVATION_FAILED', 'observations')));
+  findings.push(...(await folderFindings(ctx.atNew, dir, 'OBSERVATION_INVALID', 'observations')));
   findings.push(...(await folderFindings(ctx.atNew, freezes, 'FREEZE_INVALID', 'keyed freezes')));
 
   // Observations.
@@ -140,11 +140,12 @@ async function checkObservation(
   pinnedEpoch: string | null,
 ): Promise<{ findings: Finding[]; state: ObservationState | null; sha256: string | null }> {
   const stem = stemOf(path);
+  const owner = anOwner(ctx.policy);
   const role: FileRole = {
-    code: 'OBSERVATION_FAILED',
+    code: 'OBSERVATION_INVALID',
     what: 'observation record',
     notA: 'not a valid observation record',
-    fix: `record the observation again with \`receipt-gate observe --id ${stem} --status S --witness FILE\` (format: schemas/observation.schema.json)`,
+    fix: `${owner} records the observation again with \`receipt-gate observe --id ${stem} --status S --witness FILE\` (format: schemas/observation.schema.json)`,
   };
   const record = await readRecord<Observation>(ctx, path, role, 'observation.schema.json');
   const findings = [...record.findings];
@@ -152,10 +153,10 @@ async function checkObservation(
   const obs = record.value;
   if (obs.id !== stem) {
     findings.push(
-      finding('OBSERVATION_FAILED', {
+      finding('OBSERVATION_INVALID', {
         path,
         message: `${path} is not a valid observation record: its id ${JSON.stringify(obs.id)} does not match the file name (${JSON.stringify(stem)}).`,
-        fix: `name the file ${dir}/${obs.id}.json, or set "id" to ${JSON.stringify(stem)}`,
+        fix: `${owner} names the file ${dir}/${obs.id}.json, or sets "id" to ${JSON.stringify(stem)}`,
       }),
     );
     return { findings, state: null, sha256: null };
@@ -165,7 +166,7 @@ async function checkObservation(
       finding('OBSERVATION_FAILED', {
         path,
         message: `Observation ${obs.id} has status fail: the property failed on the pinned epoch.`,
-        fix: `fix the code so ${obs.id} passes, then record a new observation; a failure cannot be frozen`,
+        fix: `fix the code so ${obs.id} passes, then ${owner} records a new observation; a failure cannot be frozen`,
       }),
     );
   }
@@ -175,11 +176,11 @@ async function checkObservation(
       finding('OBSERVATION_EPOCH', {
         path,
         message: `Observation ${obs.id} was made on epoch ${obs.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
-        fix: `re-run ${obs.id} on epoch ${pinnedEpoch} and record it with \`receipt-gate observe\``,
+        fix: `re-run ${obs.id} on epoch ${pinnedEpoch}; ${owner} records it with \`receipt-gate observe\``,
       }),
     );
   }
-  const witness = await checkWitness(ctx, `${dir}/${obs.id}.bin`, obs, path);
+  const witness = await checkWitness(ctx, `${dir}/${obs.id}.bin`, obs, path, owner);
   findings.push(...witness.findings);
   if (obs.archived !== undefined) findings.push(archivedFinding(path, `${dir}/${obs.id}.bin`, obs, obs.archived, witness.sha256));
   return { findings, state: { path, record: obs, witnessOk: witness.ok }, sha256: witness.sha256 };
@@ -198,7 +199,7 @@ async function checkKeyedFreeze(
     code: 'FREEZE_INVALID',
     what: 'keyed freeze',
     notA: 'not a valid keyed freeze',
-    fix: `fix ${path} to match schemas/keyed-freeze.schema.json, or delete it`,
+    fix: `${anOwner(ctx.policy)} fixes ${path} to match schemas/keyed-freeze.schema.json, or deletes it`,
   };
   const record = await readRecord<KeyedFreeze>(ctx, path, role, 'keyed-freeze.schema.json');
   const findings = [...record.findings];
@@ -212,11 +213,11 @@ async function checkKeyedFreeze(
           finding('OBSERVATION_EPOCH', {
             path,
             message: `Keyed freeze ${path} names epoch ${kf.epoch_id}, but the pin names epoch ${pinnedEpoch}.`,
-            fix: `freeze only observations of epoch ${pinnedEpoch}: re-observe on the pinned epoch, or delete ${path}`,
+            fix: `freeze only observations of epoch ${pinnedEpoch}: ${rules.owner} re-observes on the pinned epoch, or deletes ${path}`,
           }),
         ]
       : []),
-    ...citationFindings(path, kf, cited, ctx.policy.observations!.dir),
+    ...citationFindings(path, kf, cited, ctx.policy.observations!.dir, rules.owner),
     ...expiryFindings(ctx, path, kf, rules),
   ];
   findings.push(...problems);
@@ -233,7 +234,7 @@ async function checkKeyedFreeze(
       severity: 'hold',
       path,
       message: `Observation ${kf.observation_id} is a witnessed flake on epoch ${kf.epoch_id}, frozen until ${kf.expires_on} (${kf.reason}).`,
-      fix: `a held patch may merge into unprotected refs only; fix ${kf.observation_id} and delete ${path} to clear the hold`,
+      fix: `a held patch may merge into unprotected refs only; fix the flaky test, then ${rules.owner} lifts the freeze (\`receipt-gate freeze lift ${kf.observation_id}\`) to clear the hold`,
     }),
   );
   return { findings, holds: kf.observation_id };
@@ -250,13 +251,13 @@ function archivedFinding(path: string, binPath: string, obs: Observation, mark: 
 }
 
 /** FREEZE_UNWITNESSED: the freeze cites no valid observation, an archived one, or one whose re-run failed. */
-function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState | undefined, dir: string): Finding[] {
+function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState | undefined, dir: string, owner: string): Finding[] {
   if (!cited) {
     return [
       finding('FREEZE_UNWITNESSED', {
         path,
         message: `Keyed freeze ${path} cites observation ${JSON.stringify(kf.observation_id)}, but there is no valid ${dir}/${kf.observation_id}.json.`,
-        fix: `record the observation with \`receipt-gate observe --id ${kf.observation_id} --status flake --witness FILE --rerun-passed\`, or delete ${path}`,
+        fix: `${owner} records the observation with \`receipt-gate observe --id ${kf.observation_id} --status flake --witness FILE --rerun-passed\`, or deletes ${path}`,
       }),
     ];
   }
@@ -265,7 +266,7 @@ function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState
       finding('FREEZE_UNWITNESSED', {
         path,
         message: `Keyed freeze ${path} cites observation ${kf.observation_id}, which is archived: its freeze ${cited.record.archived.freeze} was lifted on ${cited.record.archived.lifted_on}.`,
-        fix: `a lifted observation is not frozen again: record the new flake as a new observation (\`receipt-gate observe --status flake --witness FILE --rerun-passed\`) and freeze that one, or delete ${path}`,
+        fix: `a lifted observation is not frozen again: ${owner} records the new flake as a new observation (\`receipt-gate observe --status flake --witness FILE --rerun-passed\`) and freezes that one, or deletes ${path}`,
       }),
     ];
   }
@@ -274,7 +275,7 @@ function citationFindings(path: string, kf: KeyedFreeze, cited: ObservationState
       finding('FREEZE_UNWITNESSED', {
         path,
         message: `Keyed freeze ${path} cites observation ${kf.observation_id}, whose re-run did not pass (rerun_passed is false).`,
-        fix: `re-run ${kf.observation_id} until it passes and record it with --rerun-passed, or fix the test; a freeze needs a green re-run`,
+        fix: `fix the test, or re-run ${kf.observation_id} until it passes and ${owner} records it with --rerun-passed; a freeze needs a green re-run`,
       }),
     ];
   }
@@ -300,7 +301,7 @@ function expiryFindings(ctx: RuleContext, path: string, kf: KeyedFreeze, rules: 
       finding('FREEZE_WINDOW', {
         path,
         message: `Keyed freeze ${path} expires on ${kf.expires_on}, ${plural(expires - today, 'day')} after today (${ctx.today}), more than the policy's maxDays of ${maxDays}.`,
-        fix: `set "expires_on" to ${dateOf(today + maxDays)} or earlier`,
+        fix: `${rules.owner} shortens the freeze: "expires_on" ${dateOf(today + maxDays)} or earlier`,
       }),
     ];
   }
@@ -310,7 +311,7 @@ function expiryFindings(ctx: RuleContext, path: string, kf: KeyedFreeze, rules: 
 async function folderFindings(
   source: EvidenceSource,
   dir: string,
-  code: 'OBSERVATION_FAILED' | 'FREEZE_INVALID',
+  code: 'OBSERVATION_INVALID' | 'FREEZE_INVALID',
   what: string,
 ): Promise<Finding[]> {
   const entry = await source.stat(dir);
@@ -344,12 +345,13 @@ async function checkWitness(
   binPath: string,
   obs: Observation,
   recordPath: string,
+  owner: string,
 ): Promise<{ findings: Finding[]; sha256: string | null; ok: boolean }> {
   const role: FileRole = {
     code: 'WITNESS_MISSING',
     what: 'witness',
     notA: 'not a usable witness',
-    fix: `store the witness bytes of ${obs.id} as the regular file ${binPath} (\`receipt-gate observe --witness FILE\`)`,
+    fix: `${owner} stores the witness bytes of ${obs.id} as the regular file ${binPath} (\`receipt-gate observe --witness FILE\`)`,
   };
   const read = await readFileBytes(ctx.atNew, binPath, role, MAX_BLOB_BYTES, ctx.deadline);
   if (read.kind === 'missing') {
@@ -373,7 +375,7 @@ async function checkWitness(
         finding('WITNESS_MISMATCH', {
           path: binPath,
           message: `The witness ${binPath} has SHA-256 ${sha256}, but ${recordPath} records ${obs.witness_sha256}.`,
-          fix: `restore the recorded witness bytes, or record the observation again with \`receipt-gate observe --id ${obs.id}\``,
+          fix: `restore the recorded witness bytes, or ${owner} records the observation again with \`receipt-gate observe --id ${obs.id}\``,
         }),
       ],
       sha256,

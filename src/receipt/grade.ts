@@ -326,7 +326,7 @@ async function runProperties(
   return {
     exitCode: result.exitCode,
     findings: [
-      finding('OBSERVATION_FAILED', {
+      finding('PROPERTIES_FAILED', {
         ...at,
         message: `the property command '${opts.propertiesCmd}' ${why} on seed ${run.propertySeed ?? '(none)'} with ${run.trials} trials`,
         fix: 'fix the code so the properties hold on the recorded seed (re-run it locally with PROPERTY_SEED and PROPERTY_TRIALS set as above); the properties and the seed are evidence and stay as they are',

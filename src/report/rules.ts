@@ -49,7 +49,7 @@ const RULES: Record<string, RuleHelp> = {
     help: 'An owner redraws the manifest with receipt-gate manifest sample.',
   },
   FREEZE_INVALID: { summary: 'The freeze file fails its schema.', help: 'An owner fixes the freeze file (receipt-gate freeze list).' },
-  FREEZE_REASON: { summary: 'A freeze gives a reason outside the policy\'s closed set.', help: 'Use one of the policy\'s freeze reasons.' },
+  FREEZE_REASON: { summary: 'A freeze gives a reason outside the policy\'s closed set.', help: 'An owner uses one of the policy\'s freeze reasons.' },
   FREEZE_WINDOW: {
     summary: 'A freeze window is longer than maxDays, or added is after expires.',
     help: 'An owner shortens the freeze to at most the policy\'s maxDays.',
@@ -64,18 +64,26 @@ const RULES: Record<string, RuleHelp> = {
     help: 'An owner merges to the protected ref, or the flake is fixed.',
   },
   OBSERVATION_FAILED: { summary: 'An observation has status fail.', help: 'Fix the code so the property passes on the recorded seed.' },
+  OBSERVATION_INVALID: {
+    summary: 'An observation record is not valid (not JSON, schema problems, an id that is not its file name), or its folder is not a folder.',
+    help: 'An owner records the observation again with receipt-gate observe.',
+  },
+  PROPERTIES_FAILED: {
+    summary: 'receipt: the property command failed (a non-zero exit, a timeout, a signal) on the recorded seed.',
+    help: 'Fix the code so the properties hold on the recorded seed; the properties and the seed stay as they are.',
+  },
   OBSERVATION_EPOCH: {
     summary: 'An observation or keyed freeze names another epoch than the pin.',
-    help: 'Re-observe on the pinned epoch.',
+    help: 'An owner re-observes on the pinned epoch.',
   },
-  WITNESS_MISSING: { summary: 'An observation\'s witness (.bin) is absent.', help: 'Record the observation again with receipt-gate observe.' },
+  WITNESS_MISSING: { summary: 'An observation\'s witness (.bin) is absent.', help: 'An owner records the observation again with receipt-gate observe.' },
   WITNESS_MISMATCH: {
     summary: 'The SHA-256 of a witness differs from its observation\'s witness_sha256.',
-    help: 'Record the observation again with receipt-gate observe.',
+    help: 'Restore the recorded witness bytes, or an owner records the observation again with receipt-gate observe.',
   },
   FREEZE_UNWITNESSED: {
     summary: 'A keyed freeze cites no observation, or one without rerun_passed.',
-    help: 'Cite an observation that re-ran green on the pinned epoch.',
+    help: 'An owner cites an observation that re-ran green on the pinned epoch (not an archived one).',
   },
   FLAKE_UNFROZEN: {
     summary: 'An observation with status flake that no valid keyed freeze cites.',
@@ -84,6 +92,10 @@ const RULES: Record<string, RuleHelp> = {
   OBSERVATION_ARCHIVED: {
     summary: 'An observation whose keyed freeze was lifted (freeze lift): kept with its witness, hashed, not blocking.',
     help: 'Nothing to do; a new flake of the same test is recorded as a new observation.',
+  },
+  FIXTURE_INVALID: {
+    summary: 'A fixture record is not a record: not JSON, not a regular file, or schema problems.',
+    help: 'An owner rewrites it as {"id", "input", "sha256"} (schemas/fixture-record.schema.json).',
   },
   FIXTURE_PLACEHOLDER: { summary: 'A fixture record\'s digest is not a real SHA-256.', help: 'An owner records the real digest.' },
   FIXTURE_DIGEST: { summary: 'The bytes a fixture produces differ from its record.', help: 'Fix the code, or an owner re-records the fixture.' },
@@ -94,6 +106,10 @@ const RULES: Record<string, RuleHelp> = {
   REF_NO_COMMIT: {
     summary: 'The ref names a tree or a blob: it brings no commit, so nothing is touched (not blocking).',
     help: 'Nothing to do.',
+  },
+  TRIALS_TOO_FEW: {
+    summary: 'receipt: PROPERTY_TRIALS asks for fewer trials than the base policy\'s grader.minTrials; nothing is run.',
+    help: 'Unset PROPERTY_TRIALS or raise it to the minimum; only an owner may lower grader.minTrials.',
   },
   REF_RESERVED: {
     summary: 'A push creates, moves or deletes a ref under refs/receipt-gate/ (the signed push log), which only the server writes.',

@@ -60,7 +60,7 @@ export function assertWellFormed(findings: readonly Finding[]): void {
     assert.ok(f.path && f.path.length > 0, `${f.code} names a file`);
     assert.ok(f.message.length > 0 && f.message.endsWith('.'), `${f.code} message is a sentence: ${f.message}`);
     assert.ok(f.fix.length > 0, `${f.code} has a fix`);
-    const expected = f.code === 'FREEZE_ACTIVE' ? 'info' : f.code === 'FREEZE_HELD' ? 'hold' : 'closed';
+    const expected = f.code === 'FREEZE_ACTIVE' || f.code === 'OBSERVATION_ARCHIVED' ? 'info' : f.code === 'FREEZE_HELD' ? 'hold' : 'closed';
     assert.is(f.severity, expected, `${f.code} severity`);
   }
 }

@@ -43,7 +43,7 @@ test('FIXTURE_PLACEHOLDER: digests that are not 64 lowercase hex', async () => {
   }
 });
 
-test('FIXTURE_PLACEHOLDER: malformed records are "not a fixture record"', async () => {
+test('FIXTURE_INVALID (not FIXTURE_PLACEHOLDER): malformed records are "not a fixture record", and the fix names an owner', async () => {
   const cases: [string, string][] = [
     ['{"id": "a", "input": {}', 'JSON syntax error at line 1, column 24'],
     [json({ id: 'a', sha256: DIGEST }), 'missing required member "input"'],
@@ -54,8 +54,9 @@ test('FIXTURE_PLACEHOLDER: malformed records are "not a fixture record"', async 
   ];
   for (const [text, expected] of cases) {
     const r = await check({ 'fixtures/a.json': text });
-    assert.equal(codes(r.findings), ['FIXTURE_PLACEHOLDER'], text);
+    assert.equal(codes(r.findings), ['FIXTURE_INVALID'], text);
     assert.match(r.findings[0]!.message, 'fixtures/a.json is not a fixture record: ');
+    assert.match(r.findings[0]!.fix, /^an owner \(.+\) rewrites fixtures\/a\.json as/);
     assert.match(r.findings[0]!.message, expected);
   }
 });
@@ -69,7 +70,7 @@ test('duplicate keys: the last sha256 wins', async () => {
 
 test('a symlink, a submodule or an oversized file matching the glob', async () => {
   let r = await check({ 'fixtures/a.json': { symlink: '../secret.json' } });
-  assert.equal(codes(r.findings), ['FIXTURE_PLACEHOLDER']);
+  assert.equal(codes(r.findings), ['FIXTURE_INVALID']);
   assert.match(r.findings[0]!.message, 'found a symlink');
   r = await check({ 'fixtures/a.json': { submodule: 'd'.repeat(40) } });
   assert.match(r.findings[0]!.message, 'found a submodule');

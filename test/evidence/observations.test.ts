@@ -127,7 +127,7 @@ test('keyed freeze window: today + maxDays holds, one more day is FREEZE_WINDOW'
   assert.equal(codes(r.findings), ['FREEZE_WINDOW', 'FLAKE_UNFROZEN']);
 });
 
-test('malformed observation records are OBSERVATION_FAILED "not a valid observation record"', async () => {
+test('malformed observation records are OBSERVATION_INVALID "not a valid observation record" (not OBSERVATION_FAILED)', async () => {
   const cases: [Record<string, MemoryEntry>, string][] = [
     [{ 'observations/a.json': '{"id": "a",' }, 'JSON syntax error at line 1, column 12'],
     [{ 'observations/a.json': json({ id: 'a' }) }, 'missing required member "epoch_id"'],
@@ -146,7 +146,8 @@ test('malformed observation records are OBSERVATION_FAILED "not a valid observat
       continue;
     }
     assert.ok(r.findings.length >= 1, text);
-    assert.is(r.findings[0]!.code, 'OBSERVATION_FAILED', text);
+    assert.is(r.findings[0]!.code, 'OBSERVATION_INVALID', text);
+    assert.ok(!r.findings.some((f) => f.code === 'OBSERVATION_FAILED'), text);
     assert.match(r.findings[0]!.message, 'is not a valid observation record: ');
     assert.match(r.findings[0]!.message, text);
   }
@@ -202,12 +203,12 @@ test('without a valid pin (already a closing finding) epochs are not compared an
 
 test('an observations or keyed-freeze folder replaced by a symlink, a submodule or a file', async () => {
   let r = await check({ observations: { symlink: '/tmp/elsewhere' } });
-  assert.equal(codes(r.findings), ['OBSERVATION_FAILED']);
+  assert.equal(codes(r.findings), ['OBSERVATION_INVALID']);
   assert.match(r.findings[0]!.message, 'observations, the folder of observations, is a symlink');
   r = await check({ freezes: { submodule: 'f'.repeat(40) }, ...observation('test_x', { status: 'pass' }) });
   assert.equal(codes(r.findings), ['FREEZE_INVALID']);
   r = await check({ observations: 'a file' });
-  assert.equal(codes(r.findings), ['OBSERVATION_FAILED']);
+  assert.equal(codes(r.findings), ['OBSERVATION_INVALID']);
   assert.match(r.findings[0]!.message, 'is a file');
 });
 
@@ -225,6 +226,48 @@ test('several problems are all listed', async () => {
     'FREEZE_EXPIRED',
     'FLAKE_UNFROZEN',
   ]);
+});
+
+const LIFTED = { lifted_by: 'alice', lifted_on: '2026-09-17', freeze: 'freezes/test_y.json', expires_on: '2026-09-25', reason: 'times out on the shared runner' };
+
+test('an archived flake (its freeze lifted) is listed as OBSERVATION_ARCHIVED (info), its witness hashed, never FLAKE_UNFROZEN', async () => {
+  const r = await check(observation('test_y', { archived: LIFTED }));
+  assert.equal(r.findings.map((f) => [f.code, f.severity, f.path]), [['OBSERVATION_ARCHIVED', 'info', 'observations/test_y.json']]);
+  assert.match(r.findings[0]!.message, `lifted by alice on 2026-09-17; the witness observations/test_y.bin is kept (sha256 ${sha256('witness of test_y')})`);
+  assert.equal([...r.witnesses], [['test_y', sha256('witness of test_y')]]);
+  // History from an earlier epoch is not OBSERVATION_EPOCH.
+  const old = await check(observation('test_y', { archived: LIFTED, epoch_id: 'orders-2026-01-01-a' }));
+  assert.equal(codes(old.findings), ['OBSERVATION_ARCHIVED']);
+});
+
+test('an archived observation still closes on a changed or missing witness, and a status fail still closes', async () => {
+  const files = observation('test_y', { archived: LIFTED });
+  files['observations/test_y.bin'] = 'rewritten';
+  let r = await check(files);
+  assert.equal(codes(r.findings), ['WITNESS_MISMATCH', 'OBSERVATION_ARCHIVED']);
+  delete files['observations/test_y.bin'];
+  r = await check(files);
+  assert.equal(codes(r.findings), ['WITNESS_MISSING', 'OBSERVATION_ARCHIVED']);
+  r = await check(observation('test_y', { archived: LIFTED, status: 'fail' }));
+  assert.equal(codes(r.findings), ['OBSERVATION_FAILED', 'OBSERVATION_ARCHIVED']);
+});
+
+test('a keyed freeze citing an archived observation is FREEZE_UNWITNESSED (a new flake is a new observation)', async () => {
+  const r = await check({ ...observation('test_y', { archived: LIFTED }), ...keyedFreeze('again') });
+  assert.equal(codes(r.findings), ['OBSERVATION_ARCHIVED', 'FREEZE_UNWITNESSED']);
+  assert.match(r.findings[1]!.message, 'which is archived: its freeze freezes/test_y.json was lifted on 2026-09-17');
+});
+
+test('an archived member that is malformed makes the record OBSERVATION_INVALID', async () => {
+  const r = await check(observation('test_y', { archived: { lifted_by: '', lifted_on: '2026-09-17' } }));
+  assert.ok(r.findings.length >= 1);
+  assert.ok(r.findings.every((f) => f.code === 'OBSERVATION_INVALID'), codes(r.findings).join(' '));
+});
+
+test('fixes on owner-only files name an owner: a too long keyed freeze is shortened by an owner', async () => {
+  const r = await check({ ...observation('test_y'), ...keyedFreeze('test_y', { expires_on: '2026-10-30' }) });
+  const window = r.findings.find((f) => f.code === 'FREEZE_WINDOW')!;
+  assert.match(window.fix, /^an owner \(.+\) shortens the freeze: "expires_on" 2026-10-02 or earlier$/);
 });
 
 test.run();

@@ -9,6 +9,7 @@ import {
   DEFAULT_IDENTITY_ENV,
   DEFAULT_LIMITS,
   DEFAULT_MANIFEST,
+  DEFAULT_LIFT_AFTER_PASSES,
   DEFAULT_OBSERVATIONS,
   escapeGlob,
   evidencePaths,
@@ -69,7 +70,7 @@ test('a fully populated Policy (typed as Policy) validates against the schema', 
     epoch: { pin: 'fixtures/EPOCH' },
     manifest: { path: 'checks/manifest.json', catalog: 'checks/properties.json' },
     freeze: { path: 'freeze.json', reasons: ['timing'], maxDays: 14 },
-    observations: { dir: 'observations', freezes: 'freezes' },
+    observations: { dir: 'observations', freezes: 'freezes', liftAfterPasses: 5 },
     fixtures: { records: 'fixtures/*.json' },
     limits: { timeoutMs: 4000, maxEvidenceBytes: 1048576 },
     grader: { minTrials: 200, network: false },
@@ -119,12 +120,16 @@ test('defaults: protectedRefs follows baseBranch; empty sections take the docume
   assert.equal(policy.observations, DEFAULT_OBSERVATIONS);
   assert.equal(policy.fixtures, DEFAULT_FIXTURES);
   assert.equal(policy.limits, { timeoutMs: 2000, maxEvidenceBytes: 1048576 });
-  // Every section's defaulted keys are the schema's keys for that section (catalog is optional).
+  // Every section's defaulted keys are the schema's keys for that section (catalog and
+  // liftAfterPasses are optional; freeze review reads DEFAULT_LIFT_AFTER_PASSES when absent).
   const schemaSections = policySchema.properties as unknown as Record<string, { properties: Record<string, unknown> }>;
-  for (const key of ['epoch', 'freeze', 'observations', 'fixtures', 'limits'] as const) {
+  for (const key of ['epoch', 'freeze', 'fixtures', 'limits'] as const) {
     assert.equal(Object.keys(policy[key]!).sort(), Object.keys(schemaSections[key]!.properties).sort(), key);
   }
   assert.equal(Object.keys(schemaSections.manifest!.properties).sort(), ['catalog', 'path']);
+  assert.equal(Object.keys(schemaSections.observations!.properties).sort(), ['dir', 'freezes', 'liftAfterPasses']);
+  assert.is(DEFAULT_LIFT_AFTER_PASSES, 5);
+  assert.is(parsed(json({ version: 1, epoch: {}, observations: { liftAfterPasses: 3 } })).observations!.liftAfterPasses, 3);
 });
 
 test('absent sections stay absent; parsing does not share default arrays', () => {

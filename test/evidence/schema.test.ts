@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { parsePyJson, toPlain } from '../../src/evidence/pyjson';
 import type { EpochPin, FreezeRow } from '../../src/evidence/types';
-import type { KeyedFreeze, Observation } from '../../src/evidence/observations';
+import type { ArchivedMark, KeyedFreeze, Observation } from '../../src/evidence/observations';
 import { SCHEMAS, validateAgainst, type SchemaFile } from '../../src/evidence/schema';
 
 const schemaDir = join(__dirname, '..', '..', 'schemas');
@@ -54,7 +54,8 @@ test('the TypeScript record types and the schemas agree (fully populated objects
   const sha = 'b'.repeat(64);
   const pin: EpochPin = { epoch_id: 'e', generator: 'g.py', generator_sha256: sha, inputs: ['in.json'] };
   const row: Required<FreezeRow> = { id: 't', reason: 'timing', expires: '2026-09-20', owner: 'o', added: '2026-09-10' };
-  const obs: Observation = { id: 'o', epoch_id: 'e', status: 'flake', rerun_passed: true, witness_sha256: sha };
+  const archived: Required<ArchivedMark> = { lifted_by: 'alice', lifted_on: '2026-09-21', freeze: 'freezes/o.json', expires_on: '2026-09-20', reason: 'r' };
+  const obs: Observation = { id: 'o', epoch_id: 'e', status: 'flake', rerun_passed: true, witness_sha256: sha, archived };
   const kf: KeyedFreeze = { observation_id: 'o', epoch_id: 'e', expires_on: '2026-09-20', reason: 'r' };
   const cases: [SchemaFile, object, Record<string, unknown>][] = [
     ['epoch-pin.schema.json', pin, SCHEMAS['epoch-pin.schema.json'].properties],
@@ -67,6 +68,9 @@ test('the TypeScript record types and the schemas agree (fully populated objects
     const keys = file === 'freeze.schema.json' ? Object.keys(row) : Object.keys(value);
     assert.equal(keys.sort(), Object.keys(properties).sort(), file);
   }
+  const archivedSchema = SCHEMAS['observation.schema.json'].properties.archived as { properties: Record<string, unknown> };
+  assert.equal(Object.keys(archived).sort(), Object.keys(archivedSchema.properties).sort());
+  assert.equal(validateAgainst('observation.schema.json', { ...obs, archived: { ...archived, lifted_on: '2026-02-30' } }).map((p) => p.pointer), ['/archived/lifted_on']);
 });
 
 test('big integers: any size is an integer; bounds still apply', () => {

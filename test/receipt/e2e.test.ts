@@ -160,7 +160,7 @@ test('broken invariant: properties fail, receipt closed, verify-receipt refuses 
   assert.is(rc.properties_ok, false);
   assert.is(rc.properties_exit_code, 1);
   assert.is(rc.verdict, 'closed');
-  assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'OBSERVATION_FAILED' && /property command/.test(f.message)));
+  assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'PROPERTIES_FAILED' && /property command/.test(f.message)));
   const v = await cli(repo, ['verify-receipt', out, '--ref', 'broken-invariant', '--base', 'main', '--pub', join(keys, 'ci.pub')]);
   assert.is(v.code, 1);
   assert.match(v.stdout, /^FAILED properties: the properties did not pass/m);
