@@ -1,8 +1,12 @@
-// `receipt-gate keygen [--out PREFIX] [--force]`: an ed25519 key pair for signing receipts.
-// PREFIX.key (PKCS#8 PEM, mode 0600) stays with the CI as a secret; PREFIX.pub (SPKI PEM)
-// goes to the merge bot, which passes it to `verify-receipt --pub`.
+// `receipt-gate keygen [--out PREFIX] [--log] [--force]`: an ed25519 key pair.
+//   receipts (default)  PREFIX.key (PKCS#8 PEM, mode 0600) stays with the CI as a secret;
+//                       PREFIX.pub (SPKI PEM) goes to the merge bot (`verify-receipt --pub`).
+//   --log               the server's push-log key: PREFIX.key stays on the git server, outside
+//                       every repository (`install.sh --server --log-key`); PREFIX.pub goes to
+//                       mirrors and merge bots (`verify-log --pub`). docs/push-log.md.
+// PREFIX's folder is created when it does not exist (mode 0700).
 
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createPublicKey } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { parseCommandArgs } from '../args';
@@ -10,12 +14,12 @@ import { UsageError, type CliIO } from '../io';
 import { quotePath } from '../quote';
 import { generateKeyPair, keyIdOf } from '../receipt/dsse';
 
-const USAGE = 'receipt-gate keygen [--out PREFIX] [--force]   (writes PREFIX.key and PREFIX.pub; default PREFIX receipt-gate)';
+const USAGE = 'receipt-gate keygen [--out PREFIX] [--log] [--force]   (writes PREFIX.key and PREFIX.pub, creating PREFIX\'s folder; default PREFIX receipt-gate; --log: the server\'s push-log key)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
-    { out: { type: 'string' }, force: { type: 'boolean' } },
+    { out: { type: 'string' }, log: { type: 'boolean' }, force: { type: 'boolean' } },
     USAGE,
     io,
   );
@@ -27,14 +31,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const keyPath = resolve(io.cwd, `${prefix}.key`);
   const pubPath = resolve(io.cwd, `${prefix}.pub`);
   const folder = dirname(keyPath);
-  let isFolder = false;
-  try {
-    isFolder = statSync(folder).isDirectory();
-  } catch {
-    // missing: said below
-  }
-  if (!isFolder) {
-    throw new UsageError(`cannot write ${quotePath(`${prefix}.key`)}: the folder ${quotePath(folder)} does not exist; create it first (mkdir -p) or pass another --out PREFIX`);
+  let made = false;
+  if (!isFolder(folder)) {
+    try {
+      made = mkdirSync(folder, { recursive: true, mode: 0o700 }) !== undefined;
+    } catch (err) {
+      throw new UsageError(`cannot write ${quotePath(`${prefix}.key`)}: the folder ${quotePath(folder)} cannot be created (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); pass another --out PREFIX`);
+    }
   }
   for (const p of [keyPath, pubPath]) {
     if (existsSync(p) && !values.force) throw new UsageError(`${p} exists; pass --force to replace it (the old key's receipts will no longer verify with the new one)`);
@@ -43,8 +46,20 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   writeFileSync(keyPath, pair.privateKeyPem, { mode: 0o600 });
   writeFileSync(pubPath, pair.publicKeyPem, { mode: 0o644 });
   const keyid = keyIdOf(createPublicKey(pair.publicKeyPem));
+  const created = made ? `created ${quotePath(folder)} (mode 0700)\n` : '';
   io.stdout(
-    `wrote ${prefix}.key (private, keep it as a CI secret) and ${prefix}.pub (give it to the merge bot)\nkeyid ${keyid}\n`,
+    values.log
+      ? `${created}wrote ${prefix}.key (private: the server's push-log key; keep it on the git server only, outside every repository and its backups, owned by the account that runs git, chmod 0400; install.sh --server --log-key ${prefix}.key) and ${prefix}.pub (give it to mirrors and merge bots: verify-log --pub)\nkeyid ${keyid}\n`
+      : `${created}wrote ${prefix}.key (private, keep it as a CI secret) and ${prefix}.pub (give it to the merge bot)\nkeyid ${keyid}\n` +
+          `(a key for the server's push log: keygen --log; it stays on the git server, docs/push-log.md)\n`,
   );
   return 0;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -45,7 +45,7 @@ function annotation(f: Finding): string {
 export function toGithub(outcome: Outcome): string {
   const lines = sortFindings(outcome.findings).map(annotation);
   for (const c of outcome.contexts ?? []) lines.push(`receipt-gate ${outcome.command}: context ${c.name}: ${c.verdict}${c.touched ? '' : ' (not touched)'}`);
-  lines.push(`receipt-gate ${outcome.command}: ${verdictLine(outcome.verdict, outcome.findings)}`);
+  lines.push(`receipt-gate ${outcome.command}: ${verdictLine(outcome.verdict, outcome.findings, outcome.command)}`);
   return `${lines.join('\n')}\n`;
 }
 

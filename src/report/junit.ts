@@ -77,7 +77,7 @@ export function toJunit(outcome: Outcome): string {
   if (cases.length === 0) cases.push({ classname: 'receipt-gate.verdict', name: `verdict ${outcome.verdict}` });
   return suite(`receipt-gate ${outcome.command}`, cases, {
     verdict: outcome.verdict,
-    summary: printable(verdictLine(outcome.verdict, outcome.findings)),
+    summary: printable(verdictLine(outcome.verdict, outcome.findings, outcome.command)),
     ...(outcome.base ? { base: outcome.base } : {}),
     ...(outcome.head ? { head: outcome.head } : {}),
   });

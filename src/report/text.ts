@@ -6,6 +6,7 @@ import type { Finding, Severity } from '../findings';
 import { printable, quotePath } from '../quote';
 import { short, shortRef } from '../wording';
 import { humanFix, humanMessage } from './human';
+import { allIdentityLines } from './identities';
 import type { Verdict } from '../verdict';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
@@ -42,10 +43,19 @@ const MEANING: Record<Verdict, string> = {
   eligible: 'evidence and protected paths are intact; human review still decides',
 };
 
-export function verdictLine(verdict: Verdict, findings: readonly Finding[]): string {
+/** The meaning of a verdict for a command that judges refs' histories, not a patch. */
+const COMMAND_MEANING: Record<string, Record<Verdict, string>> = {
+  'verify-log': {
+    closed: 'the push log does not account for every move: the ref may not be trusted',
+    hold: 'the push log holds a move an owner must decide on',
+    eligible: 'every move of each checked ref is a signed entry of the push log that the gate allowed',
+  },
+};
+
+export function verdictLine(verdict: Verdict, findings: readonly Finding[], command?: string): string {
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
   const parts = [`${count('closed')} closing`, `${count('hold')} hold`, `${count('info')} info`];
-  return `verdict: ${verdict} (${parts.join(', ')}): ${MEANING[verdict]}`;
+  return `verdict: ${verdict} (${parts.join(', ')}): ${(command !== undefined ? COMMAND_MEANING[command] : undefined)?.[verdict] ?? MEANING[verdict]}`;
 }
 
 /** The findings, indented, one per line. */
@@ -53,14 +63,17 @@ export function findingLines(findings: readonly Finding[], indent = '  '): strin
   return sortFindings(findings).map((f) => `${indent}${findingLine(f)}`);
 }
 
-/** The terminal form of an outcome: the header, one line per finding, the verdict line. */
-export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'header' | 'contexts'>): string {
+/** The terminal form of an outcome: the header, one line per finding, the evidence identities
+ * (the repository's and each context's: epoch id, manifest digest, witness digests), the
+ * contexts' verdicts, the verdict line. */
+export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'header' | 'contexts'> & Partial<Pick<Outcome, 'identities'>> & { command?: string }): string {
   const lines: string[] = [];
   if (outcome.header) lines.push(printable(outcome.header));
   lines.push(...findingLines(outcome.findings));
+  lines.push(...allIdentityLines(outcome.identities, outcome.contexts));
   for (const c of outcome.contexts ?? []) {
     lines.push(`context ${c.name} (${quotePath(c.root)}): ${c.verdict}${c.touched ? '' : ', not touched: its expired or held freezes are reported, not enforced'}`);
   }
-  lines.push(verdictLine(outcome.verdict, outcome.findings));
+  lines.push(verdictLine(outcome.verdict, outcome.findings, outcome.command));
   return `${lines.join('\n')}\n`;
 }

@@ -5,7 +5,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli';
 import { guardedRepo, runCli } from '../helpers/repo';
@@ -83,14 +83,17 @@ test('missing arguments and values are sentences: exit 2, no null, no dashes for
   }
 });
 
-test('keygen --out into a folder that does not exist: exit 2 with a sentence, nothing written', () => {
+test('keygen --out into a folder that does not exist creates it; a folder that cannot be made is exit 2 with a sentence', () => {
   const dir = tempDir();
   try {
     const r = runCli(['keygen', '--out', 'no/such/folder/ci'], { cwd: dir });
-    assert.is(r.status, 2, r.stderr);
-    assert.match(r.stderr, /the folder .*no\/such\/folder does not exist; create it first/);
-    assert.not.match(r.stderr, /INTERNAL_ERROR|ENOENT/);
-    assert.not.ok(existsSync(join(dir, 'no')));
+    assert.is(r.status, 0, r.stderr);
+    assert.ok(existsSync(join(dir, 'no', 'such', 'folder', 'ci.key')));
+    writeFileSync(join(dir, 'file'), 'x');
+    const bad = runCli(['keygen', '--out', 'file/ci'], { cwd: dir });
+    assert.is(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /the folder .*file cannot be created/);
+    assert.not.match(bad.stderr, /INTERNAL_ERROR/);
     const ok = runCli(['keygen', '--out', 'ci'], { cwd: dir });
     assert.is(ok.status, 0, ok.stderr);
     assert.ok(existsSync(join(dir, 'ci.key')) && existsSync(join(dir, 'ci.pub')));

@@ -15,12 +15,19 @@ import Ajv2020 from 'ajv/dist/2020';
 
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'output', 'verify-log.schema.json'), 'utf8')));
 
+interface LogJson {
+  verdict: string;
+  log: { ref: string; tip?: string; entries: number; genesis?: string };
+  refs: { ref: string; logged: string; actual: string }[];
+  acknowledgements: { seq: number; identity: string; reason: string }[];
+}
+
 /** verify-log --json, checked against schemas/output/verify-log.schema.json. */
-function logJson(bare: string) {
+function logJson(bare: string): LogJson {
   const r = execCli(['verify-log', '--repo', bare, '--pub', pub(), '--json']);
-  const doc = JSON.parse(r.stdout);
+  const doc: unknown = JSON.parse(r.stdout);
   assert.ok(validate(doc), `${JSON.stringify(validate.errors, null, 2)}\n${r.stdout}`);
-  return doc;
+  return doc as LogJson;
 }
 
 let template: Remote;
