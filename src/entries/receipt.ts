@@ -1,11 +1,13 @@
 // `receipt-gate receipt --ref REF [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD]
-//   [--junit FILE]... [--out FILE] [--sign-key KEY|-] [--note] [--repo DIR] [--now DATE] [--timeout S] [--fixture-timeout S]`
+//   [--junit FILE]... [--out FILE] [--sign-key KEY|-] [--note] [--repo DIR] [--now DATE] [--timeout S] [--fixture-timeout S]
+//   [--require-isolation]`
 // The CI side of docs/contract.md §4: grade REF's tree (written fresh from git objects), write the
 // receipt (signed: an in-toto Statement in a DSSE envelope), exit with the verdict's code.
 
 import type { KeyObject } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { nearestName, parseCommandArgs } from '../args';
 import { today } from '../clock';
 import type { ContextPolicy, Policy } from '../evidence/types';
@@ -20,6 +22,7 @@ import { EXIT, exitCodeOf } from '../verdict';
 import { KeyError, loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../receipt/dsse';
 import { grade, TrialsError } from '../receipt/grade';
 import { receiptNotesRef, touchedContextNames } from '../receipt/contexts';
+import { bwrapProblem, findBwrap, pathList, type Isolation } from '../receipt/sandbox';
 import { receiptSchemaProblems } from '../receipt/schema';
 import type { Receipt } from '../receipt/types';
 import { fullRefName, resolveBase, resolveCommitSpec, type Base } from '../run/base';
@@ -30,7 +33,7 @@ import { VERSION } from '../version';
 const USAGE =
   'receipt-gate receipt [--ref REF] [--base REF] [--properties-cmd CMD] [--fixture-cmd CMD] [--junit FILE]... ' +
   '[--out receipt.json] [--sign-key KEY|-] [--note] [--repo DIR] [--now YYYY-MM-DD] [--timeout SECONDS] [--fixture-timeout SECONDS] ' +
-  '[--context NAME]... (with bounded contexts: one receipt per context, --out defaults to receipt-{context}.json)';
+  '[--require-isolation] [--context NAME]... (with bounded contexts: one receipt per context, --out defaults to receipt-{context}.json)';
 
 const TOOL_VERSION = VERSION;
 
@@ -48,6 +51,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'fixture-timeout': { type: 'string' },
   context: { type: 'string', multiple: true },
+  'require-isolation': { type: 'boolean' },
 } as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
@@ -63,12 +67,26 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const junit = (values.junit as unknown as string[] | undefined) ?? [];
   const contextsAsked = (values.context as unknown as string[] | undefined) ?? [];
 
+  // The sandbox first: without one, --require-isolation stops before anything is read or run.
+  const sandbox = findSandbox(io.env);
+  if (sandbox.kind === 'none') {
+    if (values['require-isolation']) {
+      throw new UsageError(`--require-isolation: the grader's commands cannot run isolated here (${sandbox.why}); nothing was graded. Install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap) and run again`);
+    }
+    io.stderr(`receipt-gate receipt: warning: the property and fixture commands run WITHOUT isolation (${sandbox.why}): they can read the signing key's file, the repository and your home; the receipt records isolation "none". Install bubblewrap (apt-get install bubblewrap), and pass --require-isolation to refuse to run without it\n`);
+  }
+
   // Load the key before any work, so a bad key is a usage error and not a wasted run.
   const signKey = values['sign-key'] === undefined ? null : await loadSignKey(values['sign-key'], io);
 
   const target = await openTarget(values.repo ?? io.cwd, values.ref ?? 'HEAD', values.base, io);
   if (typeof target === 'number') return target;
   const { store, history, refName, commit, base, policy } = target;
+  // Out of the commands' reach: the key's file, the repository, the user's home (and, per
+  // receipt, the file it is written to).
+  const hidden = [values.repo ?? io.cwd, store.gitdir, store.commondir, ...(io.env.HOME ? [io.env.HOME] : [])];
+  if (values['sign-key'] !== undefined && values['sign-key'] !== '-') hidden.push(resolve(io.cwd, values['sign-key']));
+  const isolation: Isolation = sandbox.kind === 'bwrap' ? { ...sandbox, hidden: hidden.map((p) => resolve(io.cwd, p)) } : sandbox;
 
   // With bounded contexts, one receipt per context: those asked for, else those REF touches.
   const contexts = await contextsToGrade(policy, contextsAsked, { store, history, base, commit, refName, today: date });
@@ -84,7 +102,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   let exit: number = EXIT.eligible;
   for (const context of contexts) {
     const outName = context === null ? template : template.split('{context}').join(context.name);
-    const code = await gradeOne({ store, history, refName, commit, base, policy, context, outName, date, generatedAt, junit, signKey, io, note: values.note === true, propertiesCmd: values['properties-cmd'] ?? null, fixtureCmd: values['fixture-cmd'] ?? null, propertiesTimeoutMs, fixtureTimeoutMs });
+    const code = await gradeOne({ store, history, refName, commit, base, policy, context, outName, date, generatedAt, junit, signKey, io, isolation, note: values.note === true, propertiesCmd: values['properties-cmd'] ?? null, fixtureCmd: values['fixture-cmd'] ?? null, propertiesTimeoutMs, fixtureTimeoutMs });
     exit = worseExit(exit, code);
   }
   return exit;
@@ -136,6 +154,7 @@ interface GradeOneOptions {
   junit: string[];
   signKey: KeyObject | null;
   io: CliIO;
+  isolation: Isolation;
   note: boolean;
   propertiesCmd: string | null;
   fixtureCmd: string | null;
@@ -168,6 +187,7 @@ async function gradeOne(o: GradeOneOptions): Promise<number> {
       junit: o.junit,
       propertiesTimeoutMs: o.propertiesTimeoutMs,
       fixtureTimeoutMs: o.fixtureTimeoutMs,
+      isolation: o.isolation.kind === 'bwrap' ? { ...o.isolation, hidden: [...o.isolation.hidden, outPath] } : o.isolation,
       onOutput: (chunk) => {
         shown.done();
         io.stderr(chunk.toString('utf8'));
@@ -264,6 +284,7 @@ function summaryLines(
       : `  properties: ${receipt.properties_ok ? 'passed' : 'FAILED'} (seed ${receipt.property_seed ?? 'none'}, ${receipt.property_trials} trials)`,
     notRun !== null ? `  fixtures: not run (${receipt.fixtures.length} record(s))` : `  fixtures: ${receipt.fixtures.filter((r) => r.ok).length}/${receipt.fixtures.length} match`,
     `  evidence paths: ${receipt.evidence_paths_clean ? 'untouched' : 'TOUCHED'}`,
+    `  isolation: ${receipt.isolation === 'bwrap' ? 'bwrap (no signing key, repository, home or, unless the policy allows it, network)' : 'none'}`,
   );
   if (receipt.frozen_tests_passed.length > 0) lines.push(`  frozen tests that passed (still frozen): ${receipt.frozen_tests_passed.join(', ')}`);
   for (const f of sortFindings(receipt.findings)) lines.push(`  ${findingLine(f)}`);
@@ -285,6 +306,24 @@ function seconds(text: string | undefined, name: string, fallback: number): numb
   if (text === undefined) return fallback;
   if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`${name} must be a positive number of seconds, got '${text}'`);
   return Number(text);
+}
+
+/** A working bubblewrap (src/receipt/sandbox.ts), tried once with the flags the commands get;
+ * or why there is none. NODE_PATH and RECEIPT_GATE_SANDBOX_READONLY name folders the commands
+ * may read besides the system's. */
+function findSandbox(env: NodeJS.ProcessEnv): Isolation {
+  const bwrap = findBwrap(env);
+  if (bwrap === null) {
+    return { kind: 'none', why: env.RECEIPT_GATE_BWRAP ? `RECEIPT_GATE_BWRAP=${env.RECEIPT_GATE_BWRAP} is not an executable file` : 'no bwrap on PATH' };
+  }
+  const probe = mkdtempSync(join(tmpdir(), 'receipt-gate-probe-'));
+  try {
+    const problem = bwrapProblem(bwrap, probe);
+    if (problem !== null) return { kind: 'none', why: problem };
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+  return { kind: 'bwrap', bwrap, network: false, hidden: [], readOnly: [...pathList(env.NODE_PATH), ...pathList(env.RECEIPT_GATE_SANDBOX_READONLY)] };
 }
 
 /** The environment the grader's commands get: the caller's, without receipt-gate's signing

@@ -1,4 +1,4 @@
-// `receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR]`
+// `receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--require-isolation]`
 // What a merge bot runs before it merges: the signature, the commit, the freeze digest against
 // the base, and the four merge facts. Exit 0 only when every fact holds; otherwise one line per
 // failed fact and exit 1.
@@ -23,8 +23,8 @@ import { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 
 const USAGE =
-  'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]\n' +
-  '       receipt-gate verify-receipt --all [--dir DIR | --notes] [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD]';
+  'receipt-gate verify-receipt FILE [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD] [--require-isolation]\n' +
+  '       receipt-gate verify-receipt --all [--dir DIR | --notes] [--ref REF] [--base REF] [--pub KEY] [--allow-unsigned] [--repo DIR] [--now YYYY-MM-DD] [--require-isolation]';
 /** Receipts are small; a larger file is refused before it is read. */
 const MAX_RECEIPT_BYTES = 16 * 1024 * 1024;
 
@@ -41,6 +41,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       all: { type: 'boolean' },
       dir: { type: 'string' },
       notes: { type: 'boolean' },
+      'require-isolation': { type: 'boolean' },
     },
     USAGE,
     io,
@@ -62,7 +63,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (base.policyCommit === null || base.tip === null) throw new UsageError('no base to compare the freeze file with: pass --base REF');
   const { policy } = base;
   if (!policy) throw new UsageError(`${base.name} (${short(base.tip!)}) has no valid .receipt-gate.json; nothing can be verified against it`);
-  const at: VerifyAt = { store, policy, commit, refGiven, baseTip: base.tip!, baseName: base.name ?? base.tip!, baseDisplay: base.name ?? 'the base', date, publicKey, allowUnsigned: values['allow-unsigned'] === true };
+  const at: VerifyAt = { store, policy, commit, refGiven, baseTip: base.tip!, baseName: base.name ?? base.tip!, baseDisplay: base.name ?? 'the base', date, publicKey, allowUnsigned: values['allow-unsigned'] === true, requireIsolation: values['require-isolation'] === true };
 
   if (!all) {
     const file = positionals[0]!;
@@ -127,6 +128,8 @@ interface VerifyAt {
   date: string;
   publicKey: KeyObject | null;
   allowUnsigned: boolean;
+  /** --require-isolation: refuse a receipt whose commands ran without a sandbox. */
+  requireIsolation: boolean;
 }
 
 /** Every fact of one receipt; `expected` is the context --all looks for (undefined: whichever
@@ -144,11 +147,14 @@ async function verifyOne(at: VerifyAt, text: string, expected?: string | null): 
       if (found.context) scope = `context ${found.context.name} (${found.context.root})`;
       const facts = await repositoryFacts(at.store, policy, { commit: at.commit, refName: at.refGiven, base: at.baseTip, baseName: at.baseName, today: at.date });
       failures.push(...receiptFailures(opened.receipt, facts));
+      if (at.requireIsolation && opened.receipt.isolation !== 'bwrap') {
+        failures.push({ fact: 'isolation', reason: `the property and fixture commands ran without isolation (isolation ${opened.receipt.isolation ?? 'not recorded'}), and --require-isolation asks for a sandbox; make the receipt again where bubblewrap runs (apt-get install bubblewrap; receipt --require-isolation)` });
+      }
     }
   }
   const how = opened.signed ? `signature verified (keyid ${opened.keyid?.slice(0, 16) ?? '?'})` : 'UNSIGNED (--allow-unsigned: the signature was not checked)';
   const covers = scope === '' ? `${printable(at.refGiven)} (${short(at.commit)})` : `${scope} at ${printable(at.refGiven)} (commit ${at.commit})`;
-  const line = `receipt verified for ${covers} against ${printable(at.baseDisplay)} (${short(at.baseTip)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none recorded'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible`;
+  const line = `receipt verified for ${covers} against ${printable(at.baseDisplay)} (${short(at.baseTip)}): ${how}; properties passed on seed ${opened.receipt?.property_seed ?? 'none recorded'}, ${opened.receipt?.fixtures.length ?? 0} fixture(s) match, evidence untouched, freeze digest equals the base's, verdict eligible, isolation ${opened.receipt?.isolation ?? 'none'}`;
   return { failures, line };
 }
 

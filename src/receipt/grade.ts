@@ -22,6 +22,7 @@ import { verdictOf } from '../verdict';
 import { parseJUnit, summarize, JUnitError, type TestCase } from './junit';
 import { materializeCommit, MaterializeError } from './materialize';
 import { runCommand } from './run-command';
+import { bwrapArgv, type Isolation } from './sandbox';
 import { RECEIPT_SCHEMA, RECEIPT_SCHEMA_CONTEXT, type FixtureRow, type Receipt } from './types';
 
 /** The trials each property runs when PROPERTY_TRIALS is not set; also the fewest a receipt may
@@ -56,6 +57,9 @@ export interface GradeOptions {
   onStep?: (text: string) => void;
   /** Keep the written tree (for debugging); its path is returned. */
   keepTree?: boolean;
+  /** How the commands run (src/receipt/sandbox.ts); absent: without a sandbox. The network is
+   * the base policy's to allow (grader.network), whatever `isolation.network` says. */
+  isolation?: Isolation;
   /** Grade one bounded context (docs/contexts.md): its findings, its evidence, and the commands
    * run in its root. Absent: the whole repository, as a policy without contexts. */
   context?: ContextPolicy;
@@ -96,7 +100,8 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
     findings.push(seedMismatch(propertySeed, manifestSeed, context?.policy ?? opts.policy, at));
   }
   // The trial count is evidence: the base's policy names the fewest trials a receipt may record.
-  const minTrials = (context?.policy ?? opts.policy).grader?.minTrials ?? DEFAULT_GRADER.minTrials;
+  const graderPolicy = context?.policy ?? opts.policy;
+  const minTrials = graderPolicy.grader?.minTrials ?? DEFAULT_GRADER.minTrials;
   const tooFew = trials < minTrials ? trialsTooFew(trials, minTrials, at) : null;
   if (tooFew !== null) findings.push(tooFew);
   // Ordering: when the patch touches the evidence (or leaves an invalid policy, or the paths
@@ -116,12 +121,18 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
       if (written !== null) findings.push(written);
     }
     const runDir = context ? join(treeDir, ...context.root.split('/')) : treeDir;
+    // The commands' sandbox: the written tree is their only writable place.
+    const iso = opts.isolation;
+    const sandbox =
+      iso?.kind === 'bwrap' && written === null && notRun === null
+        ? { program: iso.bwrap, args: bwrapArgv({ ...iso, network: graderPolicy.grader?.network ?? DEFAULT_GRADER.network }, treeDir, runDir) }
+        : undefined;
 
     // 3. Properties, on the recorded seed.
     let properties: { exitCode: number | null; findings: Finding[] } = { exitCode: null, findings: [] };
     if (notRun === null) {
       if (opts.propertiesCmd !== null) step(`running the properties on seed ${propertySeed ?? '(none)'}`);
-      properties = await runProperties(opts, written === null ? runDir : null, { propertySeed, trials, frozen }, at);
+      properties = await runProperties(opts, written === null ? runDir : null, { propertySeed, trials, frozen, sandbox }, at);
       findings.push(...properties.findings);
     }
 
@@ -133,7 +144,7 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
         continue;
       }
       step(`fixture ${i + 1} of ${evidence.fixtures.length}: ${record.path}`);
-      const row = await runFixture(record, opts, written === null ? runDir : null);
+      const row = await runFixture(record, opts, written === null ? runDir : null, sandbox);
       fixtures.push(row.row);
       if (row.finding) findings.push({ ...row.finding, ...at, path: record.path });
     }
@@ -160,6 +171,7 @@ export async function grade(given: GradeOptions): Promise<GradeResult> {
       properties_exit_code: properties.exitCode,
       properties_ok: notRun === null && opts.propertiesCmd !== null && properties.exitCode === 0,
       properties_run: notRun === null && opts.propertiesCmd !== null,
+      isolation: opts.isolation?.kind ?? 'none',
       not_run_reason: notRun,
       fixtures,
       freeze_file_sha256: evidence.freeze.freezeFileSha256,
@@ -283,7 +295,7 @@ async function writeTree(opts: GradeOptions, treeDir: string, at: At): Promise<F
 async function runProperties(
   opts: GradeOptions,
   treeDir: string | null,
-  run: { propertySeed: string | null; trials: number; frozen: string[] },
+  run: { propertySeed: string | null; trials: number; frozen: string[]; sandbox: { program: string; args: string[] } | undefined },
   at: At,
 ): Promise<{ exitCode: number | null; findings: Finding[] }> {
   if (opts.propertiesCmd === null) {
@@ -314,6 +326,7 @@ async function runProperties(
     timeoutMs: opts.propertiesTimeoutMs,
     captureStdout: false,
     onOutput: opts.onOutput,
+    ...(run.sandbox ? { sandbox: run.sandbox } : {}),
   });
   if (result.exitCode === 0) return { exitCode: 0, findings: [] };
   const why = result.timedOut
@@ -391,6 +404,7 @@ async function runFixture(
   record: FixtureRecord,
   opts: GradeOptions,
   treeDir: string | null,
+  sandbox: { program: string; args: string[] } | undefined,
 ): Promise<{ row: FixtureRow; finding: Finding | null }> {
   const row: FixtureRow = { path: record.path, id: record.id, expected: record.sha256, actual: null, ok: false };
   const fail = (message: string, fix: string) => ({
@@ -413,6 +427,7 @@ async function runFixture(
     timeoutMs: opts.fixtureTimeoutMs,
     captureStdout: true,
     onOutput: opts.onOutput,
+    ...(sandbox ? { sandbox } : {}),
   });
   if (run.exitCode !== 0) {
     const why = run.timedOut

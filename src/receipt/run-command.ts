@@ -1,4 +1,5 @@
-// Runs one grader command (`sh -c CMD`) in the materialised tree with a deadline. On timeout
+// Runs one grader command (`sh -c CMD`) in the materialised tree with a deadline, inside the
+// grader's sandbox when one is given (bwrap: src/receipt/sandbox.ts). On timeout
 // the whole process group is killed, so a property runner cannot outlive the receipt.
 
 import { spawn } from 'node:child_process';
@@ -28,6 +29,9 @@ export interface CommandOptions {
   maxStdoutBytes?: number;
   /** Receives output that is not captured (the command's stderr, and stdout when not captured). */
   onOutput?: (chunk: Buffer) => void;
+  /** Run inside this sandbox (src/receipt/sandbox.ts): the bwrap program and its arguments
+   * before `--`. */
+  sandbox?: { program: string; args: string[] };
 }
 
 export function runCommand(opts: CommandOptions): Promise<CommandRun> {
@@ -38,7 +42,10 @@ export function runCommand(opts: CommandOptions): Promise<CommandRun> {
     let tooLarge = false;
     let timedOut = false;
     let settled = false;
-    const child = spawn('/bin/sh', ['-c', opts.command], {
+    const [file, argv] = opts.sandbox
+      ? [opts.sandbox.program, [...opts.sandbox.args, '--', '/bin/sh', '-c', opts.command]]
+      : ['/bin/sh', ['-c', opts.command]];
+    const child = spawn(file, argv, {
       cwd: opts.cwd,
       env: opts.env,
       stdio: ['pipe', 'pipe', 'pipe'],

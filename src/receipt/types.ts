@@ -58,6 +58,9 @@ export interface Receipt {
    * patch touches the evidence, leaves an invalid policy, or asks for fewer trials than the
    * base's minimum; `not_run_reason` says which. Absent on receipts made before 2026-12-04. */
   properties_run?: boolean;
+  /** How the property and fixture commands ran: in a bubblewrap sandbox, or without isolation.
+   * Absent on receipts made before 2026-12-04 (read as "none"). */
+  isolation?: 'bwrap' | 'none';
   not_run_reason?: string | null;
   fixtures: FixtureRow[];
   freeze_file_sha256: string | null;

@@ -241,17 +241,18 @@ test('a receipt signed by another key is refused', async () => {
 
 test('--sign-key - reads the key from stdin; the grader\'s commands never see signing variables', async () => {
   const out = join(keys, 'stdin.json');
-  const seen = join(keys, 'env-seen.txt');
+  // The command's stderr reaches receipt's stderr (the sandbox lets it write nowhere else).
   const r = await cli(
     repo,
-    ['receipt', '--ref', 'honest', '--base', 'main', '--properties-cmd', `env > '${seen}' && node properties/allocate.properties.js`,
+    ['receipt', '--ref', 'honest', '--base', 'main', '--properties-cmd', `env | sed 's/^/ENV-SEEN /' >&2 && node properties/allocate.properties.js`,
       '--fixture-cmd', 'node src/allocate-cli.js', '--out', out, '--sign-key', '-', ...NOW],
     { RECEIPT_GATE_SIGN_KEY: 'secret-material' },
     readFileSync(join(keys, 'ci.key'), 'utf8'),
   );
   assert.is(r.code, 0, r.stdout + r.stderr);
-  const env = readFileSync(seen, 'utf8');
-  assert.not.match(env, /secret-material/);
+  const env = r.stderr.split('\n').filter((l) => l.startsWith('ENV-SEEN ')).map((l) => l.slice('ENV-SEEN '.length)).join('\n');
+  assert.match(env, /^PATH=/m);
+  assert.not.match(r.stderr + r.stdout, /secret-material/);
   assert.match(env, /^PROPERTY_SEED=20260925$/m);
   assert.match(env, /^PROPERTY_TRIALS=200$/m);
   assert.match(env, /^RECEIPT_GATE_FROZEN=\[\]$/m);
@@ -351,10 +352,12 @@ test('active freeze: frozen ids reach the property command; JUnit results are re
     '</testsuite></testsuites>',
   ].join('\n');
   writeFileSync(join(keys, 'junit.xml'), junit);
-  const cmd = `printf '%s' "$RECEIPT_GATE_FROZEN" > frozen.json && cp frozen.json ${join(keys, 'frozen-seen.json')} && node properties/allocate.properties.js`;
+  const cmd = `printf 'FROZEN-SEEN %s\\n' "$RECEIPT_GATE_FROZEN" >&2 && node properties/allocate.properties.js`;
   const out = join(keys, 'junit-receipt.json');
   const r = await cli(r3, ['receipt', '--ref', 'main', '--base', 'main', '--properties-cmd', cmd, '--fixture-cmd', 'node src/allocate-cli.js', '--junit', join(keys, 'junit.xml'), '--out', out, ...NOW]);
-  assert.equal(JSON.parse(readFileSync(join(keys, 'frozen-seen.json'), 'utf8')), ['tests/test_io.py::test_slow_disk']);
+  const frozenSeen = r.stderr.split('\n').find((l) => l.startsWith('FROZEN-SEEN '));
+  assert.ok(frozenSeen, r.stderr);
+  assert.equal(JSON.parse(frozenSeen.slice('FROZEN-SEEN '.length)), ['tests/test_io.py::test_slow_disk']);
   const rc = JSON.parse(readFileSync(out, 'utf8'));
   assert.equal(rc.frozen_tests, ['tests/test_io.py::test_slow_disk']);
   assert.equal(rc.frozen_tests_passed, ['tests/test_io.py::test_slow_disk']);

@@ -18,10 +18,10 @@ const KEYS: Record<keyof Receipt, true> = {
   properties_ok: true, fixtures: true, freeze_file_sha256: true, expired_freezes: true, frozen_tests: true,
   frozen_tests_passed: true, failed_tests: true, junit_files: true, evidence_paths_clean: true, epoch_id: true,
   generator_sha256: true, manifest_sha256: true, witnesses: true, verdict: true, findings: true, context: true,
-  properties_run: true, not_run_reason: true, min_trials: true,
+  properties_run: true, not_run_reason: true, min_trials: true, isolation: true,
 };
 /** Members added after receipts were first written: optional, so older receipts still validate. */
-const ADDED = ['properties_run', 'not_run_reason', 'min_trials'];
+const ADDED = ['properties_run', 'not_run_reason', 'min_trials', 'isolation'];
 
 const full: Receipt = {
   schema: 'agent-patch-receipt/v1',
@@ -39,6 +39,7 @@ const full: Receipt = {
   properties_exit_code: 0,
   properties_ok: true,
   properties_run: true,
+  isolation: 'bwrap',
   not_run_reason: null,
   fixtures: [{ path: 'fixtures/a.json', id: 'a', expected: 'c'.repeat(64), actual: 'c'.repeat(64), ok: true }],
   freeze_file_sha256: 'd'.repeat(64),
