@@ -29,8 +29,9 @@ interface Action {
   runs: { using: string; steps: Step[] };
 }
 
-/** A bare "origin" whose main is guarded, with a branch per case; returns its path and oids. */
-function origin(): { bare: string; dir: string; fixtureEdit: string; docsEdit: string } {
+/** A bare "origin" whose main is guarded, with a branch per case; returns its path and oids.
+ * `fake-gate`: a patch that points the receipt-gate devDependency main names at a fake. */
+function origin(): { bare: string; dir: string; fixtureEdit: string; docsEdit: string; fakeGate: string } {
   const dir = tempDir('ci');
   const work = guardedRepo();
   git(work, ['checkout', '-q', '-b', 'fixture-edit']);
@@ -39,10 +40,34 @@ function origin(): { bare: string; dir: string; fixtureEdit: string; docsEdit: s
   git(work, ['checkout', '-q', '-b', 'docs-edit', 'main']);
   writeFiles(work, { 'src/alloc.py': 'def allocate(total, weights):\n    return [total, 0]\n' });
   const docsEdit = commitAll(work, 'a real fix');
+  git(work, ['checkout', '-q', 'main']);
+  writeFiles(work, { 'package.json': `${JSON.stringify({ name: 'orders', private: true, devDependencies: { 'receipt-gate': '0.1.0' } }, null, 2)}\n` });
+  commitAll(work, 'receipt-gate as a devDependency');
+  git(work, ['checkout', '-q', '-b', 'fake-gate']);
+  writeFiles(work, {
+    'package.json': `${JSON.stringify({ name: 'orders', private: true, devDependencies: { 'receipt-gate': 'file:./tools/fake' } }, null, 2)}\n`,
+    'tools/fake/package.json': `${JSON.stringify({ name: 'receipt-gate', version: '0.1.0', bin: { 'receipt-gate': 'cli.js' } })}\n`,
+    'tools/fake/cli.js': `#!/usr/bin/env node\n${FAKE_GATE_JS}`,
+  });
+  const fakeGate = commitAll(work, 'a verifier of my own');
   const bare = join(dir, 'origin.git');
   git(dir, ['clone', '-q', '--bare', work, bare]);
   rmSync(work, { recursive: true, force: true });
-  return { bare, dir, fixtureEdit, docsEdit };
+  return { bare, dir, fixtureEdit, docsEdit, fakeGate };
+}
+
+/** A fake receipt-gate: whatever it is asked, an eligible verdict (an empty SARIF log, exit 0),
+ * and a mark that it ran (RG_FAKE_MARK). */
+const FAKE_GATE_JS = [
+  'if (process.env.RG_FAKE_MARK) require("node:fs").writeFileSync(process.env.RG_FAKE_MARK, "ran");',
+  'console.log(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "receipt-gate" } }, invocations: [{ executionSuccessful: true }], results: [] }] }));',
+  '',
+].join('\n');
+
+/** What `npm ci` of the fake-gate patch leaves: the fake as node_modules/.bin/receipt-gate. */
+function installFake(work: string): void {
+  writeFiles(work, { 'node_modules/.bin/receipt-gate': `#!${process.execPath}\n${FAKE_GATE_JS}` });
+  spawnSync('chmod', ['+x', join(work, 'node_modules/.bin/receipt-gate')]);
 }
 
 /** What actions/checkout and GitLab's default GIT_DEPTH leave: a depth-1 clone of one branch. */
@@ -259,10 +284,10 @@ function actionCases(): ActionCase[] {
       },
     },
     {
-      name: 'the project\'s own node_modules/.bin/receipt-gate comes first',
+      name: 'a receipt-gate in the project\'s node_modules/.bin is never run: the action\'s own release is',
       clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: {}, verdict: 'closed', exit: '1',
       check(_out, work) {
-        assert.ok(existsSync(shim(work)), 'the project\'s receipt-gate ran');
+        assert.not.ok(existsSync(shim(work)), 'the project\'s receipt-gate did not run');
       },
     },
   ];
@@ -276,12 +301,9 @@ test('GitHub Action: every documented input combination, including the README sn
       const work = join(o.dir, `case-${i}`);
       if (c.clone === 'full') fullClone(o.bare, c.branch, work);
       else shallowClone(o.bare, c.branch, work);
-      if (c.name.startsWith('the project')) {
-        writeFiles(work, { 'node_modules/.bin/receipt-gate': `#!/bin/sh\ntouch "${join(work, '..', 'shim-ran')}"\nexec "${process.execPath}" "${join(ROOT, 'dist', 'cli.js')}" "$@"\n` });
-        spawnSync('chmod', ['+x', join(work, 'node_modules/.bin/receipt-gate')]);
-      }
+      if (c.name.startsWith('a receipt-gate in the project')) installFake(work);
       const sha = git(work, ['rev-parse', 'HEAD']).trim();
-      const env = c.event === 'push' ? pushEnv(c.branch, sha) : githubEnv(c.branch, sha);
+      const env = { ...(c.event === 'push' ? pushEnv(c.branch, sha) : githubEnv(c.branch, sha)), RG_FAKE_MARK: join(work, '..', 'shim-ran') };
       const { steps, outputs } = runAction(work, env, c.with);
       const verify = steps.find((s) => s.name === 'receipt-gate verify-ref');
       const got = `${outputs.verdict}/${outputs['exit-code']}`;
@@ -299,6 +321,29 @@ test('GitHub Action: every documented input combination, including the README sn
       c.check?.(verify.stdout, work);
     });
     assert.equal(failures, [], failures.join('\n\n'));
+  } finally {
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
+test('GitHub Action: a patch that swaps in a fake receipt-gate (npm ci put it in node_modules/.bin) is judged by the action\'s own release: closed', () => {
+  const o = origin();
+  try {
+    const work = fullClone(o.bare, 'fake-gate', join(o.dir, 'work'));
+    installFake(work);
+    const mark = join(o.dir, 'fake-ran');
+    // The fake, run by hand, says eligible: that is what the patch wants CI to print.
+    const fake = spawnSync(join(work, 'node_modules/.bin/receipt-gate'), ['verify-ref', 'HEAD', '--format', 'sarif'], { cwd: work, encoding: 'utf8' });
+    assert.is(fake.status, 0);
+    assert.equal(JSON.parse(fake.stdout).runs[0].results, []);
+    const { steps, outputs } = runAction(work, { ...githubEnv('fake-gate', o.fakeGate), RG_FAKE_MARK: mark }, { checkout: 'false' });
+    assert.equal([outputs.verdict, outputs['exit-code']], ['closed', '1'], JSON.stringify(steps, null, 2));
+    assert.not.ok(existsSync(mark), 'the fake did not run');
+    const results = JSON.parse(readFileSync(join(work, 'receipt-gate.sarif'), 'utf8')).runs[0].results as { ruleId: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[];
+    const hit = results.find((r) => r.ruleId === 'PATH_PROTECTED' && r.locations[0]!.physicalLocation.artifactLocation.uri === 'package.json');
+    assert.ok(hit, JSON.stringify(results));
+    assert.match(hit!.message.text, /the receipt-gate entry of package\.json/);
+    assert.is(steps[steps.length - 1]!.status, 1);
   } finally {
     rmSync(o.dir, { recursive: true, force: true });
   }
@@ -355,8 +400,13 @@ test('GitHub scheduled workflow (ci/github/receipt-gate-frozen.yml): frozen test
     })}\n`,
     'run-test.sh': 'case "$1" in *test_retry) exit 0 ;; *) exit 1 ;; esac\n',
   });
+  const runnerTemp = tempDir('runner-temp');
   try {
     const summary = join(work, '..', `summary-${Date.now()}.md`);
+    // What the runner carries from step to step: GITHUB_ENV's lines, and its temp directory.
+    const githubEnvFile = join(work, '..', `github-env-${Date.now()}`);
+    const carried = (): Record<string, string> =>
+      existsSync(githubEnvFile) ? Object.fromEntries(readFileSync(githubEnvFile, 'utf8').split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])) : {};
     const statuses: number[] = [];
     let log = '';
     for (const step of workflow.jobs.frozen.steps) {
@@ -369,7 +419,7 @@ test('GitHub scheduled workflow (ci/github/receipt-gate-frozen.yml): frozen test
       const env = { ...(step.env ?? {}), ...(step.env && 'RG_FROZEN_TESTS' in step.env ? { RG_FROZEN_TESTS: 'sh run-test.sh' } : {}) };
       const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], {
         cwd: work,
-        env: { ...process.env, ...GIT_ENV, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_STEP_SUMMARY: summary, RECEIPT_GATE_NOW: '2026-11-29', npm_config_update_notifier: 'false', ...env },
+        env: { ...process.env, ...GIT_ENV, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_EVENT_NAME: 'schedule', GITHUB_STEP_SUMMARY: summary, GITHUB_ENV: githubEnvFile, RUNNER_TEMP: runnerTemp, RECEIPT_GATE_NOW: '2026-11-29', npm_config_update_notifier: 'false', ...carried(), ...env },
         encoding: 'utf8',
       });
       statuses.push(r.status ?? -1);
@@ -378,15 +428,20 @@ test('GitHub scheduled workflow (ci/github/receipt-gate-frozen.yml): frozen test
     // A freeze expired yesterday: exit 1, the run fails and says what to do.
     assert.equal(statuses, [0, 1], log);
     assert.match(log, /receipt-gate freeze review on 2026-11-29: 2 freezes, 1 expired, 1 expiring within 7 days/);
-    assert.match(log, /tests\/test_net\.py::test_retry .*passes now/);
+    assert.match(log, /tests\/test_net\.py::test_retry .*passes now/, log);
     assert.match(log, /tests\/test_clock\.py::test_tick .*still fails \(exit 1\)/);
     assert.match(log, /an owner runs 'receipt-gate freeze prune'/);
     assert.match(readFileSync(summary, 'utf8'), /^```\nreceipt-gate freeze review/);
     const report = JSON.parse(readFileSync(join(work, 'receipt-gate-frozen.json'), 'utf8'));
     assert.equal([report.expired, report.expiring], [['tests/test_clock.py::test_tick'], ['tests/test_net.py::test_retry']]);
     assert.is(git(work, ['status', '--porcelain', '--', 'freeze.json', 'freezes']), '', 'nothing edited');
+    // receipt-gate came from what the default branch names, installed outside the project.
+    assert.match(log, /receipt-gate: \d+\.\d+\.\d+\S* from HEAD:package\.json, installed in /);
+    assert.ok(carried().RG_CLI!.startsWith(runnerTemp), carried().RG_CLI);
+    assert.not.ok(existsSync(join(work, 'node_modules')), 'the project was not installed');
   } finally {
     rmSync(work, { recursive: true, force: true });
+    rmSync(runnerTemp, { recursive: true, force: true });
   }
 });
 

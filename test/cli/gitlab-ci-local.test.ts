@@ -117,13 +117,14 @@ function observation(id: string, witness: string): Record<string, string> {
   };
 }
 
-test(`gitlab-ci-local ${gitlabCiLocal}: the job installs the project, then closed on a fixture branch, eligible on main, hold where a keyed freeze holds`, () => {
+test(`gitlab-ci-local ${gitlabCiLocal}: the job installs the base's receipt-gate outside the project, then closed on a fixture branch, eligible on main, hold where a keyed freeze holds`, () => {
   const p = project(validEvidence());
   try {
     pushBranch(p, 'fixture-edit', { 'fixtures/orders/base.json': '{"orders": [9]}\n' });
     const closed = pipeline(p, 'fixture-edit');
     assert.is.not(closed.status, 0, closed.out);
-    assert.match(closed.out, /added 1 package/, 'npm ci installed the project');
+    assert.match(closed.out, /receipt-gate: \d+\.\d+\.\d+\S* from origin\/main:package-lock\.json, installed in \S+ \(outside the project\)/, closed.out);
+    assert.not.ok(existsSync(join(closed.clone, 'node_modules')), 'the project was not installed');
     assert.match(closed.out, /receipt-gate: verdict closed \(exit 1\)/, closed.out);
     assert.match(closed.out, /closed PATH_PROTECTED .* fixtures\/orders\/base\.json: /, closed.out);
     assert.ok(
@@ -177,7 +178,7 @@ test(`gitlab-ci-local ${gitlabCiLocal}: nothing checked is exit 2 with a setup m
   try {
     const r = pipeline(bare, 'main');
     assert.is.not(r.status, 0, r.out);
-    assert.match(r.out, /receipt-gate: nothing was checked \(exit 2\): receipt-gate is not installed in this project .*npm install --save-dev receipt-gate/, r.out);
+    assert.match(r.out, /receipt-gate: nothing was checked \(exit 2\): receipt-gate is not installed in this project: the base branch origin\/main names no receipt-gate .*npm install --save-dev receipt-gate/, r.out);
     assert.not.match(r.out, /verdict (closed|eligible|hold)|npx/, r.out);
     const inv = r.sarif.runs[0]!.invocations![0]!;
     assert.is(inv.executionSuccessful, false);
@@ -186,6 +187,53 @@ test(`gitlab-ci-local ${gitlabCiLocal}: nothing checked is exit 2 with a setup m
     assert.match(r.junit.cases[0]!.failure!, /not installed/);
   } finally {
     rmSync(bare.dir, { recursive: true, force: true });
+  }
+});
+
+test(`gitlab-ci-local ${gitlabCiLocal}: a patch that swaps in a fake receipt-gate (devDependency file:./tools/fake and its lock entry) is closed by the base's receipt-gate, never judged by the fake`, () => {
+  const p = project(validEvidence());
+  try {
+    // The patch: a package named receipt-gate whose bin prints an eligible verdict, and the
+    // project's devDependency pointed at it, locked by npm itself.
+    const scratch = join(p.dir, 'push-fake-gate');
+    must('git', ['clone', '-q', p.bare, scratch], p.dir);
+    must('git', ['checkout', '-q', '-b', 'fake-gate'], scratch);
+    const fake = [
+      'console.error("FAKE receipt-gate: verdict eligible (exit 0)");',
+      'const format = process.argv[process.argv.indexOf("--format") + 1];',
+      'if (format === "sarif") console.log(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "receipt-gate" } }, invocations: [{ executionSuccessful: true }], results: [] }] }));',
+      'if (format === "junit") console.log(\'<?xml version="1.0" encoding="UTF-8"?>\\n<testsuites name="receipt-gate" tests="0" failures="0" errors="0"></testsuites>\');',
+      '',
+    ].join('\n');
+    write(scratch, {
+      'tools/fake/package.json': `${JSON.stringify({ name: 'receipt-gate', version: '0.1.0', bin: { 'receipt-gate': 'cli.js' } })}\n`,
+      'tools/fake/cli.js': `#!/usr/bin/env node\n${fake}`,
+    });
+    const pkg = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8'));
+    pkg.devDependencies['receipt-gate'] = 'file:./tools/fake';
+    write(scratch, { 'package.json': `${JSON.stringify(pkg, null, 2)}\n` });
+    must('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--loglevel=error'], scratch);
+    assert.match(readFileSync(join(scratch, 'package-lock.json'), 'utf8'), /"resolved": "tools\/fake"/, 'npm locked the fake');
+    must('git', ['add', '-A'], scratch);
+    must('git', ['commit', '-q', '-m', 'a verifier of my own'], scratch);
+    must('git', ['push', '-q', 'origin', 'fake-gate'], scratch);
+
+    const r = pipeline(p, 'fake-gate');
+    assert.is.not(r.status, 0, r.out);
+    assert.not.match(r.out, /FAKE receipt-gate/, 'the fake never ran');
+    assert.match(r.out, /receipt-gate: \d+\.\d+\.\d+\S* from origin\/main:package-lock\.json, installed in \S+ \(outside the project\)/, r.out);
+    assert.match(r.out, /receipt-gate: verdict closed \(exit 1\)/, r.out);
+    assert.match(r.out, /closed PATH_PROTECTED .* package\.json: .*the receipt-gate entry of package\.json/, r.out);
+    for (const path of ['package.json', 'package-lock.json', 'tools/fake/package.json']) {
+      assert.ok(
+        r.sarif.runs[0]!.results!.some((x) => x.ruleId === 'PATH_PROTECTED' && x.locations![0]!.physicalLocation!.artifactLocation!.uri === path),
+        `${path}: ${JSON.stringify(r.sarif.runs[0]!.results)}`,
+      );
+    }
+    assert.ok(r.junit.cases.some((c) => c.name === 'PATH_PROTECTED package.json' && c.failure !== null), JSON.stringify(r.junit));
+    assert.not.ok(existsSync(join(r.clone, 'node_modules')), 'the project was not installed');
+  } finally {
+    rmSync(p.dir, { recursive: true, force: true });
   }
 });
 
