@@ -47,7 +47,7 @@ const COMMAND_MEANING: Record<string, Record<Verdict, string>> = {
   'verify-log': {
     closed: 'the push log does not account for every move: the ref may not be trusted',
     hold: 'the push log holds a move an owner must decide on',
-    eligible: 'every move of each checked ref is a signed entry of the push log that the gate allowed',
+    eligible: 'every move of each checked ref is a signed entry of the push log that the gate allowed or an owner acknowledged',
   },
 };
 
