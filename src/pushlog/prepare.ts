@@ -17,18 +17,23 @@
 //   <commit> <parent> <old> <new> <ref>     a single candidate
 //   all <commit> <parent>                   the whole push (only when it has several updates)
 //
+// and `candidates/<receive-pack pid>/<parent>` holds each single candidate under the entry it
+// extends, `<commit> <old> <new> <ref> <i> <n>` (update i of n): the hook finds the candidate
+// for a one-update transaction by the log's tip, one file read, whatever the push's size
+// (a push of N refs costs the log O(N) in all, not N reads of an N-line list).
+//
 // The hook uses a candidate only when the updates git committed are exactly its updates and
 // the log's tip, read under refs/receipt-gate/log.lock, is still its parent; anything else
 // (another transaction appended first, a plain push whose earlier update failed, no
 // candidates at all) falls back to the Node logger, which signs afresh (hook.ts).
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '../version';
 import { commitBytes, headOf, readLogRef, writeLoose, type LogHead } from './append';
 import { signEntry, type LoggedUpdate, type LogPredicate, type PushCertificate } from './entry';
-import { pendingDir } from './server-state';
+import { candidatesDir, pendingDir } from './server-state';
 
 export interface PushFacts {
   time: string;
@@ -85,18 +90,23 @@ export async function prepareCandidates(
     const commit = writeLoose(objects, 'commit', commitBytes(after.commit, p, signed.text));
     return { commit, parent: after.commit, payloadSha256: signed.payloadSha256, seq: p.seq };
   };
+  const dir = pendingDir(gitdir);
+  const byParent = candidatesDir(gitdir, receivePid);
+  // (A folder left by a receive-pack of the same id that is gone.)
+  rmSync(byParent, { recursive: true, force: true });
+  mkdirSync(byParent, { recursive: true });
   const lines: string[] = [];
   let after: { commit: string; seq: number; payloadSha256: string } = head;
-  for (const u of updates) {
+  updates.forEach((u, i) => {
     const c = entry(after, [u]);
     lines.push(`${c.commit} ${c.parent} ${u.old} ${u.new} ${u.ref}`);
+    writeFileSync(join(byParent, c.parent), `${c.commit} ${u.old} ${u.new} ${u.ref} ${i + 1} ${updates.length}\n`);
     after = c;
-  }
+  });
   if (updates.length > 1) {
     const all = entry(head, [...updates]);
     lines.push(`all ${all.commit} ${all.parent}`);
   }
-  const dir = pendingDir(gitdir);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${receivePid}.log.${process.pid}`);
   writeFileSync(tmp, `${lines.join('\n')}\n`);

@@ -6,6 +6,9 @@
 //                       keyed by the receive-pack process that runs both hooks; the
 //                       reference-transaction hook takes from it the updates git really applied
 //   pending/<pid>.log   the push's log entries, signed in advance by pre-receive (prepare.ts)
+//   candidates/<pid>/   the same single-update entries, one file each, named by the entry
+//                       each extends (the hook's lookup by the log's tip); removed with the
+//                       push's pending files
 //   pending/<pid>.applied  `<old> <new> <ref>` lines the shell hook logged from <pid>.log
 //                       while other updates of the push were still to come
 //   txn-<pid>.json      what the refs of a transaction held when git had locked them
@@ -82,6 +85,11 @@ function isReceivePack(pid: number): boolean {
 
 export function pendingDir(gitdir: string): string {
   return join(stateDir(gitdir), 'pending');
+}
+
+/** The folder of a push's single-update candidates, one file per entry they extend. */
+export function candidatesDir(gitdir: string, receivePid: number): string {
+  return join(stateDir(gitdir), 'candidates', String(receivePid));
 }
 
 export function writePending(gitdir: string, pending: PendingPush): void {
@@ -200,9 +208,11 @@ function appliedName(jsonName: string): string {
 }
 
 /** A pending push's decisions and what came with them (its prepared entries, what of them was
- * applied): those of the three files `present` lists (all three when it is not given). */
+ * applied): those of the files `present` lists (all three when it is not given), and its
+ * candidates' folder. */
 function removePending(dir: string, jsonName: string, present?: ReadonlySet<string>): void {
   const stem = jsonName.replace(/\.json$/, '');
+  if (/^\d+$/.test(stem)) rmSync(join(dir, '..', 'candidates', stem), { recursive: true, force: true });
   for (const ext of ['.json', '.log', '.applied']) {
     const name = `${stem}${ext}`;
     if (present && !present.has(name)) continue;

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// What the signed push log costs a push of many refs (BENCHMARKS.md, "Push log: many refs in
+// one push"): N new tags at one commit in one plain `git push` (receive-pack applies each in
+// a ref transaction of its own, so the reference-transaction hook runs 2·N times), into a
+// bare repository with the hooks installed by ./install.sh --server:
+//
+//   off   the gate alone (install.sh --server, no --log-key: no reference-transaction hook)
+//   idle  the hooks of a log, with the log off for the repository (install.sh --server
+//         --log-key KEY, then REPO.git/receipt-gate/ removed): git starts the
+//         reference-transaction hook 2·N times and each run exits at once; what git's hook
+//         runs alone cost
+//   on    the gate and the push log (install.sh --server --log-key KEY)
+//
+// Wall and CPU (user + system of the push and every process it waited for: receive-pack and
+// its hooks, by wait4 in bench/measure.py), per N, with the ratio on/off. After each logged
+// push the log is checked to hold one entry per tag.
+//
+//   node bench/pushlog-refs.mjs [--counts 100,1000,10000] [--runs N] [--bundle FILE] [--no-build]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const MEASURE = join(ROOT, 'bench', 'measure.py');
+const INSTALL = join(ROOT, 'scripts', 'install-server.sh');
+const log = (msg) => process.stderr.write(`bench pushlog-refs: ${msg}\n`);
+
+const ENV = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  LANG: 'C.UTF-8',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
+
+function parseArgs(argv) {
+  const opts = { counts: [100, 1000, 10_000], runs: 1, bundle: join(ROOT, 'dist', 'cli.js'), build: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--counts') opts.counts = argv[++i].split(',').map(Number);
+    else if (a === '--runs') opts.runs = Number(argv[++i]);
+    else if (a === '--bundle') {
+      opts.bundle = resolve(argv[++i]);
+      opts.build = false;
+    } else if (a === '--no-build') opts.build = false;
+    else throw new Error(`pushlog-refs: unknown option '${a}'`);
+  }
+  return opts;
+}
+
+function git(args, opts = {}) {
+  return execFileSync('git', args, { encoding: 'utf8', env: ENV, maxBuffer: 1 << 28, stdio: ['pipe', 'pipe', 'pipe'], ...opts }).trimEnd();
+}
+
+/** `cmd` under bench/measure.py: wall ms and CPU ms (the process and every child it waited for). */
+function timed(cmd) {
+  const out = join(tmpdir(), `rg-bench-refs-${process.pid}.jsonl`);
+  rmSync(out, { force: true });
+  const r = spawnSync('python3', [MEASURE, out, 'pushlog-refs', ...cmd], { env: ENV, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed: ${r.stdout}${r.stderr}`.slice(0, 4000));
+  const m = JSON.parse(readFileSync(out, 'utf8').trim().split('\n').pop());
+  rmSync(out, { force: true });
+  return { wall: m.wall_ms, cpu: m.user_ms + m.sys_ms };
+}
+
+const s = (x) => `${(x / 1000).toFixed(2)} s`;
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.build) execFileSync('node', [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'rg-bench-refs-'));
+  try {
+    execFileSync('node', [opts.bundle, 'keygen', '--out', join(dir, 'log')], { env: ENV, stdio: 'ignore' });
+    const work = join(dir, 'work');
+    git(['init', '-q', '-b', 'main', work]);
+    writeFileSync(join(work, 'file.txt'), 'start\n');
+    git(['-C', work, 'add', '-A']);
+    git(['-C', work, 'commit', '-qm', 'start']);
+    const head = git(['-C', work, 'rev-parse', 'HEAD']);
+    // The two servers' templates: main pushed, hooks installed.
+    const templates = {};
+    for (const mode of ['off', 'idle', 'on']) {
+      const bare = join(dir, `template-${mode}.git`);
+      git(['init', '-q', '--bare', '-b', 'main', bare]);
+      git(['-C', work, 'push', '-q', bare, 'main']);
+      const extra = mode === 'off' ? [] : ['--log-key', join(dir, 'log.key')];
+      execFileSync('bash', [INSTALL, '--server', ...extra, bare], { env: { ...ENV, RECEIPT_GATE_BUNDLE_SOURCE: opts.bundle }, stdio: 'ignore' });
+      if (mode === 'idle') rmSync(join(bare, 'receipt-gate'), { recursive: true, force: true });
+      templates[mode] = bare;
+    }
+    const rows = [];
+    for (const n of opts.counts) {
+      // The tags, in the work repository.
+      git(['-C', work, 'for-each-ref', '--format=delete %(refname)', 'refs/tags/']).split('\n').filter(Boolean).length &&
+        git(['-C', work, 'update-ref', '--stdin'], { input: `${git(['-C', work, 'for-each-ref', '--format=delete %(refname)', 'refs/tags/'])}\n` });
+      git(['-C', work, 'update-ref', '--stdin'], { input: Array.from({ length: n }, (_, i) => `create refs/tags/t${String(i).padStart(5, '0')} ${head}\n`).join('') });
+      const got = { off: [], idle: [], on: [] };
+      for (let run = 0; run < opts.runs; run++) {
+        for (const mode of ['off', 'idle', 'on']) {
+          const bare = join(dir, `push-${mode}.git`);
+          rmSync(bare, { recursive: true, force: true });
+          cpSync(templates[mode], bare, { recursive: true, verbatimSymlinks: true });
+          const t = timed(['git', '-C', work, 'push', '-q', bare, 'refs/tags/*:refs/tags/*']);
+          got[mode].push(t);
+          log(`${n} tags, log ${mode}: ${s(t.wall)} wall, ${s(t.cpu)} CPU`);
+          if (mode === 'on') {
+            const entries = Number(git(['--git-dir', bare, 'rev-list', '--count', 'refs/receipt-gate/log']));
+            if (entries !== n + 1) throw new Error(`the log holds ${entries} entries after a push of ${n} tags (genesis + ${n} expected)`);
+          }
+        }
+      }
+      const med = (xs) => {
+        const v = [...xs].sort((a, b) => a - b);
+        return v[Math.floor((v.length - 1) / 2)];
+      };
+      const of = (mode) => ({ wall: med(got[mode].map((t) => t.wall)), cpu: med(got[mode].map((t) => t.cpu)) });
+      const [off, idle, on] = [of('off'), of('idle'), of('on')];
+      const cell = (t) => `${s(t.wall)} / ${s(t.cpu)}`;
+      const ratio = (a, b) => `${(a.wall / b.wall).toFixed(2)}× / ${(a.cpu / b.cpu).toFixed(2)}×`;
+      rows.push(`| ${n.toLocaleString('en')} | ${cell(off)} | ${cell(idle)} | ${cell(on)} | ${ratio(on, off)} | ${ratio(on, idle)} |`);
+    }
+    process.stdout.write(['| tags in one push | off (wall / CPU) | idle (wall / CPU) | on (wall / CPU) | on ÷ off | on ÷ idle |', '| ---: | ---: | ---: | ---: | ---: | ---: |', ...rows, ''].join('\n'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
