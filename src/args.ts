@@ -35,7 +35,9 @@ export function helpText(usage: string, options: Options): string {
   for (const [name, option] of Object.entries(options)) {
     const placeholder = option.type === 'string' ? ` ${placeholderOf(usage, name)}` : '';
     const short = option.short ? `-${option.short}, ` : '';
-    lines.push(`  ${short}--${name}${placeholder}${name === 'help' ? '   show this help' : ''}`);
+    // A command may describe a flag in one line (`description` beside its type).
+    const described = name === 'help' ? 'show this help' : (option as { description?: string }).description;
+    lines.push(`  ${short}--${name}${placeholder}${described ? `   ${described}` : ''}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -43,7 +43,12 @@ const USAGE = 'receipt-gate check FILE... [--context NAME] [--format text|json|s
 export async function run(args: string[], io: CliIO): Promise<number> {
   const cli = parseCommandArgs(
     args,
-    { now: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' }, context: { type: 'string' } },
+    {
+      now: { type: 'string', description: "today's date for expiry checks (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
+      format: { type: 'string', description: 'how findings are printed: text (default), json, sarif, github or junit' },
+      json: { type: 'boolean', description: 'the same as --format json' },
+      context: { type: 'string', description: 'check under this bounded context\'s policy only (every FILE in its root)' },
+    },
     USAGE,
     io,
   );

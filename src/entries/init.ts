@@ -135,14 +135,14 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
   const parsed = parseCommandArgs(
     args,
     {
-      owner: { type: 'string', multiple: true },
-      'base-branch': { type: 'string' },
-      'no-lint-staged': { type: 'boolean' },
-      'no-install': { type: 'boolean' },
-      'no-guard-absent': { type: 'boolean' },
+      owner: { type: 'string', multiple: true, description: 'an owner of the starter policy (repeatable; default: git config user.email), or one to add to an existing policy' },
+      'base-branch': { type: 'string', description: "the policy's base branch (default: origin/HEAD, else the current branch)" },
+      'no-lint-staged': { type: 'boolean', description: 'add no lint-staged line, dependency or entry' },
+      'no-install': { type: 'boolean', description: 'do not install what package.json now names; print the one command to run' },
+      'no-guard-absent': { type: 'boolean', description: 'write only the guard globs something matches; print the absent ones (evidence layout, runner, CI, hooks)' },
       // The default since guards are written before they exist; still accepted.
-      'guard-absent': { type: 'boolean' },
-      now: { type: 'string' },
+      'guard-absent': { type: 'boolean', description: 'protect the guard globs before their files exist (the default)' },
+      now: { type: 'string', description: "today's date for the starter evidence's checks (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
     },
     USAGE,
     io,

@@ -146,6 +146,9 @@ test('init --no-guard-absent writes only the guards something matches and prints
     assert.match(r.stdout, /\n {6}"conftest\.py": nothing there yet: a conftest\.py could skip tests\n/);
     assert.match(r.stdout, /\n {6}"fixtures\/\*\*": nothing there yet: fixtures, their generator and the epoch pin\n/);
     assert.not.match(r.stdout, /"jest\.config\.\*"/, 'no JavaScript: no Jest guard offered');
+    const help = await repo.cli(['init', '--help']);
+    assert.is(help.code, 0);
+    assert.match(help.stdout, /\n {2}--no-guard-absent {3}write only the guard globs something matches; print the absent ones/);
 
     const again = new LocalRepo('init-guard-absent');
     try {
