@@ -9,7 +9,7 @@
 // policy allows it (grader.network).
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export type IsolationKind = 'bwrap' | 'none';
@@ -46,15 +46,23 @@ function isExecutable(path: string): boolean {
   }
 }
 
-/** Why bwrap cannot run a sandbox here (e.g. user namespaces disabled), or null when it can:
- * it runs `true` with the flags every grader command gets. */
-export function bwrapProblem(bwrap: string, workspace: string): string | null {
-  const argv = bwrapArgv({ kind: 'bwrap', bwrap, network: false, hidden: [], readOnly: [] }, workspace, workspace);
-  const run = spawnSync(bwrap, [...argv, '--', '/bin/sh', '-c', 'true'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'ignore', 'pipe'] });
+/** Why bwrap cannot run a sandbox here (e.g. user namespaces disabled), or null when it can.
+ * `probe` is an empty folder: with the flags every grader command gets, a command in
+ * `probe/ws` must find its workspace and must not see `probe/outside`, a file left next to it
+ * (so a program that only exits 0 is not taken for a sandbox). */
+export function bwrapProblem(bwrap: string, probe: string): string | null {
+  const ws = join(probe, 'ws');
+  const outside = join(probe, 'outside');
+  mkdirSync(ws);
+  writeFileSync(outside, '');
+  const argv = bwrapArgv({ kind: 'bwrap', bwrap, network: false, hidden: [], readOnly: [] }, ws, ws);
+  const check = '[ -d "$WS" ] && [ ! -e "$OUTSIDE" ] && [ "$(pwd -P)" = "$WS_REAL" ] && echo receipt-gate-sandboxed';
+  const env = { PATH: '/usr/bin:/bin', WS: ws, OUTSIDE: outside, WS_REAL: real(ws) ?? ws };
+  const run = spawnSync(bwrap, [...argv, '--', '/bin/sh', '-c', check], { encoding: 'utf8', env, timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
   if (run.error) return `${bwrap} could not start (${run.error.message})`;
-  if (run.status === 0) return null;
+  if (run.status === 0 && run.stdout.trim() === 'receipt-gate-sandboxed') return null;
   const said = (run.stderr ?? '').trim().split('\n')[0] ?? '';
-  return `${bwrap} cannot create a sandbox here (exit ${run.status ?? run.signal}${said ? `: ${said}` : ''})`;
+  return `${bwrap} did not run a sandbox here (exit ${run.status ?? run.signal}${said ? `: ${said}` : ', no sign of a sandbox'})`;
 }
 
 /** bwrap's arguments (before `--` and the command) for a command run in `cwd`, inside the

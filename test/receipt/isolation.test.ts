@@ -229,4 +229,35 @@ test('a key inside a folder the sandbox mounts (NODE_PATH) is covered', async ()
   }
 });
 
+test('a program that only exits 0 is not taken for bwrap: isolation none, and --require-isolation refuses', async () => {
+  const s = scene(1);
+  await keygen(s);
+  const fake = join(s.keys, 'fake-bwrap');
+  writeFileSync(fake, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  const refused = await cli(s.repo, ['receipt', '--ref', 'main', '--base', 'main', ...COMMANDS, '--out', s.out, '--require-isolation', ...NOW], { HOME: s.home, RECEIPT_GATE_BWRAP: fake });
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, /did not run a sandbox here \(exit 0, no sign of a sandbox\)\); nothing was graded\. Install bubblewrap/, refused.stderr);
+});
+
+test('a command that outlives its deadline is killed with everything it started in the sandbox', async () => {
+  const s = scene(1);
+  await keygen(s);
+  const marker = `receipt-gate-sandbox-sleeper-${process.pid}-${Date.now()}`;
+  const sleeper = `node -e 'setTimeout(() => {}, 300000)' ${marker}`;
+  const started = Date.now();
+  const r = await cli(s.repo, ['receipt', '--ref', 'main', '--base', 'main', '--properties-cmd', `(setsid ${sleeper} &) ; ${sleeper} & ${sleeper}`, '--fixture-cmd', 'node src/allocate-cli.js', '--out', s.out, '--timeout', '2', '--require-isolation', ...NOW], { HOME: s.home });
+  assert.is(r.code, 1, r.stdout + r.stderr);
+  assert.ok(Date.now() - started < 60_000, 'the receipt did not wait for the sleepers');
+  assert.match(JSON.parse(readFileSync(s.out, 'utf8')).findings.map((f: { message: string }) => f.message).join('\n'), /did not finish within 2000 ms/);
+  await new Promise((done) => setTimeout(done, 500));
+  const left = readdirSync('/proc').filter((pid) => /^[0-9]+$/.test(pid)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(left, [], 'no process of the command is left');
+});
+
 test.run();
