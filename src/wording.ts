@@ -19,3 +19,15 @@ export function shortRef(ref: string): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/** Answers are bounded in size whatever the input (docs/contract.md §6 Time): `text` when it
+ * has at most `max` characters, else its first `max` followed by `... (N characters)`, N its
+ * whole length. */
+export function clipped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}... (${text.length} characters)`;
+}
+
+/** A ref name or path cut as `clipped` cuts text, its kept part quoted by `quote`. */
+export function clippedName(name: string, max: number, quote: (name: string) => string): string {
+  return name.length <= max ? quote(name) : `${quote(name.slice(0, max))}... (${name.length} characters)`;
+}

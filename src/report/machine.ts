@@ -5,6 +5,7 @@ import { refNameJson } from '../quote';
 import type { Finding } from '../findings';
 import type { Verdict } from '../verdict';
 import { sortFindings, sortedUnique } from './order';
+import { clipped } from '../wording';
 
 export interface MachineInput {
   verdict: Verdict;
@@ -53,23 +54,70 @@ export function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** The machine line's bounds (docs/contract.md §2 On the server, §6 Time): at most `lineMax`
+ * characters whatever the input. A ref name or path longer than `nameMax` characters is cut to
+ * its first `nameMax`, and the finding says so with `ref_length` / `path_length` (the whole
+ * length); the recommended action is cut to `textMax` (src/wording.ts `clipped`). The blocked
+ * paths, then the findings (closing first), then the contexts fill the line in order; what does
+ * not fit is counted in `omitted` ({"blocked_paths": N, "findings": N, "contexts": N,
+ * "shortened_paths": N for blocked paths that were cut}), a member present only then. */
+export const MACHINE_LIMITS = { lineMax: 64 * 1024, nameMax: 512, textMax: 1024 } as const;
+
+const PREFIX = 'receipt-gate: ';
+
 /** `recommendedAction`: the server's decision's own (a hold on a protected ref names who may
  * make the update); the result's otherwise. */
 export function machineLine(result: MachineInput, decided: { recommendedAction?: string } = {}): string {
-  const payload = {
-    verdict: result.verdict,
-    blocked_paths: blockedPaths(result.findings),
-    findings: sortFindings(result.findings).map((f) => ({
+  const { lineMax, nameMax, textMax } = MACHINE_LIMITS;
+  const action = clipped(decided.recommendedAction ?? recommendedAction(result), textMax);
+  const omitted: Record<string, number> = {};
+  // What the fixed members take (the verdict, the action, the keys, a full `omitted`).
+  let budget = lineMax - PREFIX.length - asciiJson(action).length - 400;
+  const take = <T>(items: readonly T[], share: number, key: string): T[] => {
+    const out: T[] = [];
+    let used = 0;
+    for (const item of items) {
+      const size = asciiJson(item).length + 1;
+      if (used + size > share) break;
+      out.push(item);
+      used += size;
+    }
+    if (out.length < items.length) omitted[key] = items.length - out.length;
+    budget -= used;
+    return out;
+  };
+  const paths = blockedPaths(result.findings);
+  const shortenedPaths = paths.filter((p) => p.length > nameMax).length;
+  const blocked = take(paths.map((p) => p.slice(0, nameMax)), Math.floor(budget / 2), 'blocked_paths');
+  if (shortenedPaths > 0) omitted.shortened_paths = shortenedPaths;
+  const findings = take(
+    sortFindings(result.findings).map((f) => ({
       code: f.code,
       severity: f.severity,
-      ref: f.ref === undefined ? null : refNameJson(f.ref),
+      ref: f.ref === undefined ? null : refNameJson(f.ref.slice(0, nameMax)),
+      ...(f.ref !== undefined && f.ref.length > nameMax ? { ref_length: f.ref.length } : {}),
       commit: f.commit ?? null,
-      path: f.path ?? null,
+      path: f.path === undefined ? null : f.path.slice(0, nameMax),
+      ...(f.path !== undefined && f.path.length > nameMax ? { path_length: f.path.length } : {}),
       ...(f.context !== undefined ? { context: f.context } : {}),
     })),
-    recommended_action: decided.recommendedAction ?? recommendedAction(result),
-  };
-  const contexts = (result.refs ?? []).flatMap((r) => (r.contexts ?? []).map((c) => ({ ref: r.update.ref, context: c.name, touched: c.touched, verdict: c.verdict })));
-  if (contexts.length > 0) Object.assign(payload, { contexts });
-  return `receipt-gate: ${asciiJson(payload)}`;
+    budget,
+    'findings',
+  );
+  const payload: Record<string, unknown> = { verdict: result.verdict, blocked_paths: blocked, findings, recommended_action: action };
+  const allContexts = (result.refs ?? []).flatMap((r) =>
+    (r.contexts ?? []).map((c) => ({
+      ref: r.update.ref.slice(0, nameMax),
+      ...(r.update.ref.length > nameMax ? { ref_length: r.update.ref.length } : {}),
+      context: c.name,
+      touched: c.touched,
+      verdict: c.verdict,
+    })),
+  );
+  if (allContexts.length > 0) {
+    const contexts = take(allContexts, budget, 'contexts');
+    if (contexts.length > 0) payload.contexts = contexts;
+  }
+  if (Object.keys(omitted).length > 0) payload.omitted = omitted;
+  return `${PREFIX}${asciiJson(payload)}`;
 }

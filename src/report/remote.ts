@@ -20,7 +20,7 @@ import { printable, quotePath, quoteRefName } from '../quote';
 import { ZERO_OID } from '../types';
 import { machineLine } from './machine';
 import { sortFindings } from './order';
-import { plural, short, shortRef } from '../wording';
+import { clipped, clippedName, plural, short } from '../wording';
 import { humanFix, humanMessage } from './human';
 
 /** The printed answer: whether git is told to accept, and the lines (without the GitLab
@@ -40,6 +40,20 @@ export interface MessageOptions {
 const DEFAULT_MAX_LINES = 20;
 const DEFAULT_PER_KIND = 3;
 const SUMMARY_WIDTH = 160;
+/** Answers are bounded whatever the input (docs/contract.md §6 Time): a ref name or path is
+ * shown with at most NAME_MAX characters, any other line (the machine line has its own bound,
+ * src/report/machine.ts) with at most LINE_MAX, each followed by its whole length when cut. */
+const NAME_MAX = 200;
+const LINE_MAX = 960;
+
+/** A ref name as the text shows it: without refs/heads/ or refs/tags/, quoted, cut. */
+function refText(ref: string): string {
+  return clippedName(ref.replace(/^refs\/(heads|tags)\//, ''), NAME_MAX, quoteRefName);
+}
+
+function pathText(path: string): string {
+  return clippedName(path, NAME_MAX, quotePath);
+}
 
 /** The answer to a decided push: the lines git shows, the machine line last. */
 export function remoteAnswer(decision: PushDecision, options: MessageOptions = {}): RemoteAnswer {
@@ -53,7 +67,7 @@ export function remoteLines(decision: PushDecision, options: MessageOptions = {}
 
   if (decision.unguarded) {
     return [
-      `receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on ${result.baseName ? `${quotePath(result.baseName.replace(/^refs\/heads\//, ''))}, the branch HEAD names` : 'its default branch'}); push accepted without checks`,
+      clipped(`receipt-gate: notice: this repository is unguarded (no .receipt-gate.json on ${result.baseName ? `${quotePath(result.baseName.replace(/^refs\/heads\//, ''))}, the branch HEAD names` : 'its default branch'}); push accepted without checks`, LINE_MAX),
     ];
   }
 
@@ -79,8 +93,8 @@ export function remoteLines(decision: PushDecision, options: MessageOptions = {}
   const budget = (options.maxLines ?? DEFAULT_MAX_LINES) - lines.length - (info.length ? 1 : 0);
   lines.push(...remoteFindingLines(shown, budget, options.perKind ?? DEFAULT_PER_KIND));
   if (info.length) lines.push(`  info: ${countByCode(info)} (not blocking)`);
-  lines.push(machineLine(result, { recommendedAction: holdAction(decision) }));
-  return lines;
+  // Every line but the machine line within LINE_MAX (messages and fixes may carry a name).
+  return [...lines.map((l) => clipped(l, LINE_MAX)), machineLine(result, { recommendedAction: holdAction(decision) })];
 }
 
 function ownersOf(decision: PushDecision): string {
@@ -126,7 +140,7 @@ function refLines(decision: PushDecision): string[] {
             ? 'accepted with a notice: hold, on a protected ref as an owner'
             : 'accepted with a notice: hold'
           : 'ok';
-    return `  ${quoteRefName(ref.update.ref)} ${action}: ${state}${ref.contexts ? `; ${contextsText(ref.contexts)}` : ''}`;
+    return `  ${clippedName(ref.update.ref, NAME_MAX, quoteRefName)} ${action}: ${state}${ref.contexts ? `; ${contextsText(ref.contexts)}` : ''}`;
   };
   // On a busy push, name the refs that matter and count the rest.
   const refs = decision.refs;
@@ -177,7 +191,7 @@ export function remoteFindingLines(findings: readonly Finding[], budget: number,
 }
 
 function detailLines(f: Finding): string[] {
-  const where = [f.context !== undefined ? `[${f.context}]` : null, f.ref ? shortRef(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? quotePath(f.path) : null]
+  const where = [f.context !== undefined ? `[${f.context}]` : null, f.ref ? refText(f.ref) : null, f.commit ? short(f.commit) : null, f.path !== undefined ? pathText(f.path) : null]
     .filter((x): x is string => x !== null)
     .join(' ');
   return [`  ${f.code} ${where}`, `    ${humanMessage(f)}`, `    what to do: ${humanFix(f)}`];
@@ -186,7 +200,7 @@ function detailLines(f: Finding): string[] {
 function summaryLine(rest: Finding[], shown: Finding[]): string {
   const more = shown.length > 0;
   const code = rest[0]!.context === undefined ? rest[0]!.code : `[${rest[0]!.context}] ${rest[0]!.code}`;
-  const paths = [...new Set(rest.map((f) => (f.path !== undefined ? quotePath(f.path) : f.ref ? shortRef(f.ref) : '')).filter(Boolean))];
+  const paths = [...new Set(rest.map((f) => (f.path !== undefined ? pathText(f.path) : f.ref ? refText(f.ref) : '')).filter(Boolean))];
   const head = `  ${more ? '... and ' : ''}${plural(rest.length, `${more ? 'more ' : ''}${code} finding`)}`;
   const fixes = [...new Set(rest.map(humanFix))];
   const sameAsShown = more && fixes.every((x) => shown.some((f) => humanFix(f) === x));

@@ -23,6 +23,7 @@ import { decide } from './decide';
 import { parseRefUpdates, refusedRefName, stdinBytes } from './protocol';
 import { refNameFromLatin1 } from '../git/refname';
 import { quotePath } from '../quote';
+import { clippedName } from '../wording';
 import { refKindOf } from '../run/ref-kind';
 
 /** Below GitHub Enterprise's 5 s pre-receive budget, which all hooks of a push share. */
@@ -71,7 +72,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
     return failed(
       [],
       finding('INTERNAL_ERROR', {
-        message: `pre-receive input line ${refused.index + 1} names the ref ${quotePath(Buffer.from(refused.ref, 'latin1'))}, which git would refuse: ${refused.why}`,
+        message: `pre-receive input line ${refused.index + 1} names the ref ${clippedName(refused.ref, 200, (name) => quotePath(Buffer.from(name, 'latin1')))}, which git would refuse: ${refused.why}`,
         fix: 'push to a ref name `git check-ref-format` accepts; nothing was accepted',
       }),
       ctx,
