@@ -283,6 +283,21 @@ test('a tampered, forged or unsigned acknowledgement closes; so does a signed on
   assert.match(v.findings[0]!.message, /without naming that move/);
 });
 
+test('the other way out (docs/push-log.md, Recovery): a move at the tip put back, with the hooks out of the way, verifies with no entry added', () => {
+  const r = fresh('undo');
+  const m1 = advance(r.work, 1);
+  assert.is(push(r.work, ['origin', 'main']).status, 0);
+  const length = logEntries(r.bare).length;
+  const m0 = refOid(r.bare, 'refs/heads/main~1')!;
+  gitValue(r.bare, ['-c', 'core.hooksPath=/dev/null', 'update-ref', 'refs/heads/main', m0, m1]);
+  assert.equal(codes(verifyLog(r.bare, pub())), ['LOG_GAP']);
+  gitValue(r.bare, ['-c', 'core.hooksPath=/dev/null', 'update-ref', 'refs/heads/main', m1, m0]);
+  const v = verifyLog(r.bare, pub());
+  assert.is(v.status, 0, v.text);
+  assert.equal(v.findings, []);
+  assert.is(logEntries(r.bare).length, length);
+});
+
 test('acknowledge refuses a log the key did not sign, and a ref the log has no finding on', () => {
   const r = fresh('refusals');
   const none = acknowledge(r.bare, '--ref', 'main', '--identity', 'alice', '--reason', 'nothing happened');
