@@ -181,7 +181,7 @@ function dependencyEntries(pkg: Record<string, unknown>, at: string, out: Map<st
 
 /** A package named receipt-gate (its bin is then receipt-gate), or with a bin of that name. */
 function binEntries(pkg: Record<string, unknown>, at: string, out: Map<string, string>): void {
-  if (pkg.name === GATE) out.set(`${at}name`, canonical({ name: pkg.name, version: pkg.version, bin: pkg.bin }));
+  if (pkg.name === GATE) out.set(`${at}name`, canonical({ name: pkg.name, bin: pkg.bin }));
   if (isObject(pkg.bin) && Object.prototype.hasOwnProperty.call(pkg.bin, GATE)) out.set(`${at}bin["receipt-gate"]`, canonical(pkg.bin[GATE]));
 }
 
