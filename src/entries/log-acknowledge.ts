@@ -22,6 +22,7 @@ import { appendEntries, LogWriteError } from '../pushlog/append';
 import { LOG_REF, LOG_SCHEMA, RESERVED_PREFIX, type AcknowledgedRef, type LogPredicate } from '../pushlog/entry';
 import { logKey } from '../pushlog/hook';
 import { runLogCheck } from '../pushlog/run';
+import { logEnabled } from '../pushlog/server-state';
 import { resolveBase } from '../run/base';
 import { openRepository } from '../run/repository';
 import { short } from '../wording';
@@ -62,6 +63,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   const gitdir = store.gitdir;
+  if (!logEnabled(gitdir)) {
+    store.close();
+    // A clone or a mirror has the log but is not where it is written: an entry appended there
+    // would fork it from the server's.
+    throw new UsageError(`${gitdir} is not a repository the push log is written in (no receipt-gate/ folder from install.sh --server --log-key); run this on the server, in the repository itself`);
+  }
   let verified;
   let key: KeyObject;
   let trusted: KeyObject[];

@@ -308,6 +308,12 @@ test('acknowledge refuses a log the key did not sign, and a ref the log has no f
   const wrong = execCli(['log', 'acknowledge', '--repo', r.bare, '--key', `${other}.key`, '--ref', 'main', '--identity', 'alice', '--reason', 'x']);
   assert.is(wrong.status, 2, wrong.stdout + wrong.stderr);
   assert.match(wrong.stderr, /the log itself is not trusted \(LOG_SIGNATURE/);
+  // A mirror carries the log but is not where it is written: refused, nothing appended there.
+  const mirror = join(r.root, 'mirror.git');
+  gitValue(r.root, ['clone', '-q', '--mirror', r.bare, mirror]);
+  const inMirror = acknowledge(mirror, '--ref', 'main', '--identity', 'alice', '--reason', 'x');
+  assert.is(inMirror.status, 2, inMirror.stdout + inMirror.stderr);
+  assert.match(inMirror.stderr, /is not a repository the push log is written in .*run this on the server/);
   const help = execCli(['log', '--help']);
   assert.is(help.status, 0);
   assert.match(help.stdout, /log acknowledge --repo REPO\.git --ref REF/);
