@@ -202,7 +202,7 @@ test(`gitlab-ci-local ${gitlabCiLocal}: a patch that swaps in a fake receipt-gat
       'console.error("FAKE receipt-gate: verdict eligible (exit 0)");',
       'const format = process.argv[process.argv.indexOf("--format") + 1];',
       'if (format === "sarif") console.log(JSON.stringify({ version: "2.1.0", runs: [{ tool: { driver: { name: "receipt-gate" } }, invocations: [{ executionSuccessful: true }], results: [] }] }));',
-      'if (format === "junit") console.log(\'<?xml version="1.0" encoding="UTF-8"?>\\n<testsuites name="receipt-gate" tests="0" failures="0" errors="0"></testsuites>\');',
+      'if (format === "junit") console.log(\'<?xml version="1.0" encoding="UTF-8"?>\\n<testsuites name="receipt-gate" tests="0" failures="0" errors="0"><testsuite name="receipt-gate verify-ref" tests="0" failures="0" errors="0" skipped="0"></testsuite></testsuites>\');',
       '',
     ].join('\n');
     write(scratch, {
