@@ -247,8 +247,9 @@ function keepPolicy(r: InitRun, existing: string): Policy | number {
   return reparsed.policy;
 }
 
-/** The starter policy, from what the project holds (git's tracked and untracked, not ignored,
- * files, and the hook files init is about to write), each glob with its reason. */
+/** The starter policy: the guard globs of the project's languages (written before their files
+ * exist unless --no-guard-absent), and globs for what the project holds (git's tracked and
+ * untracked, not ignored, files, and the files init is about to write), each with its reason. */
 function starterPolicyFor(r: InitRun, project: Project): Policy {
   const { io, options, top } = r;
   const { manager } = project;
@@ -280,7 +281,7 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
     ...layout.exceptions.map((g) => `exception ${JSON.stringify(g.glob)}: ${printable(g.why)}`),
   ];
   r.notes.push(
-    `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from what the project holds:${found.length > 0 ? found.map((f) => `\n      ${f}`).join('') : ' no evidence, CI, hook or test configuration files yet'}`,
+    `wrote ${POLICY_PATH} (base branch ${baseBranch}, owners ${starterOwners.join(', ')}), from the guard globs and what the project holds:${found.length > 0 ? found.map((f) => `\n      ${f}`).join('') : ' nothing to protect yet'}`,
   );
   if (layout.absent.length > 0) {
     r.notes.push(
