@@ -84,13 +84,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   } finally {
     store.close();
   }
-  if (verified.tip === null) throw new UsageError(`${gitdir} has no push log (${LOG_REF}): install it with ./install.sh --server --log-key KEY; there is nothing to acknowledge`);
   const broken = verified.findings.find((f) => f.code === 'LOG_SIGNATURE' || f.code === 'LOG_FORKED');
   if (broken) {
     throw new UsageError(
       `the log itself is not trusted (${broken.code}: ${broken.message}); an acknowledgement accepts moves of refs, never a damaged log: move ${LOG_REF} back to the newest entry the key signed, then acknowledge (docs/push-log.md, Recovery)`,
     );
   }
+  if (verified.tip === null) throw new UsageError(`${gitdir} has no push log (${LOG_REF}): install it with ./install.sh --server --log-key KEY; there is nothing to acknowledge`);
   const open = verified.open ?? [];
   const accepted: AcknowledgedRef[] = [];
   for (const ref of refs) {

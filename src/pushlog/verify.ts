@@ -92,7 +92,19 @@ interface OpenFinding {
 
 export async function verifyLog(input: VerifyLogInput): Promise<VerifyLogResult> {
   const { store, logRef } = input;
-  const tip = store.refs.resolve(logRef);
+  let tip: string | null;
+  try {
+    tip = store.refs.resolve(logRef);
+  } catch (err) {
+    // The log ref's file holds no oid (a write cut short: a full disk, a crash): nothing below
+    // it can be trusted until it names an entry the key signed again.
+    const f = finding('LOG_SIGNATURE', {
+      ref: logRef,
+      message: `the push log's ref ${logRef} cannot be read: ${(err as Error).message.replace(/;? ?repair it with `git update-ref`\.?$/, '')}`,
+      fix: `on the server, point ${logRef} at the newest entry the key signed again (a mirror's copy of the log, or the newest of its commits that verifies), then acknowledge what moved meanwhile (docs/push-log.md, Recovery)`,
+    });
+    return { findings: [f], entries: 0, tip: null, refs: [] };
+  }
   if (tip === null) return { findings: [noLogFinding(logRef)], entries: 0, tip: null, refs: [] };
   // 1. The chain, tip to genesis: one commit read per entry.
   const read = await readChain(input, tip);

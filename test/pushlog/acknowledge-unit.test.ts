@@ -5,7 +5,8 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { appendEntries } from '../../src/pushlog/append';
 import { checkEntry, signEntry, type AcknowledgedRef, type LogPredicate } from '../../src/pushlog/entry';
 import { verifyLog } from '../../src/pushlog/verify';
@@ -105,6 +106,27 @@ test('an acknowledgement that does not start where the log left the ref, or name
     const r = await verify(dir, c[2]!);
     assert.equal(summary(r), [['LOG_GAP', 'closed', c[0]], ['LOG_GAP', 'info', c[1]], ['LOG_UNGATED', 'closed', c[2]]]);
     assert.match(r.findings.find((f) => f.code === 'LOG_GAP' && f.severity === 'closed')!.message, /does not follow the log/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a log ref cut short (its file holds no oid: a full disk) is LOG_SIGNATURE, not an internal error; pointed at the entry again, it verifies', async () => {
+  const { dir, c } = repo(2);
+  try {
+    const done = await appendEntries(dir, key, () => [genesis(c[0]!), pushed(c[0]!, c[1]!)]);
+    const file = join(dir, 'refs', 'receipt-gate', 'log');
+    writeFileSync(file, done!.commit.slice(0, 17));
+    let r = await verify(dir, c[1]!);
+    assert.equal(summary(r), [['LOG_SIGNATURE', 'closed', null]]);
+    assert.match(r.findings[0]!.message, /the push log's ref refs\/receipt-gate\/log cannot be read/);
+    assert.match(r.findings[0]!.fix, /newest entry the key signed/);
+    // The runbook: the broken file removed, the ref set to the entry (git refuses to update a
+    // broken ref in place).
+    rmSync(file);
+    gitValue(dir, ['update-ref', 'refs/receipt-gate/log', done!.commit]);
+    r = await verify(dir, c[1]!);
+    assert.equal(r.findings, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
