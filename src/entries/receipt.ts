@@ -12,6 +12,7 @@ import { nearestName, parseCommandArgs } from '../args';
 import { today } from '../clock';
 import type { ContextPolicy, Policy } from '../evidence/types';
 import { addNote } from '../git/notes';
+import { identityLines } from '../report/identities';
 import { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 import { UsageError, type CliIO } from '../io';
@@ -287,6 +288,10 @@ function summaryLines(
     `  isolation: ${receipt.isolation === 'bwrap' ? 'bwrap (no signing key, repository, home or, unless the policy allows it, network)' : 'none'}`,
   );
   if (receipt.frozen_tests_passed.length > 0) lines.push(`  frozen tests that passed (still frozen): ${receipt.frozen_tests_passed.join(', ')}`);
+  // The three identities, so a reviewer compares logs without re-running anything.
+  lines.push(
+    ...identityLines({ epoch_id: receipt.epoch_id, generator_sha256: receipt.generator_sha256, manifest_sha256: receipt.manifest_sha256, freeze_file_sha256: receipt.freeze_file_sha256, witnesses: receipt.witnesses }).map((l) => `  ${l}`),
+  );
   for (const f of sortFindings(receipt.findings)) lines.push(`  ${findingLine(f)}`);
   lines.push(verdictLine(receipt.verdict, receipt.findings));
   return lines;

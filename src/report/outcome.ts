@@ -30,6 +30,9 @@ export interface OutcomeContext {
   touched: boolean;
   /** The most severe verdict the context has on any ref. */
   verdict: Verdict;
+  /** The context's evidence identities (those of the last ref update that read its evidence;
+   * all null when none did: an untouched context judged at the base is not read again). */
+  identities: Identities;
 }
 
 const SEVERITY: Record<Verdict, number> = { eligible: 0, hold: 1, closed: 2 };
@@ -40,10 +43,11 @@ export function contextsOf(result: ResultLike): OutcomeContext[] | undefined {
   for (const ref of result.refs ?? []) {
     for (const c of ref.contexts ?? []) {
       const seen = byName.get(c.name);
-      if (!seen) byName.set(c.name, { name: c.name, root: c.root, touched: c.touched, verdict: c.verdict });
+      if (!seen) byName.set(c.name, { name: c.name, root: c.root, touched: c.touched, verdict: c.verdict, identities: c.identities ?? emptyIdentities() });
       else {
         seen.touched ||= c.touched;
         if (SEVERITY[c.verdict] > SEVERITY[seen.verdict]) seen.verdict = c.verdict;
+        if (c.identities && readAny(c.identities)) seen.identities = c.identities;
       }
     }
   }
@@ -53,15 +57,14 @@ export function contextsOf(result: ResultLike): OutcomeContext[] | undefined {
 /** The shape of an engine result the report layer reads. */
 export type ResultLike = Pick<GateResult, 'verdict' | 'findings' | 'policy'> & Partial<Pick<GateResult, 'refs'>>;
 
+/** Whether any identity was read. */
+function readAny(i: Identities): boolean {
+  return i.epoch_id !== null || i.freeze_file_sha256 !== null || i.manifest_sha256 !== null || Object.keys(i.witnesses).length > 0;
+}
+
 /** Identities of the run: those of the last ref update that had a tree to check. */
 export function identitiesOf(result: ResultLike): Identities {
-  const withTree = (result.refs ?? []).filter(
-    (r) =>
-      r.identities.epoch_id !== null ||
-      r.identities.freeze_file_sha256 !== null ||
-      r.identities.manifest_sha256 !== null ||
-      Object.keys(r.identities.witnesses).length > 0,
-  );
+  const withTree = (result.refs ?? []).filter((r) => readAny(r.identities));
   return withTree.length ? withTree[withTree.length - 1]!.identities : emptyIdentities();
 }
 

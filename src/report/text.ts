@@ -6,6 +6,7 @@ import type { Finding, Severity } from '../findings';
 import { printable, quotePath } from '../quote';
 import { short, shortRef } from '../wording';
 import { humanFix, humanMessage } from './human';
+import { allIdentityLines } from './identities';
 import type { Verdict } from '../verdict';
 import { sortFindings } from './order';
 import type { Outcome } from './outcome';
@@ -62,11 +63,14 @@ export function findingLines(findings: readonly Finding[], indent = '  '): strin
   return sortFindings(findings).map((f) => `${indent}${findingLine(f)}`);
 }
 
-/** The terminal form of an outcome: the header, one line per finding, the verdict line. */
-export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'header' | 'contexts'> & { command?: string }): string {
+/** The terminal form of an outcome: the header, one line per finding, the evidence identities
+ * (the repository's and each context's: epoch id, manifest digest, witness digests), the
+ * contexts' verdicts, the verdict line. */
+export function renderText(outcome: Pick<Outcome, 'verdict' | 'findings' | 'header' | 'contexts'> & Partial<Pick<Outcome, 'identities'>> & { command?: string }): string {
   const lines: string[] = [];
   if (outcome.header) lines.push(printable(outcome.header));
   lines.push(...findingLines(outcome.findings));
+  lines.push(...allIdentityLines(outcome.identities, outcome.contexts));
   for (const c of outcome.contexts ?? []) {
     lines.push(`context ${c.name} (${quotePath(c.root)}): ${c.verdict}${c.touched ? '' : ', not touched: its expired or held freezes are reported, not enforced'}`);
   }
