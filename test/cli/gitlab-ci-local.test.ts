@@ -256,8 +256,9 @@ test(`gitlab-ci-local ${gitlabCiLocal}: the scheduled job runs the frozen tests 
     const r = runJob(p, 'main', 'receipt-gate-frozen', ['CI_PIPELINE_SOURCE=schedule', 'RECEIPT_GATE_FROZEN_TESTS=sh run-test.sh']);
     assert.is.not(r.status, 0, r.out);
     assert.match(r.out, /receipt-gate freeze review on 2026-11-29: 3 freezes, 0 expired, 2 expiring within 7 days/, r.out);
-    assert.match(r.out, /2026-12-02 {2}3 days left .* tests\/test_net\.py::test_retry .*; passes now: an owner may lift the freeze/, r.out);
-    assert.match(r.out, /2026-12-10 {2}11 days left .* tests\/test_clock\.py::test_tick .*; still fails \(exit 1\)/, r.out);
+    // freeze review --run asks the policy's liftAfterPasses (default 5) consecutive passes.
+    assert.match(r.out, /2026-12-02 {2}3 days left .* tests\/test_net\.py::test_retry .*; passed 5 consecutive runs \(the policy's liftAfterPasses\): an owner may decide to lift the freeze/, r.out);
+    assert.match(r.out, /2026-12-10 {2}11 days left .* tests\/test_clock\.py::test_tick .*; still fails \(exit 1 on run 1 of 5, after 0 passes\)/, r.out);
     const report = JSON.parse(r.read('receipt-gate-frozen.json'));
     assert.equal(report.expiring, ['tests/test_net.py::test_retry', 'o3']);
     assert.equal([report.still_failing, report.now_passing], [['tests/test_clock.py::test_tick'], ['tests/test_net.py::test_retry']]);
