@@ -194,11 +194,11 @@ test('.pre-commit-config.yaml: receipt-gate\'s rev moved to another commit is cl
   assertRunnerClosed(arena(), { '.pre-commit-config.yaml': preCommitConfig({ rev: '6d1f0c3e8b7a95d2c4e1f0a9b8c7d6e5f4a3b2c1' }) }, '.pre-commit-config.yaml');
 });
 
-test('verify-ref and pre-commit as a non-owner close the fake swap too', () => {
+test('verify-ref, pre-commit and pre-push as a non-owner close the fake swap too', () => {
   const a = arena();
   writeAll(a, { ...FAKE_FILES, 'package.json': packageJson('file:./tools/fake'), 'package-lock.json': packageLock(FAKE_GATE) });
   gitValue(a.work, ['add', '-A']);
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: a.work, encoding: 'utf8', env: baseEnv() });
+  const cli = (args: string[], input = '') => spawnSync(process.execPath, [CLI, ...args], { cwd: a.work, encoding: 'utf8', env: baseEnv(), input });
   const staged = cli(['pre-commit', '--identity', 'bob', '--now', TODAY]);
   assert.is(staged.status, 1, `${staged.stdout}${staged.stderr}`);
   assert.match(`${staged.stdout}${staged.stderr}`, /PATH_PROTECTED[^\n]*package\.json/);
@@ -210,6 +210,11 @@ test('verify-ref and pre-commit as a non-owner close the fake swap too', () => {
   for (const path of ['package.json', 'package-lock.json', 'tools/fake/package.json']) {
     assert.ok(report.findings.some((f) => f.code === 'PATH_PROTECTED' && f.path === path), `${path}: ${run.stdout}`);
   }
+  const main = gitValue(a.work, ['rev-parse', 'origin/main']);
+  const head = gitValue(a.work, ['rev-parse', 'HEAD']);
+  const prePush = cli(['pre-push', 'origin', `file://${a.bare}`, '--identity', 'bob', '--now', TODAY], `refs/heads/attack ${head} refs/heads/main ${main}\n`);
+  assert.is(prePush.status, 1, `${prePush.stdout}${prePush.stderr}`);
+  assert.match(`${prePush.stdout}${prePush.stderr}`, /PATH_PROTECTED[^\n]*package\.json/);
   // An owner's audit of the same commit: nothing about the runner.
   const owner = cli(['verify-ref', 'HEAD', '--base', 'origin/main', '--identity', 'alice', '--now', TODAY, '--json']);
   assert.is(owner.status, 0, `${owner.stdout}${owner.stderr}`);
