@@ -21,6 +21,7 @@
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../git/ref-lock';
 import type { LoggedUpdate, PushCertificate } from './entry';
 
 export function stateDir(gitdir: string): string {
@@ -224,22 +225,8 @@ function removePending(dir: string, jsonName: string, present?: ReadonlySet<stri
   }
 }
 
-/** Whether /proc lists processes (Linux): then a process is looked up there, with no error
- * built for one that is gone. */
-let procfs: boolean | undefined;
-
-/** Whether a process of that id exists (one of another user counts). */
-export function processAlive(pid: number): boolean {
-  procfs ??= existsSync('/proc/self/stat');
-  if (procfs) return existsSync(`/proc/${pid}`);
-  try {
-
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Whether a process of that id exists (one of another user counts): src/git/ref-lock.ts. */
+export { processAlive };
 
 // --- transactions: what the refs held when git had them locked --------------------------------
 
