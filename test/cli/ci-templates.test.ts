@@ -512,4 +512,39 @@ test('GitLab branch pipeline: without a merge request the base is the default br
   }
 });
 
+test('GitLab: a pinned RECEIPT_GATE_VERSION is installed outside the project, the patch\'s fake never runs, and the template defines no variable a project sets', () => {
+  const doc = parse(readFileSync(join(ROOT, 'ci', 'gitlab', 'receipt-gate.yml'), 'utf8')) as Record<string, { variables?: Record<string, string> }>;
+  // Job-level variables win over a project's top-level `variables:`: the template sets none but GIT_DEPTH.
+  assert.equal(Object.keys(doc['.receipt-gate']!.variables ?? {}), ['GIT_DEPTH']);
+  assert.equal(Object.keys(doc['.receipt-gate-frozen']!.variables ?? {}), []);
+  const o = origin();
+  try {
+    const work = shallowClone(o.bare, 'fake-gate', join(o.dir, 'work'));
+    installFake(work);
+    const mark = join(o.dir, 'fake-ran');
+    const tmp = tempDir('gl-tmp');
+    const r = runGitlab(
+      work,
+      gitlabEnv({
+        CI_PIPELINE_SOURCE: 'merge_request_event',
+        CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main',
+        CI_COMMIT_SHA: o.fakeGate,
+        RECEIPT_GATE: '',
+        RECEIPT_GATE_VERSION: packedTarball().tarball,
+        RG_FAKE_MARK: mark,
+        TMPDIR: tmp,
+        npm_config_update_notifier: 'false',
+      }),
+    );
+    assert.is(r.status, 1, r.stdout + r.stderr);
+    assert.not.ok(existsSync(mark), 'the fake did not run');
+    assert.match(r.stdout, new RegExp(`receipt-gate: \\d+\\.\\d+\\.\\d+\\S* from RECEIPT_GATE_VERSION, installed in ${tmp}/receipt-gate\\.\\w+ \\(outside the project\\)`), r.stdout + r.stderr);
+    assert.match(r.stdout, /closed PATH_PROTECTED .* package\.json: .*the receipt-gate entry of package\.json/, r.stdout);
+    assert.match(r.stdout, /receipt-gate: verdict closed \(exit 1\)/);
+    rmSync(tmp, { recursive: true, force: true });
+  } finally {
+    rmSync(o.dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
