@@ -40,6 +40,7 @@ export const COMMANDS: Record<string, Entry> = {
   'manifest': { summary: 'manifest sample --seed N: draw the property manifest', load: () => import('./entries/manifest') },
   'freeze': { summary: 'freeze add|list|prune: manage freeze.json; freeze add --observation: a keyed freeze', load: () => import('./entries/freeze') },
   'observe': { summary: 'record an observation and its witness', load: () => import('./entries/observe') },
+  'policy': { summary: 'policy enable SECTION: turn on an evidence section (epoch, manifest, freeze, observations, fixtures)', load: () => import('./entries/policy') },
 };
 
 function usage(): string {
