@@ -361,11 +361,11 @@ test('active freeze: frozen ids reach the property command; JUnit results are re
   const rc = JSON.parse(readFileSync(out, 'utf8'));
   assert.equal(rc.frozen_tests, ['tests/test_io.py::test_slow_disk']);
   assert.equal(rc.frozen_tests_passed, ['tests/test_io.py::test_slow_disk']);
-  assert.equal(rc.failed_tests, ['tests.test_math::test_sum']);
+  assert.equal(rc.failed_tests, ['tests/test_math.py::test_sum'], 'pytest\'s node id, the id a freeze uses');
   assert.is(rc.verdict, 'closed');
   assert.is(r.code, 1);
   assert.ok(rc.findings.some((f: { code: string; severity: string }) => f.code === 'FREEZE_ACTIVE' && f.severity === 'info'));
-  assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'OBSERVATION_FAILED' && f.message.includes("'tests.test_math::test_sum' failed")));
+  assert.ok(rc.findings.some((f: { code: string; message: string }) => f.code === 'OBSERVATION_FAILED' && f.message.includes("'tests/test_math.py::test_sum' failed")));
 });
 
 test('a witnessed, frozen flake: the receipt holds (exit 3), records the witness, and does not verify', async () => {
