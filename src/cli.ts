@@ -41,6 +41,7 @@ export const COMMANDS: Record<string, Entry> = {
   'freeze': { summary: 'freeze add|list|prune: manage freeze.json; freeze add --observation: a keyed freeze', load: () => import('./entries/freeze') },
   'observe': { summary: 'record an observation and its witness', load: () => import('./entries/observe') },
   'policy': { summary: 'policy enable SECTION: turn on an evidence section (epoch, manifest, freeze, observations, fixtures)', load: () => import('./entries/policy') },
+  'fixture': { summary: 'fixture record ID --cmd CMD: write a fixture record with the digest of the command\'s output on a commit\'s tree', load: () => import('./entries/fixture') },
 };
 
 function usage(): string {
