@@ -67,7 +67,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
             message: `${err.message} The check cannot judge what it cannot read`,
             fix: 'push history without this object (rewrite the commit with a shorter message or split the tree)',
           })
-        : err instanceof DeadlineExceeded ? deadlineFinding(ctx.policy.limits.timeoutMs, { ref: update.ref, commit: update.new }) : internalError(err, { ref: update.ref, commit: update.new });
+        : err instanceof DeadlineExceeded ? deadlineFinding(ctx.policy.limits.timeoutMs, { ref: update.ref, commit: update.new }, err) : internalError(err, { ref: update.ref, commit: update.new });
       refs.push(refResult(update, [f], { isProtectedRef: ctx.isProtectedRef(update.ref) }));
     }
   }

@@ -2,6 +2,7 @@
 
 import { finding, type Finding } from '../findings';
 import { GitReadError } from '../git/types';
+import type { DeadlineExceeded } from '../deadline';
 
 export function internalError(err: unknown, at: { ref?: string; commit?: string; path?: string }): Finding {
   const message = err instanceof Error ? err.message : String(err);
@@ -16,7 +17,9 @@ export function internalError(err: unknown, at: { ref?: string; commit?: string;
   });
 }
 
-export function deadlineFinding(budgetMs: number, at: { ref?: string; commit?: string }): Finding {
+export function deadlineFinding(budgetMs: number, at: { ref?: string; commit?: string }, err?: DeadlineExceeded): Finding {
+  // A run's deadline says which ran out, the CPU budget or the wall-clock ceiling (src/deadline.ts).
+  if (err && err.limit.kind !== 'budget') return finding('LIMIT_EXCEEDED', { ...at, ...err.explain() });
   return finding('LIMIT_EXCEEDED', {
     ...at,
     message: `the check did not finish within limits.timeoutMs (${budgetMs} ms)`,

@@ -3,7 +3,7 @@
 // today's date and the deadline from the injected clock. Every target of the run (a ref
 // update, the staged index) goes through the same rules with this context.
 
-import { Deadline } from '../deadline';
+import { Deadline, type RunTime } from '../deadline';
 import type { EvidenceReport } from '../evidence/types';
 import type { Policy } from '../evidence/types';
 import type { History } from '../git/history/history';
@@ -54,10 +54,13 @@ export interface RunSetup {
   /** Today as a UTC date, YYYY-MM-DD. */
   today: string;
   scope: NewCommitScope;
-  /** The injected clock (ms); Date.now by default. */
+  /** A test clock (ms): the deadline is then counted on it alone (see `time`). */
   now?: () => number;
   /** When the run started on that clock (the server counts from its own start). */
   startedAt?: number;
+  /** The run's start on the CPU and wall clocks and the hard timeout (the server's hook);
+   * without it and without `now`, the run starts when its context is made. */
+  time?: RunTime;
   /** Bounded contexts: judge every context's evidence in full, even an untouched one whose
    * tree is the base's (the grader records each context's evidence). */
   contextsInFull?: boolean;
@@ -71,7 +74,11 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const utf8 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
   const protectedRefs = refMatcher(policy.protectedRefs.map(utf8));
   const baseRef = utf8(`refs/heads/${policy.baseBranch}`);
-  const deadline = new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now);
+  // limits.timeoutMs of CPU time with a wall-clock ceiling (src/deadline.ts); an injected
+  // clock (tests) counts it on that clock alone.
+  const deadline = setup.now
+    ? new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now)
+    : Deadline.forRun(policy.limits.timeoutMs, setup.time);
   const protection = compileProtection(policy, { deadline });
   const owner = isOwner(policy, setup.identity);
   const owners = ownersText(policy);

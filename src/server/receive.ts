@@ -8,7 +8,7 @@
 // the deadline all reject the push with a sentence and the machine line.
 
 import { resolve } from 'node:path';
-import { Deadline, DeadlineExceeded, withinDeadline } from '../deadline';
+import { Deadline, DeadlineExceeded, hookRunTime, withinDeadline } from '../deadline';
 import { evaluate } from '../engine';
 import { finding, type Finding } from '../findings';
 import { History } from '../git/history/history';
@@ -56,6 +56,11 @@ export function gitdirOf(cwd: string, env: NodeJS.ProcessEnv): string {
 export async function receivePush(ctx: PushContext, stdin: string | Uint8Array): Promise<PushOutcome> {
   const now = ctx.now ?? Date.now;
   const started = ctx.startedAt ?? now();
+  // A run's deadlines count the process's CPU time from the hook's start, with the wall-clock
+  // ceiling the shim's hard timeout allows (src/deadline.ts); a test clock counts on itself.
+  const time = ctx.now ? undefined : hookRunTime(started, ctx.env);
+  const deadlineOf = (budgetMs: number, slackMs = 0) =>
+    time ? Deadline.forRun(budgetMs, time, slackMs) : new Deadline(started + budgetMs + slackMs, budgetMs, now);
   const parsed = parseRefUpdates(stdinBytes(stdin));
   if (!parsed.ok) {
     return failed(
@@ -87,7 +92,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
     const date = ctx.today();
     // Setup (opening the store, reading the policy) gets the default budget; the policy's own
     // limits.timeoutMs then counts from the hook's start.
-    const setup = await withinDeadline(new Deadline(started + DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, now), async () => {
+    const setup = await withinDeadline(deadlineOf(DEFAULT_TIMEOUT_MS), async () => {
       store = await ObjectStore.open({ gitdir: ctx.gitdir, env: ctx.env });
       const base = await resolveBase(store, { kind: 'server' });
       // Every ref the repository had before the push: their history is not new.
@@ -98,7 +103,7 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
       return { store, history: new History(store), base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const judged = await withinDeadline(new Deadline(started + budget + 250, budget, now), () =>
+    const judged = await withinDeadline(deadlineOf(budget, 250), () =>
       evaluate(
         {
           store: setup.store,
@@ -107,8 +112,9 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
           identity: identityFromEnv(setup.base.policy, ctx.env),
           today: date,
           scope: { kind: 'server', existingTips: setup.existingTips },
-          now,
+          now: ctx.now,
           startedAt: started,
+          time,
         },
         updates,
       ),
@@ -118,10 +124,12 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
     if (err instanceof DeadlineExceeded) {
       return failed(
         updates,
-        finding('LIMIT_EXCEEDED', {
-          message: `the check did not finish within its time budget (limits.timeoutMs, default ${DEFAULT_TIMEOUT_MS} ms)`,
-          fix: 'push fewer commits at once, or an owner raises limits.timeoutMs in the policy (keep it below the server\'s own hook limit)',
-        }),
+        finding('LIMIT_EXCEEDED', err.limit.kind === 'budget'
+          ? {
+              message: `the check did not finish within its time budget (limits.timeoutMs, default ${DEFAULT_TIMEOUT_MS} ms)`,
+              fix: 'push fewer commits at once, or an owner raises limits.timeoutMs in the policy (keep it below the server\'s own hook limit)',
+            }
+          : err.explain()),
         ctx,
       );
     }
