@@ -33,7 +33,7 @@ declare const RECEIPT_GATE_VERSION: string;
 /** receipt-gate pins itself exactly, as it pins husky and lint-staged. */
 const SELF_VERSION = typeof RECEIPT_GATE_VERSION === 'string' ? RECEIPT_GATE_VERSION : '0.0.0-dev';
 
-const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-guard-absent] [--no-lint-staged] [--no-install] [--now YYYY-MM-DD]';
+const USAGE = 'receipt-gate init [--owner NAME]... [--base-branch NAME] [--no-guard-absent] [--no-lint-staged] [--no-install] [--husky] [--now YYYY-MM-DD]';
 
 const OTHER_LINT_STAGED_CONFIGS = [
   '.lintstagedrc',
@@ -63,6 +63,8 @@ interface InitOptions {
   /** Write the guard globs nothing matches yet too (protected before they exist); false with
    * --no-guard-absent. */
   guardAbsent: boolean;
+  /** husky and lint-staged even in a Python project whose package.json only installs receipt-gate. */
+  husky: boolean;
   date: string;
 }
 
@@ -117,6 +119,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // 3. The hooks, in that manager; 4. package.json.
   const plan = planHookFiles(r, project, policy);
   mergePackage(r, project, plan);
+  ignoreNodeModules(r);
 
   // 5. Never write what the gate would reject: check the evidence as it will be.
   const report = await judgePending(r, policy);
@@ -142,6 +145,7 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
       'no-guard-absent': { type: 'boolean', description: 'write only the guard globs something matches; print the absent ones (evidence layout, runner, CI, hooks)' },
       // The default since guards are written before they exist; still accepted.
       'guard-absent': { type: 'boolean', description: 'protect the guard globs before their files exist (the default)' },
+      husky: { type: 'boolean', description: 'add husky and lint-staged to a Python project whose package.json only installs receipt-gate (default there: plain git hooks)' },
       now: { type: 'string', description: "today's date for the starter evidence's checks (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
     },
     USAGE,
@@ -156,6 +160,7 @@ function parseOptions(args: string[], io: CliIO): InitOptions | null {
     lintStaged: values['no-lint-staged'] !== true,
     install: values['no-install'] !== true,
     guardAbsent: values['no-guard-absent'] !== true,
+    husky: values.husky === true,
     date: today(io, values.now),
   };
 }
@@ -206,9 +211,26 @@ function findProject(r: InitRun): Project {
     hooksPath: gitConfig('core.hooksPath', top, io.env),
     hooksDir: gitPath('hooks', top, io.env),
   };
-  const manager = detectHookManager(view);
+  let manager = detectHookManager(view);
+  // A Python project whose package.json is only the receipt-gate install (npm i -D writes it)
+  // gets plain git hooks, not husky and lint-staged (Node tooling it never asked for).
+  if (manager.kind === 'new-husky' && !r.options.husky && installsOnlyReceiptGate(pkg) && PYTHON_MARKERS.some((f) => view.exists(f))) {
+    manager = { kind: 'git-hooks', dir: view.hooksDir, why: 'a Python project whose package.json only installs receipt-gate; --husky for husky and lint-staged' };
+  }
   r.notes.push(`hook manager: ${describeManager(manager)}`);
   return { packageJson, view, manager };
+}
+
+/** Files that make a project a Python one, for the choice of hooks above. */
+const PYTHON_MARKERS = ['pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'tox.ini', 'Pipfile', 'noxfile.py', 'pytest.ini'];
+
+/** package.json names receipt-gate and nothing else: no scripts, no other dependency. */
+function installsOnlyReceiptGate(pkg: ReturnType<typeof parsePackageJson> | null): boolean {
+  if (pkg === null || pkg.scripts !== undefined) return false;
+  const names = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((f) =>
+    Object.keys(((pkg as Record<string, unknown>)[f] as Record<string, unknown> | undefined) ?? {}),
+  );
+  return names.length > 0 && names.every((n) => n === 'receipt-gate');
 }
 
 /** The existing policy, kept (it must be valid); --owner adds owners to it, which only an
@@ -415,6 +437,7 @@ function printSummary(r: InitRun, policy: Policy, remaining: Finding[], installe
     .filter((p) => !isAbsolute(p) || !relative(top, p).startsWith('..'))
     .map((p) => (isAbsolute(p) ? relative(top, p) : p))
     .filter((p) => !p.startsWith('.git/'));
+  for (const p of installChanges(r)) if (!toCommit.includes(p)) toCommit.push(p);
   const { stopped, install } = installed;
   if (stopped !== null) io.stdout(`  - ${stopped}\n`);
   io.stdout(
@@ -429,6 +452,42 @@ function printSummary(r: InitRun, policy: Policy, remaining: Finding[], installe
       '',
     ].join('\n'),
   );
+}
+
+/** node_modules/ is never committed: init adds it to .gitignore when the project has one and
+ * git does not ignore it yet (npm i -D in a project without a package.json makes it). */
+function ignoreNodeModules(r: InitRun): void {
+  if (!existsSync(join(r.top, 'node_modules'))) return;
+  if (runGit(['check-ignore', '-q', 'node_modules'], r.top, r.io.env).status === 0) return;
+  const pending = r.pending.find((f) => f.path === '.gitignore');
+  const text = pending?.text ?? r.read('.gitignore') ?? '';
+  const merged = `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}node_modules/\n`;
+  if (pending) pending.text = merged;
+  else r.pending.push({ path: '.gitignore', text: merged });
+  r.notes.push('added node_modules/ to .gitignore');
+}
+
+/** How the project obtains receipt-gate, as git sees it changed (new or modified): package.json,
+ * its lock file, and a tarball inside the project that package.json installs receipt-gate from
+ * (`npm i -D ./receipt-gate-X.tgz`). They are committed with the policy: CI and the scheduled
+ * job install the receipt-gate the default branch's lock file names. */
+function installChanges(r: InitRun): string[] {
+  const status = runGit(['status', '--porcelain', '-z', '--untracked-files=all', '--', '.'], r.top, r.io.env);
+  if (status.status !== 0) return [];
+  const changed = new Set(status.stdout.split('\0').filter((e) => e.length > 3).map((e) => e.slice(3)));
+  const candidates = ['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml'];
+  const text = r.pending.find((f) => f.path === 'package.json')?.text ?? r.read('package.json');
+  if (text !== null) {
+    try {
+      const pkg = parsePackageJson(text) as Record<string, Record<string, unknown> | undefined>;
+      const spec = ['devDependencies', 'dependencies'].map((f) => pkg[f]?.['receipt-gate']).find((v) => typeof v === 'string') as string | undefined;
+      const file = spec?.startsWith('file:') ? spec.slice('file:'.length).replace(/^\.\//, '') : null;
+      if (file !== null && file.endsWith('.tgz') && !isAbsolute(file) && !file.startsWith('..')) candidates.push(file);
+    } catch {
+      // an unreadable package.json was reported by findProject already
+    }
+  }
+  return candidates.filter((p) => changed.has(p));
 }
 
 /** The files that configure the manager's hooks, for the starter policy's protected paths
