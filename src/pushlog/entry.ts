@@ -39,6 +39,10 @@ export interface LoggedUpdate {
   findings: string[];
   /** Whether the gate judged the ref protected (baseBranch or protectedRefs). */
   protected: boolean;
+  /** Present (true) when the update was `hold` on a protected ref and the gate accepted it as
+   * an owner's decision (src/server/decide.ts, reason `hold-owner`). Signed with the entry, so
+   * verify-log takes it as the gate's word. */
+  held_by_owner?: true;
 }
 
 export interface PushCertificate {
@@ -223,9 +227,10 @@ function acknowledgementProblem(p: Record<string, unknown>): string | null {
 }
 
 /** Whether the gate's recorded verdict allowed this update onto the ref: `closed` never does,
- * `hold` only on a ref that is not protected, an ungated update never. */
+ * `hold` on a ref that is not protected, or on a protected ref when the gate accepted it as an
+ * owner's push (`held_by_owner`), an ungated update never. */
 export function verdictAllows(u: LoggedUpdate, kind: EntryKind): boolean {
   if (kind === 'ungated' || u.verdict === null || u.verdict === 'closed') return false;
-  if (u.verdict === 'hold') return !u.protected;
+  if (u.verdict === 'hold') return !u.protected || u.held_by_owner === true;
   return true;
 }

@@ -31,13 +31,14 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
   } catch {
     prefix = '';
   }
-  const updates: LoggedUpdate[] = result.refs.map((r) => ({
+  const updates: LoggedUpdate[] = result.refs.map((r, i) => ({
     ref: `${prefix}${r.update.ref}`,
     old: r.update.old,
     new: r.update.new,
     verdict: (result.unguarded && r.findings.length === 0 ? 'unguarded' : r.verdict) as LoggedVerdict,
     findings: [...new Set(r.findings.map((f) => f.code))].sort(),
     protected: r.isProtectedRef,
+    ...(outcome.refs[i]?.reason === 'hold-owner' ? { held_by_owner: true as const } : {}),
   }));
   const time = new Date().toISOString();
   try {
