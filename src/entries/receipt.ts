@@ -218,9 +218,11 @@ async function gradeOne(o: GradeOneOptions): Promise<number> {
     const ref = receiptNotesRef(context?.name ?? null);
     const noted = await storeNote(store, text, commit, io.env, ref);
     if (!noted.ok) {
+      // The receipt is written and the verdict stands; only the note is missing: a warning, and
+      // the verdict's exit code (a CI step that needs the note fails at verify-receipt --notes).
       io.stdout(`${lines.join('\n')}\n`);
-      io.stderr(`receipt-gate receipt: could not store the git note: ${noted.error}\n`);
-      return EXIT.closed;
+      io.stderr(`receipt-gate receipt: warning: the receipt is in ${o.outName}, but it could not be stored as a git note: ${noted.error}\n`);
+      return exitCodeOf(receipt.verdict);
     }
     lines.push(`receipt stored as a git note on ${short(commit)} (refs/notes/${ref})`);
   }

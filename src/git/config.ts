@@ -167,3 +167,131 @@ export function plainReadOnlyFs(): git.PromiseFsClient {
   const promises = { readFile, stat, lstat: stat, readdir, readlink: refuse, writeFile: refuse, mkdir: refuse, rmdir: refuse, unlink: refuse, symlink: refuse, rm: refuse };
   return { promises };
 }
+
+/** One `section[.subsection].key = value` of a config file, the key lower-cased as git does
+ * (section and key names are case-insensitive, subsections not). */
+export interface ConfigEntry {
+  key: string;
+  value: string;
+}
+
+/**
+ * The entries of a git config file's text, in order: `[section]`, `[section "subsection"]`,
+ * `key = value` with git's quoting (`"…"`, `\"`, `\\`, `\n`, `\t`, a trailing `\` continuing
+ * the line), `;` and `#` comments, and a bare `key` meaning true.
+ */
+export function parseConfigText(text: string): ConfigEntry[] {
+  const entries: ConfigEntry[] = [];
+  let section = '';
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    const header = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
+    if (header) {
+      const [name, sub] = [header[1]!.toLowerCase(), header[2]];
+      // [section.sub] (the old form) lower-cases the subsection; [section "sub"] keeps its case.
+      section = sub !== undefined ? `${name}.${sub.replace(/\\(.)/g, '$1')}` : name;
+      line = header[3]!;
+      if (line.trim() === '' || /^\s*[;#]/.test(line)) continue;
+    }
+    const m = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
+    if (!m || section === '') continue;
+    const key = `${section}.${m[1]!.toLowerCase()}`;
+    if (m[2] === undefined) {
+      entries.push({ key, value: 'true' });
+      continue;
+    }
+    let raw = m[2];
+    // A value ending in an unquoted backslash continues on the next line.
+    while (/(^|[^\\])(\\\\)*\\$/.test(raw) && i + 1 < lines.length) raw = raw.slice(0, -1) + lines[++i];
+    entries.push({ key, value: configValueText(raw) });
+  }
+  return entries;
+}
+
+/** A raw value as git reads it: quotes removed, escapes resolved, comments and the white space
+ * around an unquoted value dropped. */
+function configValueText(raw: string): string {
+  let out = '';
+  let quoted = false;
+  let pending = ''; // unquoted white space, kept only when more value follows
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (!quoted && (c === ';' || c === '#')) break;
+    if (c === '"') {
+      out += pending;
+      pending = '';
+      quoted = !quoted;
+      continue;
+    }
+    if (c === '\\' && i + 1 < raw.length) {
+      const next = raw[++i]!;
+      out += pending + (next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next);
+      pending = '';
+      continue;
+    }
+    if (!quoted && /\s/.test(c)) {
+      if (out !== '') pending += c;
+      continue;
+    }
+    out += pending + c;
+    pending = '';
+  }
+  return out;
+}
+
+/**
+ * The config files git reads, lowest precedence first, as `git config` lists them: the system
+ * file (`GIT_CONFIG_SYSTEM`, else /etc/gitconfig; none with `GIT_CONFIG_NOSYSTEM`), the global
+ * ones (`GIT_CONFIG_GLOBAL`, else `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then
+ * `~/.gitconfig`), the repository's `config`. `include.path` is followed (relative to the file
+ * that names it, `~/` from HOME), up to 10 deep; `includeIf` is not.
+ */
+export function gitConfigEntries(commondir: string | null, env: NodeJS.ProcessEnv): ConfigEntry[] {
+  const home = env.HOME ?? null;
+  const files: string[] = [];
+  const noSystem = env.GIT_CONFIG_NOSYSTEM !== undefined && !/^(0|false|no|off)?$/i.test(env.GIT_CONFIG_NOSYSTEM);
+  if (!noSystem) files.push(env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig');
+  if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
+  else {
+    const xdg = env.XDG_CONFIG_HOME ? `${env.XDG_CONFIG_HOME}/git/config` : home ? `${home}/.config/git/config` : null;
+    if (xdg) files.push(xdg);
+    if (home) files.push(`${home}/.gitconfig`);
+  }
+  if (commondir !== null) files.push(`${commondir}/config`);
+  const entries: ConfigEntry[] = [];
+  const read = (file: string, depth: number): void => {
+    if (file === '' || file === '/dev/null' || depth > 10) return;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return; // an absent or unreadable file holds nothing, as for git
+    }
+    for (const e of parseConfigText(text)) {
+      if (e.key === 'include.path') {
+        const target = e.value.startsWith('~/') && home ? `${home}${e.value.slice(1)}` : e.value.startsWith('/') ? e.value : `${file.slice(0, file.lastIndexOf('/') + 1)}${e.value}`;
+        read(target, depth + 1);
+      } else entries.push(e);
+    }
+  };
+  for (const file of files) read(file, 0);
+  // GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>: the environment's own entries, last.
+  const count = Number(env.GIT_CONFIG_COUNT ?? '0');
+  for (let n = 0; Number.isInteger(count) && n < count; n++) {
+    const key = env[`GIT_CONFIG_KEY_${n}`];
+    const value = env[`GIT_CONFIG_VALUE_${n}`];
+    if (!key || value === undefined) continue;
+    const dot = key.lastIndexOf('.');
+    const first = key.indexOf('.');
+    const lowered = first === dot ? key.toLowerCase() : `${key.slice(0, first).toLowerCase()}${key.slice(first, dot)}${key.slice(dot).toLowerCase()}`;
+    entries.push({ key: lowered, value });
+  }
+  return entries;
+}
+
+/** The last value of `key` (lower-case section and name) among `entries`, or null. */
+export function lastValue(entries: readonly ConfigEntry[], key: string): string | null {
+  for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.key === key) return entries[i]!.value;
+  return null;
+}
