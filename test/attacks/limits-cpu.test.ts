@@ -1,0 +1,102 @@
+// The time budget on a busy server (docs/contract.md §6 "Time", docs/engine.md "Time limits"):
+// limits.timeoutMs is counted on the gate's own CPU time, so load on the server does not refuse
+// an honest push, and the wall-clock ceiling never outlives the shim's hard timeout: a budget
+// the hard timeout cannot hold is LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT and the value
+// to set, never INTERNAL_ERROR "hook timed out". Real pushes into a bare repository with the
+// installed hook; the load is busy-loop processes for the push's duration. No duration is
+// asserted.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, machine, POLICY, push, type Arena, type PushResult, write } from './harness';
+import { gitValue } from '../helpers/git';
+import { hardTimeoutFor, WALL_FACTOR } from '../../src/deadline';
+
+const arena = arenaPerFile(test);
+
+/** `count` busy-loop processes, one node each, for the duration of `work`. */
+function underLoad<T>(count: number, work: () => T): T {
+  const busy: ChildProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) busy.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+    return work();
+  } finally {
+    for (const child of busy) child.kill('SIGKILL');
+  }
+}
+
+/** The policy with `timeoutMs`, pushed to main by its owner. */
+function budget(r: Arena, timeoutMs: number): void {
+  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, limits: { timeoutMs, maxEvidenceBytes: 1048576 } }, null, 2)}\n`);
+  commitAll(r.work, `a ${timeoutMs} ms budget`);
+  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
+}
+
+/** A branch `name` of `count` commits on main, each changing one of 50 files (fast-import). */
+function longBranch(r: Arena, name: string, count: number): void {
+  const main = gitValue(r.work, ['rev-parse', 'HEAD']);
+  let stream = '';
+  for (let i = 0; i < count; i++) {
+    const body = `${name} ${i}\n`;
+    stream += `commit refs/heads/${name}\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
+    stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
+    stream += `M 100644 inline src/f${i % 50}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+  }
+  gitValue(r.work, ['fast-import', '--quiet'], { input: stream });
+}
+
+function assertAccepted(r: Arena, result: PushResult, ref: string, name: string): void {
+  assert.is(result.status, 0, `push should be accepted:\n${result.stderr}`);
+  assert.is(gitValue(r.bare, ['rev-parse', ref]), gitValue(r.work, ['rev-parse', name]));
+}
+
+test('a busy server: a push within its CPU budget is accepted, however long the load makes it in wall time', () => {
+  const r = arena();
+  // 2,000 commits cost the gate about 0.5 s of CPU, node's start included; 1500 ms is a tight
+  // but honest budget. Four busy loops on top of the push (and whatever else the machine runs)
+  // stretch its wall time past 1500 ms: counted on the wall clock, the push was refused.
+  budget(r, 1500);
+  longBranch(r, 'busy', 2000);
+  const result = underLoad(4, () => push(r.work, ['origin', 'busy'], BOB));
+  assertAccepted(r, result, 'refs/heads/busy', 'busy');
+});
+
+test('a budget the hard timeout cannot hold: LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT and its value, never "hook timed out"; that value accepts the push', () => {
+  const r = arena();
+  // 8000 ms of CPU wants a wall-clock ceiling of 5 × 8 s; a 3 s hard timeout holds 1.5 s of it
+  // (2 s, or half, is kept to answer). 8,000 commits take the gate longer than that.
+  const timeoutMs = 8000;
+  budget(r, timeoutMs);
+  longBranch(r, 'long', 8000);
+  const short = underLoad(2, () => push(r.work, ['origin', 'long'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '3' }));
+  const m = assertClosed(r, short, 'LIMIT_EXCEEDED');
+  assert.not.ok(m.findings.some((f) => f.code === 'INTERNAL_ERROR'), short.stderr);
+  assert.not.match(short.stderr, /hook timed out|did not answer within/);
+  const text = short.remote.join('\n');
+  // Which limit ran out, and the setting to raise, with the value this budget needs.
+  assert.match(text, /wall-clock ceiling ran out first/, short.stderr);
+  assert.match(text, /RECEIPT_GATE_HARD_TIMEOUT=3 s/, short.stderr);
+  const need = Math.ceil((timeoutMs * WALL_FACTOR + 2000) / 1000);
+  assert.is(hardTimeoutFor(timeoutMs), need);
+  assert.ok(text.includes(`sets RECEIPT_GATE_HARD_TIMEOUT to at least ${need} s`), short.stderr);
+
+  // The administrator does as it says: the same push is judged, and accepted.
+  const raised = push(r.work, ['origin', 'long'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: String(need) });
+  assertAccepted(r, raised, 'refs/heads/long', 'long');
+});
+
+test('the CPU budget still refuses a push that needs more than it: LIMIT_EXCEEDED naming limits.timeoutMs and CPU time', () => {
+  const r = arena();
+  // 3,000 commits cost far more than 400 ms of CPU; 5 × 400 ms of wall time is more than the
+  // push needs to use up its CPU on this machine's own load.
+  budget(r, 400);
+  longBranch(r, 'heavy', 3000);
+  const result = push(r.work, ['origin', 'heavy'], BOB);
+  const m = assertClosed(r, result, 'LIMIT_EXCEEDED');
+  assert.not.ok(m.findings.some((f) => f.code === 'INTERNAL_ERROR'), result.stderr);
+  assert.match(result.remote.join('\n'), /did not finish within limits\.timeoutMs \(400 ms\), counted on the check's own CPU time/, result.stderr);
+  assert.is(machine(result).verdict, 'closed');
+});
+
+test.run();
