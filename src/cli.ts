@@ -42,6 +42,7 @@ export const COMMANDS: Record<string, Entry> = {
   'observe': { summary: 'record an observation and its witness', load: () => import('./entries/observe') },
   'policy': { summary: 'policy enable SECTION: turn on an evidence section (epoch, manifest, freeze, observations, fixtures)', load: () => import('./entries/policy') },
   'fixture': { summary: 'fixture record ID --cmd CMD: write a fixture record with the digest of the command\'s output on a commit\'s tree', load: () => import('./entries/fixture') },
+  'codeowners': { summary: 'write (--write) or check (--check) the CODEOWNERS block asking the owners to review protected paths', load: () => import('./entries/codeowners') },
 };
 
 function usage(): string {

@@ -16,6 +16,7 @@
 import { readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseCommandArgs } from '../args';
+import { CODEOWNERS_PATHS, codeownersWarnings } from '../client/codeowners';
 import { contextHolding, contextNamed, type Scope } from '../client/context-scope';
 import { GUARD_GLOBS, isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
@@ -93,6 +94,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const judged = parsed.ok
     ? await judgeFiles({ top: worktree.top, env: io.env, tree, policy: parsed.policy, files, scopes: checkScopes(parsed.policy, files, values.context), date })
     : { findings: parsed.findings, notices: [], warnings: [] };
+  // The review lock on the forge: a CODEOWNERS block that no longer says what the policy protects.
+  if (parsed.ok && files.some((f) => f === POLICY_PATH || CODEOWNERS_PATHS.includes(f))) judged.warnings.push(...codeownersWarnings(worktree.top, parsed.policy));
   for (const n of judged.notices) io.stderr(`receipt-gate check: notice: ${n}\n`);
   for (const w of judged.warnings) io.stderr(`receipt-gate check: warning: ${w}\n`);
   return report(io, format, judged.findings, files.length, date);

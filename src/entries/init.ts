@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { parseCommandArgs } from '../args';
 import { clientIdentity, gitConfig, locateWorktree, runGit } from '../client/git-cli';
 import { planHooks, type Activation, type HookPlan } from '../client/hook-plan';
+import { planCodeowners } from '../client/codeowners';
 import { addOwnersToPolicyText, mergePackageJson, parsePackageJson, toLf, withEol } from '../client/init';
 import { proposeFromLayout } from '../client/layout';
 import { describeManager, detectHookManager, type HookManager, type ProjectView } from '../client/managers';
@@ -115,6 +116,9 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     r.pending.push({ path: policy.freeze.path, text: jsonText(STARTER_FREEZE) });
     r.notes.push(`wrote ${policy.freeze.path} (no frozen tests)`);
   }
+
+  // 2b. The review lock on the forge: the receipt-gate block of CODEOWNERS.
+  planCodeownersFiles(r, policy);
 
   // 3. The hooks, in that manager; 4. package.json.
   const plan = planHookFiles(r, project, policy);
@@ -313,6 +317,28 @@ function starterPolicyFor(r: InitRun, project: Project): Policy {
     );
   }
   return parsedPolicy.policy;
+}
+
+/** 2b. The block of CODEOWNERS that asks the owners to review every protected path, in the file
+ * each forge reads (src/client/codeowners.ts, docs/authoring.md); a note instead when the
+ * owners cannot be named there or the file's markers are broken. */
+function planCodeownersFiles(r: InitRun, policy: Policy): void {
+  let planned;
+  try {
+    planned = planCodeowners(policy, r.read);
+  } catch (err) {
+    r.notes.push(`CODEOWNERS left as it is: ${(err as Error).message}`);
+    return;
+  }
+  if (planned.problem !== null) {
+    r.notes.push(`CODEOWNERS not written: ${planned.problem}`);
+    return;
+  }
+  for (const f of planned.files) {
+    if (f.text === f.before) continue;
+    r.pending.push({ path: f.path, text: f.text });
+    r.notes.push(`${f.before === null ? 'wrote' : 'wrote the receipt-gate block in'} ${f.path} (read by ${f.forges.join(', ')}): the owners review every protected path on the forge`);
+  }
 }
 
 /** 3. The hook files (or configuration entries) in the project's manager. */
