@@ -28,12 +28,12 @@
 // candidates at all) falls back to the Node logger, which signs afresh (hook.ts).
 
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VERSION } from '../version';
 import { commitBytes, headOf, readLogRef, writeLoose, type LogHead } from './append';
 import { signEntry, type LoggedUpdate, type LogPredicate, type PushCertificate } from './entry';
-import { candidatesDir, pendingDir } from './server-state';
+import { candidatesDir, pendingDir, removeFolder } from './server-state';
 
 export interface PushFacts {
   time: string;
@@ -92,9 +92,11 @@ export async function prepareCandidates(
   };
   const dir = pendingDir(gitdir);
   const byParent = candidatesDir(gitdir, receivePid);
-  // (A folder left by a receive-pack of the same id that is gone.)
-  rmSync(byParent, { recursive: true, force: true });
-  mkdirSync(byParent, { recursive: true });
+  // (A folder that was there already is one left by a receive-pack of the same id, gone.)
+  if (mkdirSync(byParent, { recursive: true }) === undefined) {
+    removeFolder(byParent);
+    mkdirSync(byParent);
+  }
   const lines: string[] = [];
   let after: { commit: string; seq: number; payloadSha256: string } = head;
   updates.forEach((u, i) => {

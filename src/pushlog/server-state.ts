@@ -19,7 +19,7 @@
 // append.ts.) A push whose entry the shell hook appended leaves its pending files empty; the
 // next push's sweep removes them with the rest of a receive-pack that is gone.
 
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive } from '../git/ref-lock';
 import type { LoggedUpdate, PushCertificate } from './entry';
@@ -213,7 +213,7 @@ function appliedName(jsonName: string): string {
  * candidates' folder. */
 function removePending(dir: string, jsonName: string, present?: ReadonlySet<string>): void {
   const stem = jsonName.replace(/\.json$/, '');
-  if (/^\d+$/.test(stem)) rmSync(join(dir, '..', 'candidates', stem), { recursive: true, force: true });
+  if (/^\d+$/.test(stem)) removeFolder(join(dir, '..', 'candidates', stem));
   for (const ext of ['.json', '.log', '.applied']) {
     const name = `${stem}${ext}`;
     if (present && !present.has(name)) continue;
@@ -223,6 +223,20 @@ function removePending(dir: string, jsonName: string, present?: ReadonlySet<stri
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
   }
+}
+
+/** Removes a folder of plain files (a push's candidates), if it is there: its listing read
+ * once, each file unlinked (no recursive walk). */
+export function removeFolder(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  for (const name of names) unlinkSync(join(dir, name));
+  rmdirSync(dir);
 }
 
 /** Whether a process of that id exists (one of another user counts): src/git/ref-lock.ts. */
