@@ -253,7 +253,7 @@ test('globs the policy accepts: the README example forms, braces, classes, simpl
 test('duplicate keys are last-wins; __proto__ is an unknown member and pollutes nothing', () => {
   assert.equal(parsed('{"version": 1, "owners": ["mallory"], "owners": ["alice"]}').owners, ['alice']);
   const f = failures('{"version": 1, "__proto__": {"owners": ["mallory"]}}');
-  assert.equal(f.map((x) => x.message), ['.receipt-gate.json is not a valid policy: at /__proto__: unexpected member "__proto__" (allowed: version, baseBranch, protectedRefs, protected, exceptions, owners, identityEnv, epoch, manifest, freeze, observations, fixtures, contexts, limits).']);
+  assert.equal(f.map((x) => x.message), ['.receipt-gate.json is not a valid policy: at /__proto__: unexpected member "__proto__" (allowed: version, baseBranch, protectedRefs, protected, exceptions, owners, identityEnv, epoch, manifest, freeze, observations, fixtures, grader, contexts, limits).']);
   assert.is(({} as Record<string, unknown>).owners, undefined);
   const g = failures('{"version": 1, "freeze": {"__proto__": {"maxDays": 999}}}');
   assert.match(g[0]!.message, 'at /freeze/__proto__: unexpected member');

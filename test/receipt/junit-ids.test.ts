@@ -20,7 +20,7 @@ import { parseJUnit, summarize, testId } from '../../src/receipt/junit';
 const PYTHON = '/usr/bin/python3';
 
 function pytest(cwd: string, args: string[]): { status: number; stdout: string } {
-  const r = spawnSync(PYTHON, ['-m', 'pytest', '-p', 'no:cacheprovider', ...args], { cwd, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+  const r = spawnSync(PYTHON, ['-m', 'pytest', '-p', 'no:cacheprovider', '--color=no', ...args], { cwd, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
   if (r.error) throw r.error;
   return { status: r.status ?? -1, stdout: r.stdout };
 }
