@@ -64,7 +64,7 @@ test('a busy server: a push within its CPU budget is accepted, however long the 
 
 test('a budget the hard timeout cannot hold: LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT and its value, never "hook timed out"; that value accepts the push', () => {
   const r = arena();
-  // 8000 ms of CPU wants a wall-clock ceiling of 5 × 8 s; a 3 s hard timeout holds 1.5 s of it
+  // 8000 ms of CPU wants a wall-clock ceiling of 10 × 8 s; a 3 s hard timeout holds 1.5 s of it
   // (2 s, or half, is kept to answer). 8,000 commits take the gate longer than that.
   const timeoutMs = 8000;
   budget(r, timeoutMs);
@@ -88,7 +88,7 @@ test('a budget the hard timeout cannot hold: LIMIT_EXCEEDED naming RECEIPT_GATE_
 
 test('the CPU budget still refuses a push that needs more than it: LIMIT_EXCEEDED naming limits.timeoutMs and CPU time', () => {
   const r = arena();
-  // 3,000 commits cost far more than 400 ms of CPU; 5 × 400 ms of wall time is more than the
+  // 3,000 commits cost far more than 400 ms of CPU; 10 × 400 ms of wall time is more than the
   // push needs to use up its CPU on this machine's own load.
   budget(r, 400);
   longBranch(r, 'heavy', 3000);

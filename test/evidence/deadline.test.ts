@@ -4,7 +4,18 @@
 // clock that jumps past the deadline at a chosen read: no test measures time.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Deadline, DeadlineExceeded } from '../../src/deadline';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  Deadline,
+  DeadlineExceeded,
+  DEFAULT_HARD_TIMEOUT_S,
+  hardTimeoutFor,
+  hardTimeoutFromEnv,
+  WALL_FACTOR,
+  withinDeadline,
+  type RunTime,
+} from '../../src/deadline';
 import { checkEvidence } from '../../src/evidence/index';
 import type { EvidenceEntry, EvidenceSource } from '../../src/evidence/types';
 import { json, sha256, specPolicy } from './evidence-helpers';
@@ -140,6 +151,98 @@ test('a deadline already passed reads nothing; an oversized witness is still ref
   tree['observations/w0.bin'] = { size: 64 * MiB + 1 };
   const report = await checkEvidence({ policy, atNew: new MemorySource(tree), atBase: null, today: '2026-09-18', deadline: Deadline.never() });
   assert.equal(report.findings.map((f) => [f.code, f.path]), [['LIMIT_EXCEEDED', 'observations/w0.bin']]);
+});
+
+// A run's deadline (Deadline.forRun): the budget on the CPU clock, the ceiling on the wall clock,
+// both injected here.
+function runClocks(hardTimeoutS: number | null): { time: RunTime; cpu: { at: number }; wall: { at: number } } {
+  const cpu = { at: 100 };
+  const wall = { at: 1_000_000 };
+  return { time: { cpuStartedAt: 100, wallStartedAt: 1_000_000, hardTimeoutS, clocks: { cpu: () => cpu.at, wall: () => wall.at } }, cpu, wall };
+}
+
+function thrown(f: () => void): DeadlineExceeded {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof DeadlineExceeded) return err;
+    throw err;
+  }
+  throw new Error('no DeadlineExceeded');
+}
+
+test('a run deadline: wall time alone (a busy machine) does not use the CPU budget', () => {
+  const { time, cpu, wall } = runClocks(null);
+  const deadline = Deadline.forRun(1000, time);
+  wall.at += 1000 * WALL_FACTOR - 1; // just under the ceiling, with almost no CPU used
+  cpu.at += 999;
+  deadline.check();
+  assert.is(deadline.expired(), false);
+  cpu.at += 1;
+  const err = thrown(() => deadline.check());
+  assert.equal(err.limit, { kind: 'cpu', usedMs: 1000 });
+  assert.match(err.explain().message, /did not finish within limits\.timeoutMs \(1000 ms\), counted on the check's own CPU time \(1000 ms used\)/);
+  assert.match(err.explain().fix, /raises limits\.timeoutMs in the policy/);
+});
+
+test('a run deadline: the wall-clock ceiling is WALL_FACTOR × the budget, and says so', () => {
+  const { time, cpu, wall } = runClocks(null);
+  const deadline = Deadline.forRun(1000, time);
+  cpu.at += 10;
+  wall.at += 1000 * WALL_FACTOR;
+  const err = thrown(() => deadline.check());
+  assert.equal(err.limit, { kind: 'wall', ceilingMs: 1000 * WALL_FACTOR, usedCpuMs: 10, hardTimeoutS: null });
+  assert.match(err.explain().message, /wall-clock ceiling ran out first/);
+  assert.match(err.explain().fix, /raises limits\.timeoutMs in the policy raises this ceiling with it/);
+});
+
+test('a run deadline under a hard timeout ends 2 s before it, and names RECEIPT_GATE_HARD_TIMEOUT and the value to set', () => {
+  const { time, wall } = runClocks(10);
+  const deadline = Deadline.forRun(4000, time);
+  wall.at += 7999;
+  deadline.check();
+  wall.at += 1;
+  const err = thrown(() => deadline.check());
+  assert.equal(err.limit, { kind: 'wall', ceilingMs: 8000, usedCpuMs: 0, hardTimeoutS: 10 });
+  assert.match(err.explain().message, /RECEIPT_GATE_HARD_TIMEOUT=10 s/);
+  assert.ok(err.explain().fix.includes(`sets RECEIPT_GATE_HARD_TIMEOUT to at least ${Math.ceil((4000 * WALL_FACTOR + 2000) / 1000)} s`), err.explain().fix);
+  // A short hard timeout keeps half of itself to answer.
+  const short = runClocks(1);
+  const early = Deadline.forRun(4000, short.time);
+  short.wall.at += 500;
+  assert.is(thrown(() => early.check()).limit.kind, 'wall');
+});
+
+test('raising either side raises the other: the shim default is the default budget\'s hard timeout', () => {
+  assert.is(hardTimeoutFor(4000), DEFAULT_HARD_TIMEOUT_S);
+  const shim = readFileSync(join(__dirname, '..', '..', 'server-hooks', 'pre-receive'), 'utf8');
+  assert.is(/hard=\$\{RECEIPT_GATE_HARD_TIMEOUT:-(\d+)\}/.exec(shim)?.[1], String(DEFAULT_HARD_TIMEOUT_S));
+  // The budget's ceiling reaches the hard timeout less 2 s exactly at that value, and not before.
+  for (const budget of [100, 4000, 60_000]) {
+    const at = runClocks(hardTimeoutFor(budget));
+    const deadline = Deadline.forRun(budget, at.time);
+    at.wall.at += budget * WALL_FACTOR - 1;
+    deadline.check();
+    at.wall.at += 1;
+    assert.is(thrown(() => deadline.check()).limit.kind, 'wall');
+  }
+});
+
+test('RECEIPT_GATE_HARD_TIMEOUT is read as timeout(1) reads it', () => {
+  const of = (v?: string) => hardTimeoutFromEnv(v === undefined ? {} : { RECEIPT_GATE_HARD_TIMEOUT: v });
+  assert.equal([of(), of('10'), of('2.5'), of('1m'), of('1h'), of('0'), of('ten'), of('-1')], [null, 10, 2.5, 60, 3600, null, null, null]);
+});
+
+test('withinDeadline on a run deadline: a wait that uses no CPU ends at the wall ceiling, not at the CPU budget', async () => {
+  // Real clocks for the wall, a CPU clock that never moves: the timer re-arms until the ceiling.
+  const start = Date.now();
+  const deadline = Deadline.forRun(5, { cpuStartedAt: 0, wallStartedAt: start, hardTimeoutS: null, clocks: { cpu: () => 0, wall: Date.now } });
+  const waited = await rejection(withinDeadline(deadline, () => new Promise((resolve) => setTimeout(resolve, 10_000))));
+  assert.instance(waited, DeadlineExceeded);
+  assert.is((waited as DeadlineExceeded).limit.kind, 'wall');
+  // The CPU budget unused: work that waits less than the ceiling finishes.
+  const done = await withinDeadline(Deadline.forRun(100, { cpuStartedAt: 0, wallStartedAt: Date.now(), hardTimeoutS: null, clocks: { cpu: () => 0, wall: Date.now } }), () => new Promise((resolve) => setTimeout(() => resolve('done'), 20)));
+  assert.is(done, 'done');
 });
 
 test.run();
