@@ -285,7 +285,7 @@ function planGitHooks(parts: PlanParts, dir: string): HookPlan {
     const shown = path.includes('/.git/') ? path.slice(path.lastIndexOf('/.git/') + 1) : path;
     addMerge(parts, { path, merge: mergeHook(input.read(path), [line], shown, header), mode: HOOK_MODE });
   }
-  if (!hasPkg) notes.push("the hooks call 'receipt-gate' from PATH (the project has no package.json): install it with 'npm install -g receipt-gate'");
+  if (!hasPkg) notes.push(`the hooks call 'receipt-gate' from PATH (the project has no package.json): install it with 'npm install --global ./receipt-gate-${parts.self[1]}.tgz' (the release tarball; README: On a laptop)`);
   return { files, notes, packageJson: pinSelfOnly(parts), activation: null };
 }
 
