@@ -6,7 +6,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fullPolicy, LocalRepo, python } from '../client/local';
 
@@ -136,6 +136,23 @@ test('the same flake again is a new observation: observe picks a new id and neve
     const second = await repo.cli(['observe', '--status', 'flake', '--witness', 'w.bin', '--now', TODAY]);
     assert.is(second.code, 0, second.stderr);
     assert.ok(existsSync(join(repo.dir, `observations/obs-${TODAY}-002.json`)));
+  } finally {
+    repo.remove();
+  }
+});
+
+test('with bounded contexts: freeze lift finds the context whose observations folder holds the observation (examples/monorepo)', async () => {
+  const repo = new LocalRepo('lift-contexts');
+  try {
+    cpSync(join(__dirname, '..', '..', 'examples', 'monorepo'), repo.dir, { recursive: true });
+    repo.git('add', '-A');
+    repo.git('commit', '-qm', 'monorepo');
+    const r = await repo.cli(['freeze', 'lift', 'slow_restock', '--by', 'carol', '--now', '2026-12-05']);
+    assert.is(r.code, 0, r.stderr);
+    assert.not.ok(existsSync(join(repo.dir, 'services/inventory/freezes/slow_restock.json')));
+    const record = repo.json('services/inventory/observations/slow_restock.json') as { archived: { freeze: string; lifted_by: string } };
+    assert.equal([record.archived.freeze, record.archived.lifted_by], ['services/inventory/freezes/slow_restock.json', 'carol']);
+    assert.ok(existsSync(join(repo.dir, 'services/inventory/observations/slow_restock.bin')));
   } finally {
     repo.remove();
   }
