@@ -94,7 +94,9 @@ test('a later `init --owner carol` adds the owner and re-adds nothing; its commi
   assert.not.match(carol.stdout, /there yourself/);
   assert.is(sandbox.read(owner, '.husky/pre-commit'), hookBefore, 'no second lint-staged line');
   assert.is(sandbox.read(owner, 'package.json'), pkgBefore, 'no lint-staged dependency or entry');
-  assert.equal(sandbox.git(owner, 'status', '--porcelain').trim(), 'M .receipt-gate.json');
+  // The new owner is in the policy and in the CODEOWNERS block init keeps with it.
+  assert.equal(sandbox.git(owner, 'status', '--porcelain').trim(), 'M .receipt-gate.json\n M CODEOWNERS');
+  assert.match(sandbox.read(owner, 'CODEOWNERS'), /^\/\.receipt-gate\.json .*@carol$/m);
 
   sandbox.git(owner, 'add', '-A');
   const commit = sandbox.commit(owner, 'Add carol to the owners');
