@@ -2,7 +2,8 @@
 // (the route that works while receipt-gate is not on the registry) copied to the top of the
 // project, `npm install --save-dev --save-exact ./receipt-gate-X.tgz`, then `npx receipt-gate
 // init`; and the Python route, `npm install --global ./receipt-gate-X.tgz` then
-// `receipt-gate init`, which writes no Node tooling into the project. init's printed `git add`
+// `receipt-gate init`, which writes no Node tooling into the project (plain git hooks, or the
+// pre-commit framework's configuration when the project has one). init's printed `git add`
 // is run as printed and must leave nothing of what changed uncommitted; node_modules/ ends up
 // ignored; the hooks it wrote then refuse a non-owner's edit of the freeze file.
 
@@ -136,6 +137,36 @@ test('README Python route: npm install --global ./receipt-gate-X.tgz, then recei
     const policy = JSON.parse(readFileSync(join(project, '.receipt-gate.json'), 'utf8'));
     for (const glob of ['pyproject.toml', 'conftest.py', '**/conftest.py', 'properties/**', 'fixtures/**', 'checks/**']) assert.ok(policy.protected.includes(glob), glob);
     assert.match(readFileSync(join(project, '.git', 'hooks', 'pre-commit'), 'utf8'), /^receipt-gate pre-commit$/m);
+    assertHookRefusesFreezeEdit(project, env);
+  } finally {
+    cleanupTempDirs();
+  }
+});
+
+test('README Python route with the pre-commit framework: init joins .pre-commit-config.yaml, writes no Node tooling, and pre-commit refuses the edit', () => {
+  const { tarball } = packedTarball();
+  const lines = readmeLines('npm install --global ./receipt-gate-');
+  const dir = tempDir('install-route-precommit');
+  try {
+    const prefix = join(dir, 'global');
+    const env = gitEnv(dir, { npm_config_prefix: prefix, PATH: `${join(prefix, 'bin')}:/usr/bin:${process.env.PATH}`, PRE_COMMIT_HOME: join(dir, 'pre-commit-cache') });
+    const config = 'repos:\n- repo: meta\n  hooks:\n  - id: identity\n';
+    const project = freshProject(dir, { 'pyproject.toml': '[project]\nname = "allocation"\n', '.pre-commit-config.yaml': config }, env);
+    copyFileSync(tarball, join(dir, basename(tarball)));
+    let add = '';
+    for (const line of lines) {
+      const r = sh(line, line.startsWith('npm ') ? dir : project, env);
+      assert.is(r.status, 0, `${line}\n${r.stdout}${r.stderr}`);
+      if (line.startsWith('receipt-gate init')) {
+        assert.match(r.stdout, /hook manager: the pre-commit framework \(\.pre-commit-config\.yaml\)/);
+        assert.match(r.stdout, /ran 'pre-commit install --hook-type pre-commit --hook-type pre-push'/);
+        add = commitAsPrinted(r.stdout, project, env);
+      }
+    }
+    assert.ok(add.split(' ').includes('.pre-commit-config.yaml'), add);
+    assert.not.ok(/package|husky|lint-staged/.test(add), add);
+    for (const path of ['package.json', 'package-lock.json', 'node_modules', '.husky']) assert.not.ok(existsSync(join(project, path)), `${path} was written`);
+    assert.match(readFileSync(join(project, '.pre-commit-config.yaml'), 'utf8'), /entry: receipt-gate pre-commit\n\s+language: system/);
     assertHookRefusesFreezeEdit(project, env);
   } finally {
     cleanupTempDirs();
