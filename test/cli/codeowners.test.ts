@@ -9,7 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BEGIN, codeownersTargets, convertGlob, END } from '../../src/client/codeowners';
+import { BEGIN, codeownersTargets, convertGlob, END, planBlock } from '../../src/client/codeowners';
+import { parsePolicy } from '../../src/evidence/policy';
 import { matcher } from '../../src/matchers';
 import { LocalRepo, python } from '../client/local';
 
@@ -151,6 +152,39 @@ test('init writes the block (a second init changes nothing) and commits it with 
   } finally {
     repo.remove();
   }
+});
+
+test('bounded contexts: each context\'s own globs with its owners, the repository-wide ones with the repository\'s', () => {
+  const parsed = parsePolicy(
+    Buffer.from(
+      JSON.stringify({
+        version: 2,
+        baseBranch: 'main',
+        protected: ['.husky/**'],
+        owners: ['alice'],
+        contexts: [
+          { name: 'billing', root: 'services/billing', owners: ['bob'], protected: ['fixtures/**'], fixtures: { records: 'fixtures/*.json' } },
+          { name: 'search', root: 'services/search' },
+        ],
+      }),
+    ),
+  );
+  assert.ok(parsed.ok);
+  if (!parsed.ok) return;
+  const plan = planBlock(parsed.policy);
+  assert.equal(plan.gitignoreLines, [
+    '/.husky/ @alice',
+    '/services/billing/fixtures/ @bob',
+    '/services/billing/fixtures/*.json @bob',
+    '/.github/CODEOWNERS @alice',
+    '/CODEOWNERS @alice',
+    '/docs/CODEOWNERS @alice',
+    '/.gitlab/CODEOWNERS @alice',
+    '/.gitea/CODEOWNERS @alice',
+    '/.receipt-gate.json @alice',
+  ]);
+  assert.ok(plan.regexLines.includes('(services/billing/fixtures/.*) @bob'));
+  assert.not.ok(plan.gitignoreLines.some((l) => l.startsWith('/.husky/ @bob')), 'a repository-wide glob keeps the repository\'s owners');
 });
 
 /** Paths to hold the patterns against. */
