@@ -22,6 +22,7 @@ import { machineLine } from './machine';
 import { sortFindings } from './order';
 import { clipped, clippedName, plural, short } from '../wording';
 import { humanFix, humanMessage } from './human';
+import { allIdentityLines } from './identities';
 
 /** The printed answer: whether git is told to accept, and the lines (without the GitLab
  * prefix). The last line is the machine line, except for an unguarded repository's notice. */
@@ -45,6 +46,8 @@ const SUMMARY_WIDTH = 160;
  * src/report/machine.ts) with at most LINE_MAX, each followed by its whole length when cut. */
 const NAME_MAX = 200;
 const LINE_MAX = 960;
+/** The identity lines an answer carries at most (a witness per line). */
+const IDENTITY_LINES = 6;
 
 /** A ref name as the text shows it: without refs/heads/ or refs/tags/, quoted, cut. */
 function refText(ref: string): string {
@@ -90,11 +93,30 @@ export function remoteLines(decision: PushDecision, options: MessageOptions = {}
 
   const shown = sortFindings(result.findings).filter((f) => f.severity !== 'info');
   const info = result.findings.filter((f) => f.severity === 'info');
-  const budget = (options.maxLines ?? DEFAULT_MAX_LINES) - lines.length - (info.length ? 1 : 0);
+  const identities = identityText(decision);
+  const budget = (options.maxLines ?? DEFAULT_MAX_LINES) - lines.length - (info.length ? 1 : 0) - identities.length;
   lines.push(...remoteFindingLines(shown, budget, options.perKind ?? DEFAULT_PER_KIND));
   if (info.length) lines.push(`  info: ${countByCode(info)} (not blocking)`);
+  lines.push(...identities);
   // Every line but the machine line within LINE_MAX (messages and fixes may carry a name).
   return [...lines.map((l) => clipped(l, LINE_MAX)), machineLine(result, { recommendedAction: holdAction(decision) })];
+}
+
+/** The three identities the refs were judged with (epoch id, manifest digest, each witness
+ * digest; per context with bounded contexts), as in every text log (src/report/identities.ts):
+ * the same block once however many refs share it, and at most IDENTITY_LINES lines. */
+function identityText(decision: PushDecision): string[] {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const r of decision.result.refs) {
+    for (const line of allIdentityLines(r.identities, r.contexts)) {
+      if (seen.has(line)) continue;
+      seen.add(line);
+      lines.push(`  ${line}`);
+    }
+  }
+  if (lines.length <= IDENTITY_LINES) return lines;
+  return [...lines.slice(0, IDENTITY_LINES - 1), `  ... and ${plural(lines.length - IDENTITY_LINES + 1, 'more identity line')} (verify-ref --json lists them all)`];
 }
 
 function ownersOf(decision: PushDecision): string {

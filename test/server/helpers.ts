@@ -76,14 +76,14 @@ export function pythonSample(seed: number, catalog: unknown[], k: number): unkno
   );
 }
 
-const CATALOG = [
+export const CATALOG = [
   { name: 'orders_total_nonnegative', bound: 'total >= 0' },
   { name: 'orders_ids_unique', bound: 'unique(id)' },
   { name: 'orders_sorted', bound: 'sorted(created)' },
   { name: 'orders_currency_known', bound: 'currency in ISO4217' },
   { name: 'orders_roundtrip', bound: 'parse(print(x)) == x' },
 ];
-const SEED = 20260925;
+export const SEED = 20260925;
 
 /** Writes a complete, valid set of evidence files (eligible at TODAY) into a work tree. */
 export function writeEvidence(work: string): void {
