@@ -19,7 +19,7 @@ import { globBase } from '../glob';
 import { sha256Hex } from '../hash';
 import { UsageError, type CliIO } from '../io';
 import { matcher } from '../matchers';
-import { materializeCommit } from '../receipt/materialize';
+import { materializeCommit, MaterializeError } from '../receipt/materialize';
 import { runCommand } from '../receipt/run-command';
 import { bwrapArgv, bwrapProblem, findBwrap, pathList } from '../receipt/sandbox';
 import { resolveCommitSpec } from '../run/base';
@@ -87,7 +87,13 @@ async function record(
   try {
     const treeDir = join(workDir, 'tree');
     mkdirSync(treeDir);
-    await materializeCommit(a.store, commit, treeDir);
+    try {
+      await materializeCommit(a.store, commit, treeDir);
+    } catch (err) {
+      // The grader would refuse this tree too (PATH_UNSAFE): nothing to record on.
+      if (err instanceof MaterializeError) throw new UsageError(`the tree of ${o.ref} (${short(commit)}) cannot be written safely, as the grader would refuse it: ${err.message}`);
+      throw err;
+    }
     const runDir = a.context === null ? treeDir : join(treeDir, ...a.context.root.split('/'));
     const sandbox = sandboxFor(a, io.env, treeDir, runDir, workDir);
     isolation = sandbox === undefined ? 'none' : 'bwrap';
