@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, machine, POLICY, push, type Arena, type PushResult, write } from './harness';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, EPOCH_ID, GENERATOR, machine, POLICY, push, serverRefs, sha256, type Arena, type PushResult, write } from './harness';
 import { gitValue } from '../helpers/git';
 import { hardTimeoutFor, WALL_FACTOR } from '../../src/deadline';
 
@@ -97,6 +97,38 @@ test('the CPU budget still refuses a push that needs more than it: LIMIT_EXCEEDE
   assert.not.ok(m.findings.some((f) => f.code === 'INTERNAL_ERROR'), result.stderr);
   assert.match(result.remote.join('\n'), /did not finish within limits\.timeoutMs \(400 ms\), counted on the check's own CPU time/, result.stderr);
   assert.is(machine(result).verdict, 'closed');
+});
+
+test('a pinned generator over 64 MiB (a hand-written pin that came past the hook) closes every push until an owner re-pins one under 64 MiB', () => {
+  const r = arena();
+  budget(r, POLICY.limits.timeoutMs);
+  // The large generator and a pin of its digest, written by hand and put on the server without
+  // the hook (a fetch into the bare repository runs no pre-receive).
+  const huge = Buffer.concat([Buffer.from(GENERATOR), Buffer.alloc(65 * 1024 * 1024, 0x23)]);
+  write(r.work, 'fixtures/generate_orders.py', huge);
+  write(r.work, 'fixtures/EPOCH', `${JSON.stringify({ epoch_id: EPOCH_ID, generator: 'fixtures/generate_orders.py', generator_sha256: sha256(huge), inputs: ['fixtures/orders/base.json'] })}\n`);
+  commitAll(r.work, 'a 65 MiB generator, pinned by hand');
+  gitValue(r.bare, ['fetch', '-q', r.work, '+attack:refs/heads/main']);
+  r.refs = serverRefs(r.bare);
+  gitValue(r.work, ['fetch', '-q', 'origin']);
+
+  // Anyone's push that keeps it: LIMIT_EXCEEDED naming the generator, closed, never a pass.
+  write(r.work, 'src/orders.py', 'def total(orders):\n    return 0\n');
+  commitAll(r.work, 'an unrelated change');
+  for (const who of [BOB, ALICE]) {
+    const result = push(r.work, ['origin', 'HEAD:refs/heads/topic'], who);
+    assertClosed(r, result, 'LIMIT_EXCEEDED', 'fixtures/generate_orders.py');
+  }
+
+  // The owner's way out: a generator under 64 MiB, pinned under a new epoch id.
+  gitValue(r.work, ['reset', '-q', '--hard', 'origin/main']);
+  const id = `${EPOCH_ID}-small`;
+  write(r.work, 'fixtures/generate_orders.py', GENERATOR);
+  write(r.work, 'fixtures/EPOCH', `${JSON.stringify({ epoch_id: id, generator: 'fixtures/generate_orders.py', generator_sha256: sha256(GENERATOR), inputs: ['fixtures/orders/base.json'] })}\n`);
+  const witness = 'run 1: pass\n';
+  write(r.work, 'observations/obs-1.json', `${JSON.stringify({ id: 'obs-1', epoch_id: id, status: 'pass', rerun_passed: true, witness_sha256: sha256(witness) })}\n`);
+  commitAll(r.work, 'a generator under 64 MiB, a new epoch');
+  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
 });
 
 test.run();
