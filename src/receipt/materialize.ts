@@ -2,11 +2,18 @@
 // never in the caller's working tree, which may hold uncommitted, ignored or generated files
 // that the commit does not. Bytes are written as stored in git: no eol conversion, no
 // filters, no hooks, no checkout.
+//
+// Names are bytes, as git keeps them: a name that is not valid UTF-8 is written under its exact
+// bytes (the file system takes them as a Buffer path), as a checkout writes it. Inside this
+// file a path is held as a byte string (`latin1`: one character per byte) and turned into a
+// Buffer at each file-system call; messages show it decoded (decodePathBytes, `\xNN` for a
+// byte that is not UTF-8), as the server's findings do.
 
 import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, symlinkSync, writeSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { posix } from 'node:path';
 import type { ObjectStore } from '../git/store';
-import { isUnsafeName } from '../git/tree';
+import { decodePathBytes, isUnsafeName } from '../git/tree';
+import type { TreeEntry } from '../git/types';
 
 /** Largest single file the grader writes; a bigger blob is refused (fail closed). */
 export const MAX_MATERIALIZED_BLOB = 512 * 1024 * 1024;
@@ -28,23 +35,30 @@ export interface MaterializeResult {
   submodules: string[];
 }
 
-/** Why `path` cannot be written safely, or null. Every segment must be a name a checkout can
- * write: not empty, `.`, `..`, nor `.git` under any of its aliases (case, trailing dots and
- * spaces, HFS+-ignored code points, `git~1`, NTFS streams: isUnsafeName in src/git/tree.ts),
- * and without `\` or NUL. A name that is not valid UTF-8 is refused too (the store shows its
- * bytes as `\xNN`, and the grader writes names only as UTF-8). */
+/** Why `path` (text, written as UTF-8) cannot be written safely, or null. Every segment must be
+ * a name a checkout can write: see unsafeSegmentReason. */
 export function unsafePathReason(path: string): string | null {
   if (path.startsWith('/')) return 'it is absolute';
   for (const seg of path.split('/')) {
-    if (seg.includes('\\')) return `its segment '${seg}' contains a backslash (or bytes that are not UTF-8, shown as \\xNN)`;
-    if (isUnsafeName(Buffer.from(seg, 'utf8'))) {
-      return `its segment '${seg}' is not a name a checkout may write (empty, '.', '..', NUL, or '.git' under one of its aliases)`;
-    }
+    const reason = unsafeSegmentReason(Buffer.from(seg, 'utf8'), seg);
+    if (reason) return reason;
   }
   return null;
 }
 
-/** Where a symlink at `path` with `target` points inside the tree, or null when it leaves it. */
+/** Why one name (its raw bytes; `shown` is how messages print it) cannot be written safely, or
+ * null: it is empty, `.`, `..`, or `.git` under any of its aliases (case, trailing dots and
+ * spaces, HFS+-ignored code points, `git~1`, NTFS streams: isUnsafeName in src/git/tree.ts), or
+ * it holds `/`, `\` or NUL. Bytes that are not UTF-8 are not a reason: git and the server take
+ * them, and they are written as they are. */
+export function unsafeSegmentReason(raw: Uint8Array, shown: string): string | null {
+  if (raw.includes(0x5c)) return `its segment '${shown}' contains a backslash`;
+  if (isUnsafeName(raw)) return `its segment '${shown}' is not a name a checkout may write (empty, '.', '..', NUL, or '.git' under one of its aliases)`;
+  return null;
+}
+
+/** Where a symlink at `path` with `target` points inside the tree, or null when it leaves it.
+ * Both may be byte strings: only the ASCII `/`, `.`, `\` and NUL are looked at. */
 export function symlinkTargetInside(path: string, target: string): string | null {
   if (target === '' || target.startsWith('/') || target.includes('\0') || target.includes('\\')) return null;
   const joined = posix.normalize(posix.join(posix.dirname(path), target));
@@ -52,95 +66,120 @@ export function symlinkTargetInside(path: string, target: string): string | null
   return joined;
 }
 
+/** One non-tree entry of the commit: its path as bytes (a byte string) and as shown. */
+interface Listed {
+  bytes: string;
+  shown: string;
+  entry: TreeEntry;
+}
+
+const toBytes = (byteString: string): Buffer => Buffer.from(byteString, 'latin1');
+const byteStringOf = (raw: Uint8Array): string => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
+
+/** Every non-tree entry below `treeOid`, depth first; a name no checkout may write is refused
+ * before anything below it is read. */
+async function listEntries(store: ObjectStore, treeOid: string, commitOid: string): Promise<Listed[]> {
+  const out: Listed[] = [];
+  const visit = async (oid: string, bytes: string, shown: string) => {
+    for (const entry of await store.trees.read(oid)) {
+      const b = bytes === '' ? byteStringOf(entry.rawName) : `${bytes}/${byteStringOf(entry.rawName)}`;
+      const s = shown === '' ? entry.name : `${shown}/${entry.name}`;
+      const unsafe = unsafeSegmentReason(entry.rawName, entry.name);
+      if (unsafe) throw new MaterializeError(`refusing to write '${s}' from commit ${commitOid}: ${unsafe}`, s);
+      if (entry.kind === 'tree') await visit(entry.oid, b, s);
+      else out.push({ bytes: b, shown: s, entry });
+    }
+  };
+  await visit(treeOid, '', '');
+  return out;
+}
+
 /** Writes the tree of `commitOid` into `dir` (which must exist and be empty). */
 export async function materializeCommit(store: ObjectStore, commitOid: string, dir: string): Promise<MaterializeResult> {
   const commit = await store.commits.read(commitOid);
-  const files = await store.trees.listFiles(commit.tree, '');
-  const root = realpathSync(dir);
+  const files = await listEntries(store, commit.tree, commitOid);
+  const root = realpathSync(dir, { encoding: 'buffer' }).toString('latin1');
   const result: MaterializeResult = { files: 0, symlinks: 0, submodules: [] };
-  const symlinks: { path: string; target: string }[] = [];
+  const symlinks: { bytes: string; shown: string; target: string }[] = [];
 
-  for (const { path, entry } of files) {
-    const unsafe = unsafePathReason(path);
-    if (unsafe) {
-      throw new MaterializeError(`refusing to write '${path}' from commit ${commitOid}: ${unsafe}`, path);
-    }
-    const dest = join(root, ...path.split('/'));
-    ensureParent(root, path, dest);
+  for (const { bytes: path, shown, entry } of files) {
+    const dest = `${root}/${path}`;
+    ensureParent(root, path, shown);
     switch (entry.kind) {
       case 'file':
       case 'exec': {
-        const bytes = await store.objects.readBlob(entry.oid, MAX_MATERIALIZED_BLOB);
-        writeNew(dest, bytes, entry.kind === 'exec' ? 0o755 : 0o644, path);
+        const blob = await store.objects.readBlob(entry.oid, MAX_MATERIALIZED_BLOB);
+        writeNew(dest, blob, entry.kind === 'exec' ? 0o755 : 0o644, shown);
         result.files++;
         break;
       }
       case 'symlink': {
-        const target = Buffer.from(await store.objects.readBlob(entry.oid, 4096)).toString('utf8');
+        const targetBytes = await store.objects.readBlob(entry.oid, 4096);
+        const target = byteStringOf(targetBytes);
         if (symlinkTargetInside(path, target) === null) {
           throw new MaterializeError(
-            `refusing to write symlink '${path}' -> '${target}' from commit ${commitOid}: its target leaves the tree`,
-            path,
+            `refusing to write symlink '${shown}' -> '${decodePathBytes(targetBytes)}' from commit ${commitOid}: its target leaves the tree`,
+            shown,
           );
         }
         // Symlinks are created last, so no file of the tree is ever written through one.
-        symlinks.push({ path, target });
+        symlinks.push({ bytes: path, shown, target });
         break;
       }
       case 'gitlink':
-        mkdirSync(dest, { recursive: false });
-        result.submodules.push(path);
+        mkdirSync(toBytes(dest), { recursive: false });
+        result.submodules.push(shown);
         break;
       case 'tree':
-        mkdirSync(dest, { recursive: true });
+        mkdirSync(toBytes(dest), { recursive: true });
         break;
     }
   }
-  for (const { path, target } of symlinks) {
-    const dest = join(root, ...path.split('/'));
-    ensureParent(root, path, dest);
+  for (const { bytes: path, shown, target } of symlinks) {
+    ensureParent(root, path, shown);
     try {
-      symlinkSync(target, dest);
+      symlinkSync(toBytes(target), toBytes(`${root}/${path}`));
     } catch (err) {
-      throw new MaterializeError(`cannot create symlink '${path}': ${(err as Error).message}`, path);
+      throw new MaterializeError(`cannot create symlink '${shown}': ${(err as Error).message}`, shown);
     }
     result.symlinks++;
   }
   // The lexical check above cannot see chains (`a -> d/s/..` where `d/s -> ..`): resolve each
   // link through the links actually written and refuse one that lands outside the tree.
-  for (const { path, target } of symlinks) {
-    if (!resolvesInside(root, path)) {
+  for (const { bytes: path, shown, target } of symlinks) {
+    if (!resolvesInsideBytes(root, path)) {
       throw new MaterializeError(
-        `refusing symlink '${path}' -> '${target}' from commit ${commitOid}: through other symlinks of the tree it leaves the tree`,
-        path,
+        `refusing symlink '${shown}' -> '${decodePathBytes(toBytes(target))}' from commit ${commitOid}: through other symlinks of the tree it leaves the tree`,
+        shown,
       );
     }
   }
   return result;
 }
 
-/** Creates the parent directories of `dest` and checks that none of them is a symlink, so a
- * crafted tree cannot make the grader write outside `root`. */
-function ensureParent(root: string, path: string, dest: string): void {
-  const parent = dirname(dest);
-  mkdirSync(parent, { recursive: true });
+/** Creates the parent directories of `root/path` (byte strings) and checks that none of them is
+ * a symlink, so a crafted tree cannot make the grader write outside `root`. */
+function ensureParent(root: string, path: string, shown: string): void {
   const segments = path.split('/').slice(0, -1);
+  if (segments.length === 0) return;
+  mkdirSync(toBytes(`${root}/${segments.join('/')}`), { recursive: true });
   let at = root;
   for (const seg of segments) {
-    at = join(at, seg);
-    const st = lstatSync(at);
+    at = `${at}/${seg}`;
+    const st = lstatSync(toBytes(at));
     if (!st.isDirectory()) {
-      throw new MaterializeError(`refusing to write '${path}': '${posix.join(...segments)}' is not a directory in the written tree`, path);
+      const parent = shown.split('/').slice(0, -1).join('/');
+      throw new MaterializeError(`refusing to write '${shown}': '${parent}' is not a directory in the written tree`, shown);
     }
   }
 }
 
-function writeNew(dest: string, bytes: Uint8Array, mode: number, path: string): void {
+function writeNew(dest: string, bytes: Uint8Array, mode: number, shown: string): void {
   let fd: number;
   try {
-    fd = openSync(dest, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    fd = openSync(toBytes(dest), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   } catch (err) {
-    throw new MaterializeError(`cannot write '${path}': ${(err as Error).message} (a tree with two entries of one name?)`, path);
+    throw new MaterializeError(`cannot write '${shown}': ${(err as Error).message} (a tree with two entries of one name?)`, shown);
   }
   try {
     fchmodSync(fd, mode); // exact mode, whatever the umask
@@ -154,6 +193,11 @@ function writeNew(dest: string, bytes: Uint8Array, mode: number, path: string): 
 /** Follows `path` component by component inside `root`, through symlinks, and says whether
  * every step stays inside. Missing components are taken lexically (they cannot be links). */
 export function resolvesInside(root: string, path: string): boolean {
+  return resolvesInsideBytes(Buffer.from(root, 'utf8').toString('latin1'), Buffer.from(path, 'utf8').toString('latin1'));
+}
+
+/** resolvesInside on byte strings (see the head of this file). */
+function resolvesInsideBytes(root: string, path: string): boolean {
   let pending = path.split('/').filter((s) => s !== '' && s !== '.');
   const stack: string[] = [];
   let hops = 0;
@@ -166,15 +210,16 @@ export function resolvesInside(root: string, path: string): boolean {
       continue;
     }
     stack.push(seg);
+    const at = toBytes(`${root}/${stack.join('/')}`);
     let isLink = false;
     try {
-      isLink = lstatSync(join(root, ...stack)).isSymbolicLink();
+      isLink = lstatSync(at).isSymbolicLink();
     } catch {
       isLink = false; // absent: nothing to follow
     }
     if (!isLink) continue;
     if (++hops > 40) return false; // a loop
-    const target = readlinkSync(join(root, ...stack));
+    const target = readlinkSync(at, { encoding: 'buffer' }).toString('latin1');
     if (target.startsWith('/')) return false;
     stack.pop();
     pending = [...target.split('/'), ...pending];

@@ -146,21 +146,53 @@ test('a crafted tree with a .GIT segment is refused before anything is written t
   assert.equal(readdirSync(dir), []);
 });
 
-test('a name that is not UTF-8 is refused, not written under another name', async () => {
+test('a name that is not UTF-8 is written under its exact bytes, as git archive writes it', async () => {
   const repo = tempDir();
   git(repo, ['init', '-q', '-b', 'main']);
   const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
-  const root = git(repo, ['mktree'], { input: Buffer.concat([Buffer.from(`100644 blob ${blob}\tcaf`), Buffer.from([0xe9]), Buffer.from('.txt\n')]) }).trim();
-  const commit = git(repo, ['commit-tree', root, '-m', 'latin-1 name']).trim();
+  const linkBlob = git(repo, ['hash-object', '-w', '--stdin'], { input: Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from('.txt')]) }).trim();
+  const name = Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from('.txt')]);
+  const dirName = Buffer.from([0x64, 0xff]); // "d\xff"
+  const inner = git(repo, ['mktree'], { input: Buffer.concat([Buffer.from(`100644 blob ${blob}\t`), name, Buffer.from(`\n120000 blob ${linkBlob}\tlink\n`)]) }).trim();
+  const root = git(repo, ['mktree'], { input: Buffer.concat([Buffer.from(`100644 blob ${blob}\t`), name, Buffer.from(`\n040000 tree ${inner}\t`), dirName, Buffer.from('\n')]) }).trim();
+  const commit = git(repo, ['commit-tree', root, '-m', 'latin-1 names']).trim();
   const store = await ObjectStore.discover(repo, {});
+  const ours = tempDir('latin1');
+  const result = await materializeCommit(store, commit, ours);
+  assert.is(result.files, 2);
+  assert.is(result.symlinks, 1);
+  const theirs = tempDir('latin1-archive');
+  execFileSync('sh', ['-c', `git -C '${repo}' archive --format=tar ${commit} | tar -x -C '${theirs}'`]);
+  const list = (dir: string) =>
+    readdirSync(Buffer.from(dir), { encoding: 'buffer' })
+      .map((n) => n.toString('hex'))
+      .sort();
+  assert.equal(list(ours), [dirName.toString('hex'), name.toString('hex')].sort());
+  assert.equal(list(ours), list(theirs));
+  const sub = Buffer.concat([Buffer.from(`${ours}/`), dirName]);
+  const subEntries = readdirSync(sub, { encoding: 'buffer' }).map((n) => n.toString('hex')).sort();
+  assert.equal(subEntries, [name.toString('hex'), Buffer.from('link').toString('hex')].sort());
+  assert.equal(readFileSync(Buffer.concat([sub, Buffer.from('/'), name])), Buffer.from('x\n'));
+  assert.equal(readlinkSync(Buffer.concat([sub, Buffer.from('/link')]), { encoding: 'buffer' }), name);
+});
+
+test('a name with a backslash is refused, whatever its other bytes', async () => {
+  const repo = tempDir();
+  git(repo, ['init', '-q', '-b', 'main']);
+  const blob = git(repo, ['hash-object', '-w', '--stdin'], { input: 'x\n' }).trim();
+  const root = git(repo, ['mktree'], { input: Buffer.concat([Buffer.from(`100644 blob ${blob}\ta\\`), Buffer.from([0xe9]), Buffer.from('\n')]) }).trim();
+  const commit = git(repo, ['commit-tree', root, '-m', 'backslash']).trim();
+  const store = await ObjectStore.discover(repo, {});
+  const dir = tempDir('backslash');
   let error: unknown = null;
   try {
-    await materializeCommit(store, commit, tempDir('latin1'));
+    await materializeCommit(store, commit, dir);
   } catch (err) {
     error = err;
   }
   assert.ok(error instanceof MaterializeError);
-  assert.match((error as Error).message, /caf\\xe9\.txt.*not UTF-8/);
+  assert.match((error as Error).message, /a\\\\\\xe9.*contains a backslash/);
+  assert.equal(readdirSync(dir), []);
 });
 
 test('path and target rules', () => {
