@@ -51,6 +51,12 @@ export const GUARD_GLOBS: readonly GuardGlob[] = [
   { glob: '.lefthook.yml', what: 'lefthook\'s configuration', language: 'any' },
   { glob: 'lefthook.yaml', what: 'lefthook\'s configuration', language: 'any' },
   { glob: '.lefthook.yaml', what: 'lefthook\'s configuration', language: 'any' },
+  // The review lock (CODEOWNERS, written by `init` and `receipt-gate codeowners`): an edit of
+  // it takes the owners' review off the evidence on a forge without a pre-receive hook.
+  { glob: 'CODEOWNERS', what: 'the review lock: who must review evidence changes', language: 'any' },
+  { glob: '.github/CODEOWNERS', what: 'the review lock GitHub reads first', language: 'any' },
+  { glob: 'docs/CODEOWNERS', what: 'the review lock, where every forge also looks', language: 'any' },
+  { glob: '.gitea/CODEOWNERS', what: 'the review lock Gitea reads', language: 'any' },
   // Checkout rewriting (line ends, filters, submodules).
   { glob: '.gitattributes', what: 'checkout attributes rewrite what the tests read', language: 'any' },
   { glob: '**/.gitattributes', what: 'checkout attributes rewrite what the tests read', language: 'any' },
