@@ -194,6 +194,17 @@ export class Deadline {
     if (c && c.now() >= c.at) throw new DeadlineExceeded(this.budgetMs, { kind: 'wall', ceilingMs: c.ms, usedCpuMs: used - c.cpuAt, hardTimeoutS: c.hardTimeoutS });
   }
 
+  /** The DeadlineExceeded for the limit with the least time left (work refused before it
+   * starts because it could not finish in that time). */
+  exceeded(): DeadlineExceeded {
+    const c = this.ceiling;
+    if (!c) return new DeadlineExceeded(this.budgetMs);
+    const used = this.now();
+    return this.at - used <= c.at - c.now()
+      ? new DeadlineExceeded(this.budgetMs, { kind: 'cpu', usedMs: used - c.cpuAt })
+      : new DeadlineExceeded(this.budgetMs, { kind: 'wall', ceilingMs: c.ms, usedCpuMs: used - c.cpuAt, hardTimeoutS: c.hardTimeoutS });
+  }
+
   /** For hot loops: reads the clock only every `every` calls. */
   tick(every = 256): void {
     if (++this.calls % every === 0) this.check();

@@ -2,7 +2,7 @@
 // checked before a byte is read, a symlink, directory or submodule where a file should be is the
 // file's own *_INVALID finding, and JSON is parsed as Python's json.loads parses it.
 
-import { DeadlineExceeded, type Deadline } from '../deadline';
+import type { Deadline } from '../deadline';
 import { finding, type Finding, type FindingCode } from '../findings';
 import { parsePyJson, PyJsonError, type PyValue } from './pyjson';
 import { validateAgainst, type SchemaFile } from './schema';
@@ -108,7 +108,7 @@ export async function readFileBytes(
   // One read of a large blob (inflate and SHA-1, up to 64 MiB) runs to its end without a
   // clock check: when it could not finish before the deadline, stop now, so the verdict is
   // not one whole read late.
-  if (entry.size > LARGE_READ_BYTES && deadline.remaining() < (entry.size / SLOWEST_READ_BYTES_PER_MS)) throw new DeadlineExceeded(deadline.budgetMs);
+  if (entry.size > LARGE_READ_BYTES && deadline.remaining() < (entry.size / SLOWEST_READ_BYTES_PER_MS)) throw deadline.exceeded();
   const bytes = await entry.read();
   if (bytes.length > maxBytes) {
     // The entry's size was wrong; do not trust what was read.

@@ -245,4 +245,16 @@ test('withinDeadline on a run deadline: a wait that uses no CPU ends at the wall
   assert.is(done, 'done');
 });
 
+test('a large read refused for lack of time names the nearer limit of a run deadline', async () => {
+  const { time, cpu, wall } = runClocks(null);
+  const deadline = Deadline.forRun(100, time);
+  cpu.at += 60; // 40 ms of CPU left, 940 ms of wall: the CPU budget is the nearer
+  wall.at += 60;
+  const source = new ClockedSource(new MemorySource(witnessTree(1, 9 * MiB)), () => {});
+  const err = await rejection(checkEvidence({ policy, atNew: source, atBase: null, today: '2026-09-18', deadline }));
+  assert.instance(err, DeadlineExceeded);
+  assert.is((err as DeadlineExceeded).limit.kind, 'cpu');
+  assert.equal(source.reads.filter((p) => p.endsWith('.bin')), []);
+});
+
 test.run();
