@@ -15,6 +15,8 @@
 //   node bench/run.mjs large-history [--runs N]       long histories (bench/lib/large-history.mjs)
 //   node bench/run.mjs shim [--runs N] [--tree DIR]    6,000 refs, 600 findings, a 10 MB line
 //                                                       through the shim (bench/lib/shim-bench.mjs)
+//   node bench/run.mjs scale [--tiny] [--runs N]      git/git's scale: 1M refs, deep parents,
+//                                                       10k commits, wide trees (bench/scale.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -393,6 +395,7 @@ async function main() {
   if (process.argv[2] === 'large-history') return (await import('./lib/large-history.mjs')).main(process.argv.slice(3));
   if (process.argv[2] === 'shim') return (await import('./lib/shim-bench.mjs')).main(process.argv.slice(3));
   if (process.argv[2] === 'push-log') return (await import('./lib/push-log.mjs')).main(process.argv.slice(3));
+  if (process.argv[2] === 'scale') return (await import('./scale.mjs')).main(process.argv.slice(3));
   const opts = parseArgs(process.argv.slice(2));
   const cacheDir = opts.cache ?? (opts.smoke ? join(ROOT, '.bench-cache', 'smoke') : join(ROOT, '.bench-cache'));
   mkdirSync(cacheDir, { recursive: true });

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { quotePath } from '../quote';
 import { refNameFromLatin1, refNameLatin1 } from './refname';
 import { GitReadError } from './types';
+import { PackedRefsFile } from './packed-refs';
 import { isOid } from '../types';
 
 /** git follows at most this many symbolic refs (SYMREF_MAXDEPTH). */
@@ -144,58 +145,6 @@ function refPath(dir: string, name: string): Buffer {
   return Buffer.concat([Buffer.from(join(dir, '/'), 'utf8'), Buffer.from(name, 'latin1')]);
 }
 
-/** True for `<40 lowercase hex> <name>` with a name of printable ASCII (no space): a line the
- * pattern /^([0-9a-f]{40}) (\S.*)$/ accepts, recognised without running it. */
-function plainRefLine(text: string, start: number, end: number): boolean {
-  if (end - start < 42 || text.charCodeAt(start + 40) !== 0x20) return false;
-  for (let i = start; i < start + 40; i++) {
-    const c = text.charCodeAt(i);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
-  }
-  for (let i = start + 41; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x21 || c > 0x7e) return false;
-  }
-  return true;
-}
-
-/** Calls `visit` for each ref line (name, oid) and peel line (oid, with `peel` true) of a
- * packed-refs text; throws GitReadError naming `file` on a malformed line. A peel line whose
- * value is not an oid is ignored, as before. */
-function forEachPackedLine(text: string, file: string, visit: (name: string, oid: string, peel: boolean) => void): void {
-  // A file of 100,000 refs is read on every push: lines are taken with indexOf and the common
-  // shape (40 hex digits, a space, a printable ASCII name) is checked by character codes; any
-  // other line goes through the full pattern.
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const lineStart = start;
-    start = end + 1;
-    if (end === lineStart) continue;
-    const first = text.charCodeAt(lineStart);
-    if (first === 0x23 /* # */) continue;
-    if (first === 0x5e /* ^ */) {
-      const oid = text.slice(lineStart + 1, end).trim();
-      if (isOid(oid)) visit('', oid, true);
-      continue;
-    }
-    if (plainRefLine(text, lineStart, end)) {
-      visit(text.slice(lineStart + 41, end), text.slice(lineStart, lineStart + 40), false);
-      continue;
-    }
-    const line = text.slice(lineStart, end);
-    const m = /^([0-9a-f]{40}) (\S.*)$/.exec(line);
-    if (!m) throw new GitReadError(`${file} has a malformed line ${JSON.stringify(line)}; run \`git pack-refs\` to rewrite it.`);
-    visit(m[2]!, m[1]!, false);
-  }
-}
-
-interface PackedRefs {
-  refs: Map<string, string>;
-  /** Annotated tag oid -> the oid it peels to, from packed-refs' `^` lines. */
-  peeled: Map<string, string>;
-}
-
 /** One ref as stored: an oid, or the name of the ref it points to. */
 export type RawRef = { oid: string } | { symbolic: string };
 
@@ -222,8 +171,7 @@ export interface RefEntry {
 }
 
 export class RefReader {
-  private packed: PackedRefs | null = null;
-  private text: string | null = null;
+  private packed: PackedRefsFile | null = null;
   /** The namespace prefix as bytes (one character per byte). */
   private readonly ns: string;
 
@@ -292,39 +240,20 @@ export class RefReader {
     return real.startsWith(this.ns) ? refNameFromLatin1(real.slice(this.ns.length)) : null;
   }
 
-  /** The packed-refs text, every line checked once (a malformed line anywhere is an error,
-   * whatever is looked up). */
-  private packedText(): string {
-    if (this.text !== null) return this.text;
-    let text = '';
+  /** packed-refs, read once as bytes and every line checked once (a malformed line anywhere is
+   * an error, whatever is looked up): src/git/packed-refs.ts. */
+  private packedFile(): PackedRefsFile {
+    if (this.packed) return this.packed;
+    let buf = Buffer.alloc(0);
     const file = join(this.commondir, 'packed-refs');
     try {
-      text = readFileSync(file, 'latin1');
+      buf = readFileSync(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
         throw new GitReadError(`Cannot read ${file}: ${(err as Error).message}.`);
       }
     }
-    forEachPackedLine(text, file, () => undefined);
-    this.text = text;
-    return text;
-  }
-
-  /** Every packed ref, as a map (for listing; the last line naming a ref wins). */
-  private packedRefs(): PackedRefs {
-    if (this.packed) return this.packed;
-    const refs = new Map<string, string>();
-    const peeled = new Map<string, string>();
-    let last: string | null = null;
-    forEachPackedLine(this.packedText(), 'packed-refs', (name, oid, peel) => {
-      if (!peel) {
-        refs.set(name, oid);
-        last = oid;
-      } else if (last !== null) {
-        peeled.set(last, oid);
-      }
-    });
-    this.packed = { refs, peeled };
+    this.packed = new PackedRefsFile(buf, file);
     return this.packed;
   }
 
@@ -332,42 +261,25 @@ export class RefReader {
    * a ref tip is known without reading the tag; undefined when it records nothing. A hint only:
    * the walks still read every commit they use. */
   packedPeel(oid: string): string | undefined {
-    return this.packedRefs().peeled.get(oid);
+    return this.packedFile().peeled.get(oid);
   }
 
-  /** The oid packed-refs records for `name` (the last line naming it, as the maps keep it),
-   * found by searching the text rather than building the maps: a push looks up a few refs in
-   * a file that may list 100,000. */
-  private packedLookup(name: string): string | undefined {
-    if (this.packed) return this.packed.refs.get(name);
-    const text = this.packedText();
-    const needle = ' ' + name;
-    for (let at = text.lastIndexOf(needle); at >= 0; at = at === 0 ? -1 : text.lastIndexOf(needle, at - 1)) {
-      const end = at + needle.length;
-      if (end !== text.length && text.charCodeAt(end) !== 0x0a) continue;
-      const start = at - 40;
-      if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
-      const oid = text.slice(start, at);
-      if (isOid(oid)) return oid;
-    }
-    return undefined;
+  /** The oid packed-refs records for the on-disk name `real` (binary search in a sorted file;
+   * the last line naming it otherwise). */
+  private packedLookup(real: string): string | undefined {
+    const file = this.packedFile();
+    const i = file.find(real);
+    return i < 0 ? undefined : file.oidAt(i);
   }
 
   /** The packed refs whose on-disk names start with `prefix` (the last line naming a ref
-   * wins, as in the map), found by searching the text. */
+   * wins). */
   private packedUnder(prefix: string): Map<string, string> {
-    const text = this.packedText();
+    const file = this.packedFile();
+    const p = Buffer.from(prefix, 'latin1');
     const out = new Map<string, string>();
-    const needle = ' ' + prefix;
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-      const start = at - 40;
-      if (start < 0 || (start > 0 && text.charCodeAt(start - 1) !== 0x0a)) continue;
-      const oid = text.slice(start, at);
-      if (!isOid(oid)) continue;
-      let end = text.indexOf('\n', at);
-      if (end < 0) end = text.length;
-      out.set(text.slice(at + 1, end), oid);
-    }
+    const [from, to] = file.range(prefix);
+    for (let i = from; i < to; i++) if (file.nameStartsWith(i, p)) out.set(file.nameAt(i), file.oidAt(i));
     return out;
   }
 
@@ -472,6 +384,74 @@ export class RefReader {
   entries(under = 'refs/'): RefEntry[] {
     if (!under.startsWith('refs/') || !under.endsWith('/')) throw new Error(`entries: ${under} is not a folder of refs/`);
     const prefix = this.ns + refNameLatin1(under);
+    const loose = this.looseUnder(prefix);
+    const packed = this.packedUnder(prefix);
+    // Sorted by the names' bytes, as git lists them.
+    const out: { key: string; entry: RefEntry }[] = [];
+    const add = (real: string, raw: RawRef) => {
+      const key = real.slice(this.ns.length);
+      const name = refNameFromLatin1(key);
+      if ('oid' in raw) out.push({ key, entry: { name, oid: raw.oid, symbolic: null } });
+      else {
+        const end = this.resolveSymbolic(name);
+        out.push({ key, entry: { name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? refNameFromLatin1(raw.symbolic)) } });
+      }
+    };
+    for (const real of loose) {
+      const raw = this.readReal(real);
+      if (raw) add(real, raw);
+    }
+    for (const [real, oid] of packed) {
+      if (!loose.has(real)) add(real, { oid });
+    }
+    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((o) => o.entry);
+  }
+
+  /**
+   * The distinct oids of the refs under refs/ (inside the namespace) that resolve, leaving
+   * out every ref whose namespace-relative name starts with one of `exclude` (text): the oids
+   * of list() without a name made for each packed ref. Loose refs override packed ones, a
+   * symbolic ref counts by its own name with the oid its chain ends at (a dangling one is left
+   * out), as list() has them.
+   */
+  distinctOids(exclude: readonly string[]): string[] {
+    const prefix = this.ns + 'refs/';
+    const excluded = exclude.map((e) => this.ns + refNameLatin1(e));
+    const isExcluded = (real: string) => excluded.some((e) => real.startsWith(e));
+    const loose = this.looseUnder(prefix);
+    const out = new Set<string>();
+    for (const real of loose) {
+      if (isExcluded(real)) continue;
+      const raw = this.readReal(real);
+      if (!raw) continue;
+      const oid = 'oid' in raw ? raw.oid : this.resolveSymbolic(refNameFromLatin1(real.slice(this.ns.length)))?.oid;
+      if (oid) out.add(oid);
+    }
+    const file = this.packedFile();
+    if (!file.sorted) {
+      for (const [real, oid] of this.packedUnder(prefix)) if (!loose.has(real) && !isExcluded(real)) out.add(oid);
+      return [...out];
+    }
+    // A sorted file names each ref once: the refs/ range, less the excluded prefixes and the
+    // lines a loose ref overrides, grouped by oid without a string per line.
+    const [from, to] = file.range(prefix);
+    const skip = excluded.map((e) => Buffer.from(e, 'latin1'));
+    const overridden = new Set<number>();
+    for (const real of loose) {
+      const i = file.find(real);
+      if (i >= 0) overridden.add(i);
+    }
+    const keep = (i: number) => {
+      for (const p of skip) if (file.nameStartsWith(i, p)) return false;
+      return overridden.size === 0 || !overridden.has(i);
+    };
+    for (const oid of file.distinctOids(from, to, keep)) out.add(oid);
+    return [...out];
+  }
+
+  /** The loose refs (on-disk names) under `prefix` (an on-disk folder ending in `/`), in the
+   * common directory and, for a linked worktree, its own. */
+  private looseUnder(prefix: string): Set<string> {
     const loose = new Set<string>();
     const walk = (dir: string, name: string) => {
       let items: import('node:fs').Dirent<Buffer>[];
@@ -490,28 +470,7 @@ export class RefReader {
     const top = prefix.slice(0, -1);
     walk(this.commondir, top);
     if (this.commondir !== this.gitdir && existsSync(join(this.gitdir, 'refs'))) walk(this.gitdir, top);
-    // The whole listing builds the packed map (kept for every later call); a folder's listing
-    // (refs/replace/ on every run) scans the text for its prefix instead.
-    const packed = under === 'refs/' || this.packed ? this.packedRefs().refs : this.packedUnder(prefix);
-    // Sorted by the names' bytes, as git lists them.
-    const out: { key: string; entry: RefEntry }[] = [];
-    const add = (real: string, raw: RawRef) => {
-      const key = real.slice(this.ns.length);
-      const name = refNameFromLatin1(key);
-      if ('oid' in raw) out.push({ key, entry: { name, oid: raw.oid, symbolic: null } });
-      else {
-        const end = this.resolveSymbolic(name);
-        out.push({ key, entry: { name, oid: end?.oid ?? null, symbolic: end?.ref ?? (this.relative(raw.symbolic) ?? refNameFromLatin1(raw.symbolic)) } });
-      }
-    };
-    for (const real of loose) {
-      const raw = this.readReal(real);
-      if (raw) add(real, raw);
-    }
-    for (const [real, oid] of packed) {
-      if (!loose.has(real) && real.startsWith(prefix)) add(real, { oid });
-    }
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((o) => o.entry);
+    return loose;
   }
 
   /** Every ref under refs/ that resolves, full name -> oid (dangling symbolic refs left out). */

@@ -24,7 +24,7 @@ import { parseRefUpdates, refusedRefName, stdinBytes } from './protocol';
 import { refNameFromLatin1 } from '../git/refname';
 import { quotePath } from '../quote';
 import { clippedName } from '../wording';
-import { refKindOf } from '../run/ref-kind';
+import { RESERVED_PREFIX } from '../pushlog/entry';
 
 /** Below GitHub Enterprise's 5 s pre-receive budget, which all hooks of a push share. */
 export const DEFAULT_TIMEOUT_MS = 4000;
@@ -99,7 +99,9 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
       // (The walk peels them only when it needs to; tips that name trees or blobs reach nothing.)
       // Only refs read as code count: a commit that only a notes, replace or other owners-only
       // ref reached was never judged as code, so a branch that later reaches it brings it.
-      const existingTips = [...new Set([...store.refs.list()].filter(([name]) => refKindOf(name, store!.objects.replaceRefBase).kind === 'code').map(([, oid]) => oid))];
+      // One pass over packed-refs, a string made per distinct oid rather than per ref (a forge
+      // keeps a million refs/pull/* refs; src/git/packed-refs.ts).
+      const existingTips = store.refs.distinctOids(notCodePrefixes(store.objects.replaceRefBase));
       return { store, history: new History(store), base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -137,6 +139,13 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
   } finally {
     (store as ObjectStore | null)?.close();
   }
+}
+
+/** The name prefixes under which refKindOf (src/run/ref-kind.ts) reads a ref as not code
+ * (reserved, replace, remotes, namespaces, notes): a ref under none of them is code, and only
+ * code refs' tips are existing history (test/git/refs-scale.test.ts checks the two agree). */
+export function notCodePrefixes(replaceBase: string): string[] {
+  return [RESERVED_PREFIX, 'refs/replace/', replaceBase, 'refs/remotes/', 'refs/namespaces/', 'refs/notes/'];
 }
 
 /** A push that could not be judged: every ref update carries the finding, the push is refused. */
