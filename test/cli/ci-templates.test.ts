@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { packedTarball } from '../client/harness';
-import { guardedRepo } from '../helpers/repo';
+import { EPOCH_ID, guardedRepo, validEvidence } from '../helpers/repo';
 import { commitAll, git, GIT_ENV, tempDir, writeFiles } from '../helpers/git';
 
 const ROOT = resolve(__dirname, '../..');
@@ -55,6 +55,10 @@ function origin(): { bare: string; dir: string; fixtureEdit: string; docsEdit: s
   rmSync(work, { recursive: true, force: true });
   return { bare, dir, fixtureEdit, docsEdit, fakeGate };
 }
+
+/** The identities line the job log must carry for origin()'s evidence: the pin's epoch id and
+ * the manifest digest Python computed (test/helpers/repo.ts), no witness. */
+const IDENTITIES = new RegExp(`^identities: epoch ${EPOCH_ID}, manifest sha256 ${JSON.parse(validEvidence()['checks/manifest.json']!).manifest_sha256}, 0 witnesses$`, 'm');
 
 /** A fake receipt-gate: whatever it is asked, an eligible verdict (an empty SARIF log, exit 0),
  * and a mark that it ran (RG_FAKE_MARK). */
@@ -157,6 +161,9 @@ test('GitHub Action on a pull request from a depth-1 checkout: deepens, fails cl
       JSON.stringify(results),
     );
     assert.match(steps[1]!.stdout, /^::error file=fixtures\/orders\/base\.json,title=PATH_PROTECTED \(refs\/heads\/fixture-edit\)::/m);
+    // The text report in the log, with the three identities.
+    assert.match(steps[1]!.stdout, IDENTITIES, steps[1]!.stdout);
+    assert.match(steps[1]!.stdout, /^ {2}closed PATH_PROTECTED .* fixtures\/orders\/base\.json: /m, steps[1]!.stdout);
   } finally {
     rmSync(o.dir, { recursive: true, force: true });
   }
@@ -261,6 +268,7 @@ function actionCases(): ActionCase[] {
       clone: 'full', branch: 'fixture-edit', event: 'pull_request', with: { annotations: 'false' }, verdict: 'closed', exit: '1',
       check(out) {
         assert.not.match(out, /^::/m);
+        assert.match(out, IDENTITIES, 'the text report still carries the identities');
       },
     },
     {
@@ -490,6 +498,7 @@ test('GitLab merge request pipeline: deepens, audits CI_COMMIT_SHA against the t
     assert.is(r.depth, '0');
     assert.is(r.status, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /closed PATH_PROTECTED .* fixtures\/orders\/base\.json: /, r.stdout + r.stderr);
+    assert.match(r.stdout, IDENTITIES, 'the job log carries the three identities');
     const junit = readFileSync(join(work, r.junit), 'utf8');
     assert.match(junit, /<testcase classname="receipt-gate\.PATH_PROTECTED" name="PATH_PROTECTED fixtures\/orders\/base\.json">/);
     const sarif = JSON.parse(readFileSync(join(work, 'receipt-gate.sarif'), 'utf8'));
