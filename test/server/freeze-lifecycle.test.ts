@@ -182,6 +182,11 @@ test('(c) past the freeze\'s expires_on the same patch is closed (FREEZE_EXPIRED
   assert.is(machine(result).verdict, 'closed');
   assert.ok(codesOf(result).includes('FREEZE_EXPIRED'), result.stderr);
   assert.is(refOid(r.bare, 'refs/heads/agent/patch-2'), null);
+  // An expired freeze closes the owners' pushes too: only a lift (or a renewed freeze) opens main.
+  const byOwner = pushAt(EXPIRED, ['origin', 'agent/patch:main'], ALICE);
+  assert.is.not(byOwner.status, 0, byOwner.stderr);
+  assert.is(machine(byOwner).verdict, 'closed');
+  assert.ok(codesOf(byOwner).includes('FREEZE_EXPIRED'), byOwner.stderr);
 
   const { codes } = agreeOffline('agent/patch', 'origin/main', EXPIRED, 'closed');
   assert.ok(codes.includes('FREEZE_EXPIRED'), codes.join(' '));
