@@ -151,6 +151,11 @@ test(`gitlab-ci-local ${gitlabCiLocal}: the job installs the base's receipt-gate
     assert.match(hold.out, /receipt-gate: verdict hold \(exit 3\)/, hold.out);
     assert.ok(hold.sarif.runs[0]!.results!.some((r) => r.ruleId === 'FREEZE_HELD'), JSON.stringify(hold.sarif.runs[0]!.results));
     assert.ok(hold.junit.cases.some((c) => c.name.startsWith('FREEZE_HELD') && c.failure !== null), JSON.stringify(hold.junit));
+    // The job log carries the three identities: the pin's epoch id, the manifest digest Python
+    // computed (test/helpers/repo.ts) and the witness's digest.
+    const manifest = JSON.parse(validEvidence()['checks/manifest.json']!).manifest_sha256 as string;
+    assert.match(hold.out, new RegExp(`identities: epoch ${EPOCH_ID}, manifest sha256 ${manifest}, 1 witness\\b`), hold.out);
+    assert.match(hold.out, new RegExp(`witness o3 sha256 ${sha256('witness bytes')}`), hold.out);
   } finally {
     rmSync(p.dir, { recursive: true, force: true });
   }
