@@ -14,11 +14,6 @@ export function loosePath(objectsDir: string, oid: string): string {
   return join(objectsDir, oid.slice(0, 2), oid.slice(2));
 }
 
-/** The oid git gives `content` as an object of `type`. */
-export function objectId(type: ObjectType, content: Uint8Array): string {
-  return createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
-}
-
 /** Writes one loose object (zlib level 1) unless the repository has it loose already; its oid. */
 export function writeLooseObject(objectsDir: string, type: ObjectType, content: Uint8Array): string {
   const whole = Buffer.concat([Buffer.from(`${type} ${content.length}\0`, 'latin1'), content]);
