@@ -42,8 +42,9 @@ export function helpText(usage: string, options: Options): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The word the usage writes after `--name` (`FILE`, `FILE.json`, `text|json`, `7d`), or VALUE. */
 function placeholderOf(usage: string, name: string): string {
-  const match = new RegExp(`--${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ =]([A-Z][A-Z0-9_|.-]*)`).exec(usage);
+  const match = new RegExp(`--${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ =]([^\\s\\[\\]()-][^\\s\\[\\]()]*)`).exec(usage);
   return match?.[1] ?? 'VALUE';
 }
 

@@ -27,11 +27,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     {
-      id: { type: 'string' },
-      generator: { type: 'string' },
-      input: { type: 'string', multiple: true },
-      context: { type: 'string' },
-      now: { type: 'string' },
+      id: { type: 'string', description: "the new epoch's name (an epoch_id never gets a new digest)" },
+      generator: { type: 'string', description: 'the fixture generator to pin, as staged in the index (default: the one the pin names)' },
+      input: { type: 'string', multiple: true, description: 'an input of the generator the pin records (repeatable; recorded, not checked)' },
+      context: { type: 'string', description: 'the bounded context whose epoch pin is written' },
+      now: { type: 'string', description: "today's date for checking the pin with the gate's rules (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
     },
     USAGE,
     io,

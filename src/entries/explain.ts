@@ -71,12 +71,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     {
-      identity: { type: 'string' },
-      context: { type: 'string' },
-      base: { type: 'string' },
-      repo: { type: 'string' },
-      format: { type: 'string' },
-      json: { type: 'boolean' },
+      identity: { type: 'string', description: 'say whether this identity may change PATH; owners are matched on it exactly (default: nobody)' },
+      context: { type: 'string', description: "answer under this bounded context's policy only" },
+      base: { type: 'string', description: "the branch whose policy judges (default: the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>)" },
+      repo: { type: 'string', description: 'the repository to read (default: the current directory)' },
+      format: { type: 'string', description: 'how the answer is printed: text (default) or json' },
+      json: { type: 'boolean', description: 'the same as --format json' },
     },
     USAGE,
     io,

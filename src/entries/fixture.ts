@@ -30,11 +30,11 @@ const USAGE =
   'receipt-gate fixture record ID --cmd COMMAND [--input JSON] [--ref REF] [--out PATH] [--timeout SECONDS] [--context NAME] [--now YYYY-MM-DD]';
 
 const OPTIONS = {
-  cmd: { type: 'string', description: 'the fixture command, as receipt --fixture-cmd runs it (sh -c, input JSON on stdin, output on stdout)' },
+  cmd: { type: 'string', description: 'the fixture command, run as receipt runs its fixture command (sh -c, input JSON on stdin, output on stdout)' },
   input: { type: 'string', description: "the record's input as JSON (default: the input of the record already at --out)" },
   ref: { type: 'string', description: 'the commit whose tree the command runs on, written from git objects (default HEAD)' },
   out: { type: 'string', description: 'the record file (default: ID.json in the folder of the policy\'s fixtures.records glob)' },
-  timeout: { type: 'string', description: 'seconds the command may run before it is killed (default 60, as receipt --fixture-timeout)' },
+  timeout: { type: 'string', description: 'seconds the command may run before it is killed (default 60, as in receipt)' },
   context: { type: 'string', description: 'the bounded context whose fixtures section the record belongs to (the command runs in its root)' },
   now: { type: 'string', description: "today's date for checking the record with the gate's rules (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
 } as const;

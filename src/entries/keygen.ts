@@ -19,7 +19,11 @@ const USAGE = 'receipt-gate keygen [--out PREFIX] [--log] [--force]   (writes PR
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
-    { out: { type: 'string' }, log: { type: 'boolean' }, force: { type: 'boolean' } },
+    {
+      out: { type: 'string', description: 'write PREFIX.key and PREFIX.pub (default receipt-gate)' },
+      log: { type: 'boolean', description: "make the server's push-log key instead of a receipt-signing key" },
+      force: { type: 'boolean', description: 'overwrite an existing key pair' },
+    },
     USAGE,
     io,
   );

@@ -36,12 +36,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     {
-      repo: { type: 'string' },
-      ref: { type: 'string', multiple: true },
-      reason: { type: 'string' },
-      key: { type: 'string' },
-      identity: { type: 'string' },
-      now: { type: 'string' },
+      repo: { type: 'string', description: "the server's bare repository whose push log gets the entry" },
+      ref: { type: 'string', multiple: true, description: 'a ref whose moves the log cannot account for are accepted (repeatable)' },
+      reason: { type: 'string', description: 'why the owner accepts them, recorded in the signed entry' },
+      key: { type: 'string', description: "the push log's private key (default: the one the server is configured with)" },
+      identity: { type: 'string', description: "the owner who decided, one of the policy's owners (default: the account running the command)" },
+      now: { type: 'string', description: "the entry's date (default: RECEIPT_GATE_NOW, else the clock)" },
     },
     USAGE,
     io,

@@ -22,10 +22,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     {
-      seed: { type: 'string' },
-      k: { type: 'string' },
-      context: { type: 'string' },
-      now: { type: 'string' },
+      seed: { type: 'string', description: 'the integer seed the manifest is drawn with (any size)' },
+      k: { type: 'string', description: 'how many properties to draw from the catalog (default: all of them)' },
+      context: { type: 'string', description: 'the bounded context whose manifest is written' },
+      now: { type: 'string', description: "today's date for checking the manifest with the gate's rules (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
     },
     USAGE,
     io,

@@ -37,12 +37,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
     {
-      id: { type: 'string' },
-      status: { type: 'string' },
-      witness: { type: 'string' },
-      'rerun-passed': { type: 'boolean' },
-      context: { type: 'string' },
-      now: { type: 'string' },
+      id: { type: 'string', description: "the observation's id, a file name (default: obs-DATE-NNN)" },
+      status: { type: 'string', description: 'what the run showed: pass, fail or flake' },
+      witness: { type: 'string', description: "the run's output, copied beside the record as evidence" },
+      'rerun-passed': { type: 'boolean', description: 'record that the test passed when run again' },
+      context: { type: 'string', description: 'the bounded context whose observations folder gets the record' },
+      now: { type: 'string', description: "today's date for the record and the checks (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
     },
     USAGE,
     io,

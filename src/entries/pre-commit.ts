@@ -39,7 +39,10 @@ const USAGE = 'receipt-gate pre-commit [--identity NAME] [--now YYYY-MM-DD]   (b
 export async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     args,
-    { identity: { type: 'string' }, now: { type: 'string' } },
+    {
+      identity: { type: 'string', description: 'who the hook acts as (default: git config user.email); advisory, the server decides' },
+      now: { type: 'string', description: "today's date for expiry checks (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
+    },
     USAGE,
     io,
   );

@@ -14,10 +14,14 @@ import { warmUp as judgeWarmupPushes } from '../server/warmup';
 
 const HELP = `usage: receipt-gate pre-receive [--now YYYY-MM-DD]
 
-git's pre-receive hook, installed on a server by ./install.sh --server (docs/server.md).
+git's pre-receive hook, installed on a server by install.sh in its server mode (docs/server.md).
 Reads '<old> <new> <ref>' lines on stdin, judges the push as a whole and exits 0 (accept)
 or 1 (reject); run by the hook shim (RECEIPT_GATE_SHIM=1), 80 (accept) or 81 (reject).
 The pusher is the first set variable of the policy's identityEnv.
+
+options:
+  --now YYYY-MM-DD   today's date for expiry checks (default: RECEIPT_GATE_NOW, else the clock, UTC)
+  -h, --help   show this help
 `;
 
 export async function run(args: string[], io: CliIO): Promise<number> {

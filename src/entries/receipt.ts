@@ -39,20 +39,20 @@ const USAGE =
 const TOOL_VERSION = VERSION;
 
 const OPTIONS = {
-  ref: { type: 'string' },
-  base: { type: 'string' },
-  'properties-cmd': { type: 'string' },
-  'fixture-cmd': { type: 'string' },
-  junit: { type: 'string', multiple: true },
-  out: { type: 'string' },
-  'sign-key': { type: 'string' },
-  note: { type: 'boolean' },
-  repo: { type: 'string' },
-  now: { type: 'string' },
-  timeout: { type: 'string' },
-  'fixture-timeout': { type: 'string' },
-  context: { type: 'string', multiple: true },
-  'require-isolation': { type: 'boolean' },
+  ref: { type: 'string', description: 'the commit to grade (default HEAD)' },
+  base: { type: 'string', description: "the branch whose policy judges (default: the policy's baseBranch, preferring refs/remotes/origin/<baseBranch>)" },
+  'properties-cmd': { type: 'string', description: 'the command that runs the property tests in the tree written from git objects (sh -c, PROPERTY_SEED and PROPERTY_TRIALS set)' },
+  'fixture-cmd': { type: 'string', description: "the command each fixture record's input is piped to; the SHA-256 of its stdout must match the record" },
+  junit: { type: 'string', multiple: true, description: "a JUnit XML report to read failed and frozen tests from (repeatable; a relative path is in the grader's tree)" },
+  out: { type: 'string', description: 'the receipt file (default receipt.json; with bounded contexts receipt-{context}.json)' },
+  'sign-key': { type: 'string', description: "sign the receipt with this ed25519 private key ('-': read the PEM from stdin)" },
+  note: { type: 'boolean', description: 'also store the receipt as a git note on the commit (refs/notes/receipt-gate)' },
+  repo: { type: 'string', description: 'the repository to read (default: the current directory)' },
+  now: { type: 'string', description: "today's date for the receipt and the expiry checks (default: RECEIPT_GATE_NOW, else the clock, UTC)" },
+  timeout: { type: 'string', description: 'seconds the property command may run before it is killed (default 1800)' },
+  'fixture-timeout': { type: 'string', description: 'seconds each fixture command may run before it is killed (default 60)' },
+  context: { type: 'string', multiple: true, description: 'grade this bounded context (repeatable; default: every context REF touches)' },
+  'require-isolation': { type: 'boolean', description: 'refuse to run the commands without the bubblewrap sandbox' },
 } as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {

@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 const USAGE = 'receipt-gate reference-transaction prepared|committed|aborted (git\'s hook, from server-hooks/reference-transaction) | init [--repo DIR] (start the push log: its genesis entry)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseCommandArgs(args, { repo: { type: 'string' } }, USAGE, io);
+  const parsed = parseCommandArgs(args, { repo: { type: 'string', description: 'with init: the bare repository whose push log starts (default: the current one)' } }, USAGE, io);
   if (!parsed) return 0;
   const [state, ...extra] = parsed.positionals;
   if (state === undefined) throw new UsageError(`which state? (prepared, committed, aborted, or init)\nusage: ${USAGE}`);
