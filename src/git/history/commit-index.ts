@@ -16,6 +16,7 @@
 import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
 import { type CommitGraph, readCommitGraph } from './commit-graph';
+import type { CommitCache } from './commit-cache';
 
 export class CommitIndex {
   /** Commits the graph lists: ids below this are graph positions. */
@@ -30,6 +31,9 @@ export class CommitIndex {
   private checked = 0;
   /** A boundary was met (shallow list or absent parent). */
   sawBoundary = false;
+  /** The server's commit cache (commit-cache.ts), consulted before a commit's object is read;
+   * null when not in use. */
+  private cache: CommitCache | null = null;
 
   constructor(
     readonly store: ObjectStore,
@@ -38,6 +42,17 @@ export class CommitIndex {
     readonly notices: string[],
   ) {
     this.graphCount = graph?.count ?? 0;
+  }
+
+  /** Uses the server's commit cache from now on (never with a shallow list or replace refs,
+   * which change the parents git reads; openCommitIndex leaves the graph out then too). */
+  useCache(cache: CommitCache, replacements: boolean): void {
+    if (this.shallow.size === 0 && !replacements) this.cache = cache;
+  }
+
+  /** The commit cache in use, or null. */
+  get commitCache(): CommitCache | null {
+    return this.cache;
   }
 
   /** True when every commit has a finite generation number (there is a trusted graph). */
@@ -76,11 +91,17 @@ export class CommitIndex {
     return id < this.graphCount || !Number.isNaN(this.extraGen[id - this.graphCount]!);
   }
 
-  /** Reads the commit (and, with a graph, whatever its generation number needs). */
-  async prepare(id: number, deadline: Deadline): Promise<void> {
+  /**
+   * Reads the commit (and, with a graph, whatever its generation number needs).
+   * `reachableFromRefs`: the caller has shown the commit is reachable from the repository's
+   * refs (the walk from the existing tips), so its ancestors are all present (a repository
+   * whose refs reach a missing object is corrupt, as `git fsck` says) and a parent the commit
+   * cache lists is not looked up in the object store again.
+   */
+  async prepare(id: number, deadline: Deadline, reachableFromRefs = false): Promise<void> {
     if (this.ready(id)) return;
     if (!this.graph) {
-      await this.load(id);
+      await this.load(id, reachableFromRefs);
       this.extraGen[id - this.graphCount] = Number.POSITIVE_INFINITY;
       return;
     }
@@ -94,7 +115,7 @@ export class CommitIndex {
         stack.pop();
         continue;
       }
-      const parents = await this.load(c);
+      const parents = await this.load(c, reachableFromRefs);
       let pending = false;
       for (const p of parents) {
         if (!this.ready(p)) {
@@ -111,19 +132,21 @@ export class CommitIndex {
   }
 
   /** Reads an extra commit's object once: its parents (absent ones dropped), date, boundary. */
-  private async load(id: number): Promise<number[]> {
+  private async load(id: number, reachableFromRefs: boolean): Promise<number[]> {
     const i = id - this.graphCount;
     const have = this.extraParents[i];
     if (have) return have;
     const oid = this.extraOid[i]!;
-    const c = await this.store.commits.record(oid);
+    const cached = this.cache?.lookup(oid);
+    const c = cached ? { parents: cached.parents, committerTime: cached.time } : await this.readCommit(oid);
+    const present = (p: string) => (cached !== undefined && reachableFromRefs) || this.store.objects.hasObject(p);
     const parents: number[] = [];
     if (this.shallow.has(oid)) {
       this.extraBoundary[i] = `commit ${oid} is a shallow clone's boundary (listed in the shallow file)`;
       this.sawBoundary = true;
     } else {
       for (const p of c.parents) {
-        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || this.store.objects.hasObject(p)) parents.push(this.idOf(p));
+        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || present(p)) parents.push(this.idOf(p));
         else {
           this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
           this.sawBoundary = true;
@@ -133,6 +156,14 @@ export class CommitIndex {
     this.extraTime[i] = c.committerTime;
     this.extraParents[i] = parents;
     return parents;
+  }
+
+  /** A commit read from its object, recorded for the commit cache when one is in use and the
+   * repository held the commit before the push. */
+  private async readCommit(oid: string): Promise<{ parents: readonly string[]; committerTime: number }> {
+    const c = await this.store.commits.record(oid);
+    if (this.cache && !(await this.store.objects.isQuarantined(oid))) this.cache.add(oid, { parents: [...c.parents], time: c.committerTime });
+    return c;
   }
 
   /** Parents the walks follow (present ones; none for a shallow boundary). Needs prepare(). */
@@ -194,7 +225,9 @@ export async function checkedAgainst(idx: CommitIndex, starts: string[]): Promis
   for (const oid of starts) {
     if (!(await idx.agreesWithObject(idx.idOf(oid)))) {
       const notice = `commit-graph ${idx.graph.files.join(', ')} is not used (its data for commit ${oid} differs from the commit object); commits are read one by one, exactly but more slowly. Rewrite it with \`git commit-graph write --reachable\`.`;
-      return new CommitIndex(idx.store, null, idx.shallow, [...idx.notices, notice]);
+      const without = new CommitIndex(idx.store, null, idx.shallow, [...idx.notices, notice]);
+      if (idx.commitCache) without.useCache(idx.commitCache, false);
+      return without;
     }
   }
   return idx;

@@ -6,26 +6,45 @@
 // It owns two caches, both exact (they only ever save work, never change an answer):
 //   - the commit index (commit-index.ts): the shallow list and the commit-graph, read once,
 //     and every commit a walk has read;
+//   - on the server, the commit cache (commit-cache.ts), kept in the repository between pushes;
 //   - the ancestry the walks have shown (a pushed tip is above the commits it brought), so the
 //     fast-forward and merge-base questions that follow on the same commits need no walk.
 
 import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
+import { CommitCache, commitCachePath } from './commit-cache';
 import { checkedAgainst, openCommitIndex, type CommitIndex } from './commit-index';
 
 export class History {
   private index: CommitIndex | null = null;
   /** Per commit: commits a walk has shown to be its ancestors (or it). */
   private readonly ancestors = new Map<string, Set<string>>();
+  private cache: CommitCache | null = null;
 
   constructor(readonly store: ObjectStore) {}
 
   /** The commit index, its graph read once; `starts` are checked against the graph (a graph
    * that disagrees with one of them is dropped for the rest of the run). */
   async commitIndex(deadline: Deadline, starts: string[]): Promise<CommitIndex> {
-    this.index ??= await openCommitIndex(this.store, deadline);
+    if (!this.index) {
+      this.index = await openCommitIndex(this.store, deadline);
+      if (this.cache) this.index.useCache(this.cache, await this.store.objects.hasReplacements());
+    }
     this.index = await checkedAgainst(this.index, starts);
     return this.index;
+  }
+
+  /** The walks read and extend the server's commit cache (commit-cache.ts) from now on; call
+   * before the first walk. */
+  async useCommitCache(): Promise<void> {
+    this.cache ??= CommitCache.open(commitCachePath(this.store.objects.ownDirectory));
+    if (this.index) this.index.useCache(this.cache, await this.store.objects.hasReplacements());
+  }
+
+  /** Writes what the walks added to the commit cache (nothing when no cache is in use or it
+   * has nothing new). */
+  saveCommitCache(): void {
+    if (this.index?.commitCache) this.index.commitCache.save();
   }
 
   /**

@@ -12,6 +12,7 @@ import type { CommitIndex } from './commit-index';
 import type { History } from './history';
 import { Heap, Marks } from './marks';
 import { byNewest, commitOrNull, newestFirst } from './new-commits';
+import { isOid } from '../../types';
 
 /**
  * For the server (docs/contract.md §2 New commits): the commits reachable from `tip` and from none of `existingTips`
@@ -32,8 +33,19 @@ export async function newCommitsOnServer(history: History, tip: string, existing
   const literal = new Set(existingTips.map((t) => store.commits.peelHint(t) ?? t));
   const quick = await pushedOntoTips(history, start, literal, deadline);
   if (quick !== null) return quick;
+  await history.useCommitCache();
   const idx = await history.commitIndex(deadline, [start]);
   const existing = new ExistingTips(store, idx, existingTips, literal, deadline);
+  // What was read is kept even when the deadline ends the walk: the next push goes further.
+  try {
+    return newestFirst(idx, await collectNew(store, idx, start, existing, deadline));
+  } finally {
+    history.saveCommitCache();
+  }
+}
+
+/** The commits reachable from `start` that the push brought or no existing tip reaches. */
+async function collectNew(store: ObjectStore, idx: CommitIndex, start: string, existing: ExistingTips, deadline: Deadline): Promise<number[]> {
   const seen = new Marks(idx.size);
   const result: number[] = [];
   const stack = [idx.idOf(start)];
@@ -52,7 +64,7 @@ export async function newCommitsOnServer(history: History, tip: string, existing
       }
     }
   }
-  return newestFirst(idx, result);
+  return result;
 }
 
 /**
@@ -116,8 +128,10 @@ class ExistingTips {
     const tips: string[] = [];
     for (const t of new Set(this.tips)) {
       this.deadline.tick();
-      const peeled = store.commits.peelHint(t);
-      const oid = peeled !== undefined && store.objects.hasObject(peeled) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
+      const peeled = store.commits.peelHint(t) ?? t;
+      // A commit the cache lists was read as a commit before: it need not be read again.
+      const cached = isOid(peeled) && this.idx.commitCache?.lookup(peeled) !== undefined && store.objects.hasObject(peeled);
+      const oid = cached ? peeled : peeled !== t && store.objects.hasObject(peeled) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
       if (oid) tips.push(oid);
     }
     const tipIds = new Set(tips.map((t) => this.idx.idOf(t)));
@@ -146,7 +160,7 @@ class ReachableFrom {
 
   private async visit(id: number): Promise<void> {
     if (this.seen.get(id)) return;
-    if (!this.idx.ready(id)) await this.idx.prepare(id, this.deadline);
+    if (!this.idx.ready(id)) await this.idx.prepare(id, this.deadline, true);
     this.seen.set(id, 1);
     this.queue.push(id, this.idx.gen(id), this.idx.time(id));
   }

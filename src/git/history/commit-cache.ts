@@ -1,0 +1,193 @@
+// The server's commit cache: `$GIT_DIR/receipt-gate-cache/commit-index`, a file receipt-gate owns
+// that holds, for repository commits a walk has read, what the walks use of them (parents and
+// committer date), so that the next push walks those commits without inflating them again.
+//
+// It never changes an answer. An entry is a fact about the commit object its oid names, and a
+// commit object cannot change without changing its oid: an entry written once stays true for as
+// long as that object exists, whatever refs move, packs are repacked or objects pruned (an entry
+// for a pruned commit is simply never asked for: the walks only ask about commits they reach
+// from refs or from parents the object store holds, and check each cached parent is present as
+// they do for a parent read from the object). The file is used whole or not at all: a wrong
+// magic, length or trailing SHA-1 (a torn or corrupt file) means it is ignored and rewritten.
+// It is not used where git itself would not read commits as stored: a shallow repository, or
+// replace refs in force (commit-index.ts decides both, as for the commit-graph).
+//
+// Written after a server walk with the commits that walk read from objects and the repository
+// already held (never the push's own: a refused push's objects are gone), merged with the
+// entries already there, to a temporary file renamed into place, so a reader sees the old file
+// or the new one; two pushes writing at once lose one push's additions, nothing else. A
+// repository that cannot be written (read-only, full disk) is walked as without the file.
+//
+// Layout, big-endian: "RGCI", version 1, count; `count` rows sorted by oid of
+// oid (20) | committer date (float64) | first parent index (u32) | parent count (u32);
+// the parents' oids (20 each); the SHA-1 of everything before it.
+
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { isOid } from '../../types';
+
+const MAGIC = 0x52474349; // "RGCI"
+const VERSION = 1;
+const HEADER = 12;
+const ROW = 36;
+const HASH_LEN = 20;
+/** A cache larger than this is neither read nor written (about 10 million commits). */
+const MAX_BYTES = 1 << 29;
+
+/** What the walks use of a commit. */
+export interface CachedCommit {
+  parents: string[];
+  time: number;
+}
+
+/** The cache file's path for a repository whose own object directory is `objectsDir`. */
+export function commitCachePath(objectsDir: string): string {
+  // Not under `receipt-gate/`: that folder's presence turns the push log on (pushlog/server-state.ts).
+  return join(dirname(objectsDir), 'receipt-gate-cache', 'commit-index');
+}
+
+export class CommitCache {
+  private readonly count: number;
+  /** Commits read from objects during this run, to add when the walk is done. */
+  private readonly added = new Map<string, CachedCommit>();
+
+  private constructor(
+    readonly path: string,
+    private readonly buf: Buffer,
+  ) {
+    this.count = buf.length === 0 ? 0 : buf.readUInt32BE(8);
+  }
+
+  /** The cache at `path`: its entries when the file is whole, else an empty cache (rewritten
+   * on save). */
+  static open(path: string): CommitCache {
+    return new CommitCache(path, readWhole(path) ?? Buffer.alloc(0));
+  }
+
+  /** Entries the file held when opened. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** The cached commit, or undefined. */
+  lookup(oid: string): CachedCommit | undefined {
+    if (!isOid(oid)) return undefined;
+    const row = this.row(oid);
+    if (row < 0) return undefined;
+    const { buf } = this;
+    const at = HEADER + row * ROW;
+    const time = buf.readDoubleBE(at + HASH_LEN);
+    const first = buf.readUInt32BE(at + HASH_LEN + 8);
+    const n = buf.readUInt32BE(at + HASH_LEN + 12);
+    const base = HEADER + this.count * ROW;
+    const parents: string[] = [];
+    for (let i = 0; i < n; i++) parents.push(buf.toString('hex', base + (first + i) * HASH_LEN, base + (first + i + 1) * HASH_LEN));
+    return { parents, time };
+  }
+
+  /** Records a repository commit read from its object, for save(). */
+  add(oid: string, commit: CachedCommit): void {
+    if (this.row(oid) < 0) this.added.set(oid, commit);
+  }
+
+  /** Commits add() recorded that save() would write. */
+  get pending(): number {
+    return this.added.size;
+  }
+
+  /** Writes the file with the new entries merged in; a failure to write leaves the old file. */
+  save(): void {
+    if (this.added.size === 0) return;
+    const entries: [string, CachedCommit][] = [];
+    for (let r = 0; r < this.count; r++) {
+      const oid = this.buf.toString('hex', HEADER + r * ROW, HEADER + r * ROW + HASH_LEN);
+      entries.push([oid, this.lookup(oid)!]);
+    }
+    for (const e of this.added) entries.push(e);
+    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const parentCount = entries.reduce((n, [, c]) => n + c.parents.length, 0);
+    const size = HEADER + entries.length * ROW + parentCount * HASH_LEN + HASH_LEN;
+    if (size > MAX_BYTES) return;
+    const out = Buffer.alloc(size);
+    out.writeUInt32BE(MAGIC, 0);
+    out.writeUInt32BE(VERSION, 4);
+    out.writeUInt32BE(entries.length, 8);
+    const base = HEADER + entries.length * ROW;
+    let next = 0;
+    entries.forEach(([oid, c], r) => {
+      const at = HEADER + r * ROW;
+      out.write(oid, at, HASH_LEN, 'hex');
+      out.writeDoubleBE(c.time, at + HASH_LEN);
+      out.writeUInt32BE(next, at + HASH_LEN + 8);
+      out.writeUInt32BE(c.parents.length, at + HASH_LEN + 12);
+      for (const p of c.parents) out.write(p, base + next++ * HASH_LEN, HASH_LEN, 'hex');
+    });
+    createHash('sha1').update(out.subarray(0, size - HASH_LEN)).digest().copy(out, size - HASH_LEN);
+    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      mkdirSync(dirname(this.path), { recursive: true });
+      const fd = openSync(tmp, 'wx', 0o644);
+      try {
+        writeSync(fd, out);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, this.path);
+    } catch {
+      rmSync(tmp, { force: true });
+    }
+  }
+
+  /** The row of `oid`, or -1: a binary search comparing 32-bit words read in place (no Buffer
+   * made for the key). */
+  private row(oid: string): number {
+    if (this.count === 0 || oid.length !== 2 * HASH_LEN) return -1;
+    const key = [0, 0, 0, 0, 0];
+    for (let w = 0; w < 5; w++) {
+      const v = Number.parseInt(oid.slice(8 * w, 8 * w + 8), 16);
+      if (!(v >= 0)) return -1;
+      key[w] = v;
+    }
+    const { buf } = this;
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = HEADER + mid * ROW;
+      let cmp = 0;
+      for (let w = 0; w < 5 && cmp === 0; w++) cmp = key[w]! - buf.readUInt32BE(at + 4 * w);
+      if (cmp === 0) return mid;
+      if (cmp < 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return -1;
+  }
+}
+
+/** The file's bytes when it is whole (magic, version, length, rows sorted, parents in bounds,
+ * checksum), else null. */
+function readWhole(path: string): Buffer | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return null;
+  }
+  if (buf.length < HEADER + HASH_LEN || buf.length > MAX_BYTES) return null;
+  if (buf.readUInt32BE(0) !== MAGIC || buf.readUInt32BE(4) !== VERSION) return null;
+  const count = buf.readUInt32BE(8);
+  const base = HEADER + count * ROW;
+  if (base + HASH_LEN > buf.length || (buf.length - HASH_LEN - base) % HASH_LEN !== 0) return null;
+  const parents = (buf.length - HASH_LEN - base) / HASH_LEN;
+  const sum = createHash('sha1').update(buf.subarray(0, buf.length - HASH_LEN)).digest();
+  if (!sum.equals(buf.subarray(buf.length - HASH_LEN))) return null;
+  for (let r = 0; r < count; r++) {
+    const at = HEADER + r * ROW;
+    if (r > 0 && buf.compare(buf, at - ROW, at - ROW + HASH_LEN, at, at + HASH_LEN) <= 0) return null;
+    const first = buf.readUInt32BE(at + HASH_LEN + 8);
+    const n = buf.readUInt32BE(at + HASH_LEN + 12);
+    if (first + n > parents || !Number.isFinite(buf.readDoubleBE(at + HASH_LEN))) return null;
+  }
+  return buf;
+}
