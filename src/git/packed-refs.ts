@@ -152,41 +152,55 @@ export class PackedRefsFile {
       if (compareBytes(this.buf, this.starts[mid]! + 41, this.ends[mid]!, p, 0, p.length) < 0) lo = mid + 1;
       else hi = mid;
     }
-    let to = lo;
-    while (to < this.count && this.nameStartsWith(to, p)) to++;
-    return [lo, to];
+    // The names starting with the prefix are one block from `lo`: its end by binary search too.
+    let to = this.count;
+    let at = lo;
+    while (at < to) {
+      const mid = (at + to) >>> 1;
+      if (this.nameStartsWith(mid, p)) at = mid + 1;
+      else to = mid;
+    }
+    return [lo, at];
   }
 
   /**
-   * The distinct oids of the ref lines in [from, to) for which `keep(i)` holds, each oid made
-   * a string once: lines are grouped by their oid's bytes in a hash table of line numbers, so
-   * a million refs on a few thousand commits build a few thousand strings.
+   * The distinct oids of the ref lines in `segments` (ranges [from, to) of line numbers) less
+   * the lines in `skip`, each oid made a string once: lines are grouped by their oid's bytes in
+   * a hash table of line numbers, so a million refs on a few thousand commits build a few
+   * thousand strings.
    */
-  distinctOids(from: number, to: number, keep: (i: number) => boolean): string[] {
+  distinctOids(segments: readonly (readonly [number, number])[], skip: ReadonlySet<number>): string[] {
     const out: string[] = [];
-    const n = Math.max(0, to - from);
+    let n = 0;
+    for (const [from, to] of segments) n += Math.max(0, to - from);
     let size = 1024;
     while (size < n * 2) size *= 2;
     const mask = size - 1;
     const slots = new Int32Array(size); // line + 1, 0 for empty
     const buf = this.buf;
-    for (let i = from; i < to; i++) {
-      if (!keep(i)) continue;
-      const s = this.starts[i]!;
-      // The oid's first 7 hex digits are uniform: they are the hash.
-      let h = 0;
-      for (let k = 0; k < 7; k++) {
-        const c = buf[s + k]!;
-        h = (h << 4) | (c <= 0x39 ? c - 0x30 : c - 0x57);
-      }
-      for (let at = h & mask; ; at = (at + 1) & mask) {
-        const slot = slots[at]!;
-        if (slot === 0) {
-          slots[at] = i + 1;
-          out.push(buf.toString('latin1', s, s + 40));
-          break;
+    const starts = this.starts;
+    for (const [from, to] of segments) {
+      for (let i = from; i < to; i++) {
+        if (skip.size !== 0 && skip.has(i)) continue;
+        const s = starts[i]!;
+        // The oid's first 7 hex digits are uniform: they are the hash.
+        let h = 0;
+        for (let k = 0; k < 7; k++) {
+          const c = buf[s + k]!;
+          h = (h << 4) | (c <= 0x39 ? c - 0x30 : c - 0x57);
         }
-        if (buf.compare(buf, s, s + 40, this.starts[slot - 1]!, this.starts[slot - 1]! + 40) === 0) break;
+        for (let at = h & mask; ; at = (at + 1) & mask) {
+          const slot = slots[at]!;
+          if (slot === 0) {
+            slots[at] = i + 1;
+            out.push(buf.toString('latin1', s, s + 40));
+            break;
+          }
+          const o = starts[slot - 1]!;
+          let k = 0;
+          while (k < 40 && buf[s + k] === buf[o + k]) k++;
+          if (k === 40) break;
+        }
       }
     }
     return out;

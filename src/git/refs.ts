@@ -432,20 +432,24 @@ export class RefReader {
       for (const [real, oid] of this.packedUnder(prefix)) if (!loose.has(real) && !isExcluded(real)) out.add(oid);
       return [...out];
     }
-    // A sorted file names each ref once: the refs/ range, less the excluded prefixes and the
-    // lines a loose ref overrides, grouped by oid without a string per line.
+    // A sorted file names each ref once, and the refs under a prefix are one range of lines:
+    // the refs/ range less the excluded prefixes' ranges, less the lines loose refs override,
+    // grouped by oid without a string per line.
     const [from, to] = file.range(prefix);
-    const skip = excluded.map((e) => Buffer.from(e, 'latin1'));
+    const holes = excluded.map((e) => file.range(e)).filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+    const segments: [number, number][] = [];
+    let at = from;
+    for (const [a, b] of holes) {
+      if (a > at) segments.push([at, Math.min(a, to)]);
+      at = Math.max(at, b);
+    }
+    if (at < to) segments.push([at, to]);
     const overridden = new Set<number>();
     for (const real of loose) {
       const i = file.find(real);
       if (i >= 0) overridden.add(i);
     }
-    const keep = (i: number) => {
-      for (const p of skip) if (file.nameStartsWith(i, p)) return false;
-      return overridden.size === 0 || !overridden.has(i);
-    };
-    for (const oid of file.distinctOids(from, to, keep)) out.add(oid);
+    for (const oid of file.distinctOids(segments, overridden)) out.add(oid);
     return [...out];
   }
 
