@@ -287,4 +287,42 @@ test('BENCH_REPO adds a repository of the user\'s, guarded on top of its own HEA
   assert.is(git(['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname)']), before);
 });
 
+test('npm run bench -- scale on a tiny size: every case and hook measured, honest pushes accepted, the repositories of the promised shape, the targets put back', () => {
+  const out = join(tmp, 'scale.json');
+  const res = spawnSync(
+    'node',
+    ['bench/run.mjs', 'scale', '--tiny', '--runs', '1', '--no-build', '--cache', join(tmp, 'scale-cache'), '--json', out, '--out', join(tmp, 'scale.md')],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  assert.is(res.status, 0, `bench scale --tiny failed:\n${res.stderr}`);
+  const scale = JSON.parse(readFileSync(out, 'utf8')) as {
+    sizes: { deep: number; refs: number; tags: number; c1010: number; c10009: number };
+    cases: { id: string; runs: Record<string, { cpuMs: number; wallMs: number; rssMb: number; exit: number; verdict: string | null }[]> }[];
+    targets: { plain: string; refs: string };
+    seed: string;
+    pushDir: string;
+  };
+  assert.equal(scale.cases.map((c) => c.id), ['deep', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k']);
+  for (const c of scale.cases) {
+    assert.equal(Object.keys(c.runs).sort(), ['floor', 'gate', 'reference', 'revlist']);
+    for (const [side, runs] of Object.entries(c.runs)) {
+      assert.is(runs.length, 1, `${c.id} ${side}`);
+      assert.ok(runs[0]!.wallMs > 0 && runs[0]!.rssMb > 0, `${c.id} ${side}: measured`);
+      if (side !== 'reference') assert.is(runs[0]!.exit, 0, `${c.id} ${side} accepted`);
+    }
+    assert.is(c.runs.gate![0]!.verdict, 'eligible', `${c.id}: the gate judged the honest push eligible`);
+    assert.ok(c.runs.gate![0]!.cpuMs > 0, `${c.id}: the gate's CPU time was measured`);
+  }
+  const count = (args: string[]) => git(args).split('\n').filter(Boolean).length;
+  // The shapes, counted by the git CLI.
+  assert.is(Number(git(['--git-dir', scale.seed, 'rev-list', '--count', 'refs/heads/main'])), scale.sizes.deep + 1);
+  assert.is(git(['--git-dir', scale.pushDir, 'rev-parse', 'refs/heads/p-deep^']), git(['--git-dir', scale.seed, 'rev-list', '--max-parents=0', 'refs/heads/main']));
+  assert.is(Number(git(['--git-dir', scale.pushDir, 'rev-list', '--count', 'refs/heads/p-c10009', '--not', git(['--git-dir', scale.seed, 'rev-parse', 'refs/heads/main'])])), scale.sizes.c10009);
+  assert.is(count(['--git-dir', scale.targets.refs, 'for-each-ref', '--format=%(refname)', 'refs/pull/']), scale.sizes.refs);
+  assert.is(count(['--git-dir', scale.pushDir, 'for-each-ref', '--format=%(refname)', 'refs/tags/']), scale.sizes.tags);
+  // Every push was undone: no branch or tag the pushes made is left in the targets.
+  assert.is(count(['--git-dir', scale.targets.plain, 'for-each-ref', '--format=%(refname)', 'refs/tags/', 'refs/heads/bench/']), 0);
+  assert.is(count(['--git-dir', scale.targets.refs, 'for-each-ref', '--format=%(refname)', 'refs/heads/bench/']), 0);
+});
+
 test.run();
