@@ -114,7 +114,8 @@ export interface PreCommitHook {
 }
 
 /**
- * Adds a `repo: local` entry running the hooks (language: system, no filenames, always run)
+ * Adds a `repo: local` entry running the hooks (language: system, no filenames, always run,
+ * verbose, so a passing hook's notices show)
  * as the first repository of .pre-commit-config.yaml, so they run before the project's own,
  * and makes `pre-commit install` install the pre-push hook too (default_install_hook_types).
  */
@@ -145,6 +146,8 @@ export function mergePreCommitConfig(existing: string, hooks: PreCommitHook[], f
         `${hookMember}language: system`,
         `${hookMember}pass_filenames: false`,
         `${hookMember}always_run: true`,
+        // The framework hides a passing hook's output (a hold's notice, a skip) unless verbose.
+        `${hookMember}verbose: true`,
         `${hookMember}stages: [${h.stage}]`,
       ]),
     ];

@@ -69,7 +69,7 @@ test('pre-commit framework: a repo: local entry first, the pre-push hook type in
     const after = yaml(merged.text!) as { repos: { repo: string; hooks: Record<string, unknown>[] }[]; default_install_hook_types: string[] };
     assert.equal(after.repos[0], {
       repo: 'local',
-      hooks: PRE_COMMIT.map((h) => ({ id: h.id, name: h.name, entry: h.entry, language: 'system', pass_filenames: false, always_run: true, stages: [h.stage] })),
+      hooks: PRE_COMMIT.map((h) => ({ id: h.id, name: h.name, entry: h.entry, language: 'system', pass_filenames: false, always_run: true, verbose: true, stages: [h.stage] })),
     });
     assert.equal(after.repos.slice(1), before.repos ?? []);
     for (const t of ['pre-commit', 'pre-push', ...(before.default_install_hook_types ?? [])]) assert.ok(after.default_install_hook_types.includes(t), t);

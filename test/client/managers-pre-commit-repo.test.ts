@@ -31,6 +31,7 @@ managerScenario({
   name: 'pre-commit-repo',
   packages: [],
   pushNotice: /from the pre-commit framework's PRE_COMMIT_\* variables/,
+  showsPassingOutput: true,
   packageJson: true,
   files: {
     '.pre-commit-config.yaml': `repos:\n  - repo: ${hooksRepo}\n    rev: ${rev}\n    hooks:\n      - id: receipt-gate-pre-commit\n      - id: receipt-gate-pre-push\n      - id: receipt-gate-check\n`,

@@ -15,6 +15,7 @@ managerScenario({
   name: 'pre-commit',
   packages: [],
   pushNotice: /no ref lines on standard input; judging refs\/heads\/main \([0-9a-f]{7}\) to refs\/heads\/main on origin, from the pre-commit framework's PRE_COMMIT_\* variables/,
+  showsPassingOutput: true,
   packageJson: false,
   files: {
     '.pre-commit-config.yaml':

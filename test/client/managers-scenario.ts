@@ -25,6 +25,9 @@ export interface ManagerSetup {
   pushNotice: RegExp | null;
   /** Checks of what init wrote, in the owner's clone. */
   wrote(sandbox: Sandbox, owner: string, initOutput: string): void;
+  /** The manager hides a passing hook's output unless told otherwise (the pre-commit
+   * framework's `verbose: true`): check that a passing hook's verdict and a skip still show. */
+  showsPassingOutput?: boolean;
 }
 
 /** Registers the scenario's tests and runs them. */
@@ -113,7 +116,25 @@ export function managerScenario(setup: ManagerSetup): void {
     assert.is(push.status, 0, push.stderr + push.stdout);
     assert.is(sandbox.git(sandbox.bare, 'rev-parse', 'feature/src'), sandbox.git(agent, 'rev-parse', 'HEAD'));
     assert.ok(initOutput.length > 0);
+    if (setup.showsPassingOutput) {
+      // What the passing pre-push printed reaches the developer: the notice naming the input it
+      // judged (a clean push prints nothing else; a hold's notice goes the same way).
+      const pushed = push.stderr + push.stdout;
+      assert.match(pushed, /\nreceipt-gate pre-push: no ref lines on standard input; judging refs\/heads\/feature\/src \([0-9a-f]{7}\) to refs\/heads\/feature\/src on origin/, pushed);
+    }
   });
+
+  if (setup.showsPassingOutput) {
+    test(`${setup.name}: a skipped hook says so through the manager (RECEIPT_GATE_SKIP=1)`, () => {
+      const agent = sandbox.clone('agent-skip', AGENT_EMAIL, (dir) => setup.activate(sandbox, dir));
+      sandbox.write(agent, 'fixtures/orders.json', '{"id": "orders", "skipped": true}\n');
+      sandbox.git(agent, 'add', '-A');
+      const commit = sandbox.commit(agent, 'skip the client hook', [], { RECEIPT_GATE_SKIP: '1' });
+      const out = commit.stderr + commit.stdout;
+      assert.is(commit.status, 0, out);
+      assert.match(out, /receipt-gate pre-commit: skipped \(RECEIPT_GATE_SKIP=1\); the server hook still checks every push/, out);
+    });
+  }
 
   test.run();
 }
