@@ -16,7 +16,8 @@ import { ObjectStore } from '../../src/git/store';
 import { Deadline } from '../../src/deadline';
 import { History } from '../../src/git/history/history';
 import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
-import { CommitCache, commitCachePath } from '../../src/git/history/commit-cache';
+import { CommitCache, commitCachePath, verifiedGraphsPath } from '../../src/git/history/commit-cache';
+import { readCommitGraph } from '../../src/git/history/commit-graph';
 import { buildDag, dagArb, objectsDir, removeGraphs } from './walk-dag';
 import { cleanupTempDirs, git, GIT_ENV, tempDir } from '../helpers/git';
 
@@ -164,6 +165,32 @@ test('a 1-commit push on a parent 300 commits below the tips, dates skewed: the 
     if (!graph) assert.is(CommitCache.open(cachePath).size, written, 'a warm walk adds nothing');
     rmSync(q.dir, { recursive: true, force: true });
   }
+});
+
+test('a commit-graph checked whole on one push is not checked again on the next, until the file changes in place', async () => {
+  const spec = Array.from({ length: 30 }, (_, i) => ({ back: i === 0 ? [] : i % 7 === 0 ? [1, 5] : [1], dt: i % 3 === 0 ? -86_400 : 60, ref: i % 10 === 9 }));
+  const { repo } = buildDag(spec, { bare: true });
+  git(repo, ['commit-graph', 'write', '--reachable']);
+  const objects = objectsDir(repo);
+  const marker = verifiedGraphsPath(objects);
+  // A file changed less than two seconds ago is checked but not recorded.
+  assert.ok(readCommitGraph(objects, undefined, marker).graph);
+  assert.not.ok(existsSync(marker), 'a graph written just now is not recorded');
+  await new Promise((r) => setTimeout(r, 2100));
+  assert.ok(readCommitGraph(objects, undefined, marker).graph);
+  assert.is(lines(readFileSync(marker, 'utf8')).length, 1, 'the settled graph is recorded');
+  const again = readCommitGraph(objects, undefined, marker);
+  assert.ok(again.graph);
+  assert.equal(again.notices, []);
+  // One byte flipped in place (same file, same size, same trailing checksum): checked again
+  // in full, and refused.
+  const file = join(objects, 'info', 'commit-graph');
+  const buf = readFileSync(file);
+  buf[buf.length >> 1] ^= 0x40;
+  writeFileSync(file, buf);
+  const flipped = readCommitGraph(objects, undefined, marker);
+  assert.is(flipped.graph, null, 'a graph changed in place is checked again');
+  assert.match(flipped.notices[0] ?? '', /trailing checksum/);
 });
 
 test('the cache lives outside <gitdir>/receipt-gate/, whose presence turns the push log on', () => {

@@ -41,6 +41,11 @@ export interface CachedCommit {
   time: number;
 }
 
+/** The record of commit-graph files checked whole (commit-graph.ts), beside the cache. */
+export function verifiedGraphsPath(objectsDir: string): string {
+  return join(dirname(commitCachePath(objectsDir)), 'commit-graph-verified');
+}
+
 /** The cache file's path for a repository whose own object directory is `objectsDir`. */
 export function commitCachePath(objectsDir: string): string {
   // Not under `receipt-gate/`: that folder's presence turns the push log on (pushlog/server-state.ts).

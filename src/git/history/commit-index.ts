@@ -50,6 +50,11 @@ export class CommitIndex {
     if (this.shallow.size === 0 && !replacements) this.cache = cache;
   }
 
+  /** True when the graph or the commit cache lists `oid` (as a commit, read before). */
+  listed(oid: string): boolean {
+    return (this.graph !== null && this.graph.position(oid) >= 0) || this.cache?.lookup(oid) !== undefined;
+  }
+
   /** The commit cache in use, or null. */
   get commitCache(): CommitCache | null {
     return this.cache;
@@ -207,14 +212,15 @@ export class CommitIndex {
 }
 
 /** A store's commit index: its shallow list and, unless that or replace refs rule it out, its
- * commit-graph, read once. */
-export async function openCommitIndex(store: ObjectStore, deadline: Deadline): Promise<CommitIndex> {
+ * commit-graph, read once (`verifiedGraphs`: the server's record of graph files already checked,
+ * commit-graph.ts). */
+export async function openCommitIndex(store: ObjectStore, deadline: Deadline, verifiedGraphs?: string): Promise<CommitIndex> {
   const shallow = await store.commits.shallow();
   // As git: a shallow repository's commit-graph is not used (its parents would cross the
   // boundary).
   // Nor with replace refs in force (commit_graph_compatible): the graph lists the commits as
   // stored, git reads their replacements.
-  const read = shallow.size > 0 || (await store.objects.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objects.ownDirectory, deadline);
+  const read = shallow.size > 0 || (await store.objects.hasReplacements()) ? { graph: null, notices: [] } : readCommitGraph(store.objects.ownDirectory, deadline, verifiedGraphs);
   return new CommitIndex(store, read.graph, shallow, read.notices);
 }
 

@@ -12,7 +12,7 @@
 
 import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
-import { CommitCache, commitCachePath } from './commit-cache';
+import { CommitCache, commitCachePath, verifiedGraphsPath } from './commit-cache';
 import { checkedAgainst, openCommitIndex, type CommitIndex } from './commit-index';
 
 export class History {
@@ -27,7 +27,7 @@ export class History {
    * that disagrees with one of them is dropped for the rest of the run). */
   async commitIndex(deadline: Deadline, starts: string[]): Promise<CommitIndex> {
     if (!this.index) {
-      this.index = await openCommitIndex(this.store, deadline);
+      this.index = await openCommitIndex(this.store, deadline, this.cache ? verifiedGraphsPath(this.store.objects.ownDirectory) : undefined);
       if (this.cache) this.index.useCache(this.cache, await this.store.objects.hasReplacements());
     }
     this.index = await checkedAgainst(this.index, starts);

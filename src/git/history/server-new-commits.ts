@@ -129,8 +129,9 @@ class ExistingTips {
     for (const t of new Set(this.tips)) {
       this.deadline.tick();
       const peeled = store.commits.peelHint(t) ?? t;
-      // A commit the cache lists was read as a commit before: it need not be read again.
-      const cached = isOid(peeled) && this.idx.commitCache?.lookup(peeled) !== undefined && store.objects.hasObject(peeled);
+      // A commit the graph or the commit cache lists was read as a commit before (by git, or by
+      // an earlier walk): it need not be read again.
+      const cached = isOid(peeled) && this.idx.listed(peeled) && store.objects.hasObject(peeled);
       const oid = cached ? peeled : peeled !== t && store.objects.hasObject(peeled) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
       if (oid) tips.push(oid);
     }
