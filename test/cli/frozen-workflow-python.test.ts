@@ -1,13 +1,16 @@
 // ci/github/receipt-gate-frozen.yml in a project without package.json: examples/python (pytest,
 // one frozen test) runs the workflow's `run:` steps as the runner does. With RG_COMMAND (a
 // receipt-gate command line the project provides) and with RG_VERSION set to the release tarball,
-// the frozen test runs by its id under pytest and the expiring freeze is reported (exit 3);
-// with neither, the install step stops with exit 2 naming both (never npm's ENOENT or 127).
+// the frozen test runs by its id under pytest and the expiring freeze is reported (exit 3).
+// With neither, the release RG_RELEASE records (OWNER/NAME@TAG) is fetched outside the project
+// and its dist/cli.js runs, as the Action runs its own release (here a release tag in a local
+// repository, RG_RELEASE_SERVER a file:// URL); with RG_RELEASE still the shipped placeholder,
+// the install step stops with exit 2 naming what to set (never npm's ENOENT or 127).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { packedTarball } from '../client/harness';
@@ -129,14 +132,74 @@ test('frozen workflow: an RG_COMMAND that does not run stops the install step wi
   }
 });
 
-test('frozen workflow without package.json and nothing set: exit 2 naming RG_VERSION and RG_COMMAND', () => {
+test('frozen workflow without package.json and RG_RELEASE left as shipped: exit 2 naming RG_RELEASE, RG_VERSION and RG_COMMAND', () => {
   const dir = tempDir('frozen-py-none');
   try {
     const work = pythonProject(dir, gitEnv(dir));
     const { statuses, log } = runWorkflow(work, dir, {});
     assert.equal(statuses, [2], log);
-    assert.match(log, /names no receipt-gate in package-lock\.json or package\.json: set RG_VERSION to the release tarball's URL \(or a version\), or RG_COMMAND/);
+    assert.match(log, /names no receipt-gate in package-lock\.json or package\.json, and RG_RELEASE is 'OWNER\/receipt-gate@vX': set RG_RELEASE to the receipt-gate release this file comes from \(OWNER\/NAME@TAG, as your Action's uses: line names it\), or RG_VERSION to the release tarball's URL \(or a version\), or RG_COMMAND/);
     assert.not.match(log, /ENOENT|command not found/);
+  } finally {
+    cleanupTempDirs();
+  }
+});
+
+/** A receipt-gate repository at `server`/acme/receipt-gate.git with a release tag v9.9.9 whose
+ * tree holds the built dist/cli.js (as scripts/release-action.sh tags it), and a branch `main`
+ * without it. */
+function releaseRepository(dir: string): string {
+  const env = gitEnv(dir);
+  const src = join(dir, 'release-src');
+  const server = join(dir, 'server');
+  const steps: [string, string[]][] = [
+    [dir, ['init', '-q', '-b', 'main', src]],
+    [src, ['commit', '-q', '--allow-empty', '-m', 'receipt-gate sources']],
+    [src, ['add', 'dist/cli.js']],
+    [src, ['commit', '-q', '-m', 'Release v9.9.9: the GitHub Action with its prebuilt dist/cli.js']],
+    [src, ['tag', 'v9.9.9']],
+    [src, ['reset', '-q', '--hard', 'HEAD~1']],
+    [dir, ['clone', '-q', '--bare', src, join(server, 'acme', 'receipt-gate.git')]],
+  ];
+  for (const [cwd, args] of steps) {
+    if (args[0] === 'add') {
+      mkdirSync(join(src, 'dist'), { recursive: true });
+      cpSync(CLI, join(src, 'dist', 'cli.js'));
+    }
+    const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+    assert.is(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  }
+  return `file://${server}`;
+}
+
+test('frozen workflow without package.json and nothing else set: the release RG_RELEASE records runs, fetched outside the project', () => {
+  const dir = tempDir('frozen-py-rg-release');
+  try {
+    const server = releaseRepository(dir);
+    const work = pythonProject(dir, gitEnv(dir));
+    const { statuses, log, carried, runnerTemp } = runWorkflow(work, dir, { RG_RELEASE: 'acme/receipt-gate@v9.9.9', RG_RELEASE_SERVER: server, RG_FROZEN_TESTS: 'python3 -m pytest -q' });
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    assert.ok(log.includes(`receipt-gate: ${version} from RG_RELEASE (acme/receipt-gate@v9.9.9), fetched into ${runnerTemp}/`), log);
+    assert.ok(carried.RG_CLI!.startsWith(runnerTemp), carried.RG_CLI);
+    assertFrozenRun(log, statuses);
+    assert.not.ok(existsSync(join(work, 'node_modules')));
+    assert.not.ok(existsSync(join(work, 'release')));
+  } finally {
+    cleanupTempDirs();
+  }
+});
+
+test('frozen workflow: an RG_RELEASE that names a branch (no dist/cli.js) or no tag stops with exit 2', () => {
+  const dir = tempDir('frozen-py-rg-branch');
+  try {
+    const server = releaseRepository(dir);
+    const work = pythonProject(dir, gitEnv(dir));
+    const branch = runWorkflow(work, dir, { RG_RELEASE: 'acme/receipt-gate@main', RG_RELEASE_SERVER: server });
+    assert.equal(branch.statuses, [2], branch.log);
+    assert.match(branch.log, /RG_RELEASE acme\/receipt-gate@main has no dist\/cli\.js: name a release tag/);
+    const missing = runWorkflow(work, dir, { RG_RELEASE: 'acme/receipt-gate@v0.0.0-none', RG_RELEASE_SERVER: server });
+    assert.equal(missing.statuses, [2], missing.log);
+    assert.match(missing.log, /cannot fetch RG_RELEASE acme\/receipt-gate@v0\.0\.0-none from file:/);
   } finally {
     cleanupTempDirs();
   }
