@@ -193,6 +193,26 @@ test('a commit-graph checked whole on one push is not checked again on the next,
   assert.match(flipped.notices[0] ?? '', /trailing checksum/);
 });
 
+test('the cache file: entries saved in several runs are all read back, sorted, with their parents', () => {
+  const path = join(tempDir(), 'receipt-gate-cache', 'commit-index');
+  const oid = (n: number) => n.toString(16).padStart(8, '0').repeat(5);
+  const want = new Map<string, { parents: string[]; time: number }>();
+  for (const run of [[5, 1, 9], [3, 7], [2, 8, 4, 6]]) {
+    const cache = CommitCache.open(path);
+    for (const n of run) {
+      const c = { parents: Array.from({ length: n % 4 }, (_, k) => oid(100 + n * 10 + k)), time: n % 2 === 0 ? -n * 1000 : 2 ** 35 + n };
+      cache.add(oid(n), c);
+      want.set(oid(n), c);
+    }
+    cache.save();
+  }
+  const cache = CommitCache.open(path);
+  assert.is(cache.size, want.size);
+  for (const [o, c] of want) assert.equal(cache.lookup(o), c, o);
+  assert.is(cache.lookup(oid(10)), undefined);
+  assert.is(cache.lookup('zz'), undefined);
+});
+
 test('the cache lives outside <gitdir>/receipt-gate/, whose presence turns the push log on', () => {
   const path = commitCachePath('/srv/repo.git/objects');
   assert.is(path, '/srv/repo.git/receipt-gate-cache/commit-index');

@@ -53,13 +53,13 @@ export function commitCachePath(objectsDir: string): string {
 }
 
 export class CommitCache {
-  private readonly count: number;
+  private count: number;
   /** Commits read from objects during this run, to add when the walk is done. */
   private readonly added = new Map<string, CachedCommit>();
 
   private constructor(
     readonly path: string,
-    private readonly buf: Buffer,
+    private buf: Buffer,
   ) {
     this.count = buf.length === 0 ? 0 : buf.readUInt32BE(8);
   }
@@ -70,7 +70,7 @@ export class CommitCache {
     return new CommitCache(path, readWhole(path) ?? Buffer.alloc(0));
   }
 
-  /** Entries the file held when opened. */
+  /** Entries the file holds (as opened, or as last saved). */
   get size(): number {
     return this.count;
   }
@@ -101,34 +101,57 @@ export class CommitCache {
     return this.added.size;
   }
 
-  /** Writes the file with the new entries merged in; a failure to write leaves the old file. */
+  /** Writes the file with the new entries merged in (the old rows copied as bytes); a failure
+   * to write leaves the old file. */
   save(): void {
     if (this.added.size === 0) return;
-    const entries: [string, CachedCommit][] = [];
-    for (let r = 0; r < this.count; r++) {
-      const oid = this.buf.toString('hex', HEADER + r * ROW, HEADER + r * ROW + HASH_LEN);
-      entries.push([oid, this.lookup(oid)!]);
-    }
-    for (const e of this.added) entries.push(e);
-    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const parentCount = entries.reduce((n, [, c]) => n + c.parents.length, 0);
-    const size = HEADER + entries.length * ROW + parentCount * HASH_LEN + HASH_LEN;
+    const added = [...this.added].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    this.added.clear();
+    const { buf, count } = this;
+    const oldBase = HEADER + count * ROW;
+    const oldParents = count === 0 ? 0 : (buf.length - HASH_LEN - oldBase) / HASH_LEN;
+    const total = count + added.length;
+    const parentCount = oldParents + added.reduce((n, [, c]) => n + c.parents.length, 0);
+    const size = HEADER + total * ROW + parentCount * HASH_LEN + HASH_LEN;
     if (size > MAX_BYTES) return;
     const out = Buffer.alloc(size);
     out.writeUInt32BE(MAGIC, 0);
     out.writeUInt32BE(VERSION, 4);
-    out.writeUInt32BE(entries.length, 8);
-    const base = HEADER + entries.length * ROW;
+    out.writeUInt32BE(total, 8);
+    const base = HEADER + total * ROW;
     let next = 0;
-    entries.forEach(([oid, c], r) => {
-      const at = HEADER + r * ROW;
-      out.write(oid, at, HASH_LEN, 'hex');
-      out.writeDoubleBE(c.time, at + HASH_LEN);
-      out.writeUInt32BE(next, at + HASH_LEN + 8);
-      out.writeUInt32BE(c.parents.length, at + HASH_LEN + 12);
-      for (const p of c.parents) out.write(p, base + next++ * HASH_LEN, HASH_LEN, 'hex');
-    });
+    let r = 0;
+    let i = 0;
+    const key = Buffer.alloc(HASH_LEN);
+    for (let row = 0; row < total; row++) {
+      const at = HEADER + row * ROW;
+      let takeOld = i >= added.length;
+      if (!takeOld && r < count) {
+        key.write(added[i]![0], 'hex');
+        takeOld = buf.compare(key, 0, HASH_LEN, HEADER + r * ROW, HEADER + r * ROW + HASH_LEN) < 0;
+      }
+      if (takeOld) {
+        const from = HEADER + r * ROW;
+        buf.copy(out, at, from, from + HASH_LEN + 8);
+        const first = buf.readUInt32BE(from + HASH_LEN + 8);
+        const n = buf.readUInt32BE(from + HASH_LEN + 12);
+        out.writeUInt32BE(next, at + HASH_LEN + 8);
+        out.writeUInt32BE(n, at + HASH_LEN + 12);
+        buf.copy(out, base + next * HASH_LEN, oldBase + first * HASH_LEN, oldBase + (first + n) * HASH_LEN);
+        next += n;
+        r++;
+      } else {
+        const [oid, c] = added[i++]!;
+        out.write(oid, at, HASH_LEN, 'hex');
+        out.writeDoubleBE(c.time, at + HASH_LEN);
+        out.writeUInt32BE(next, at + HASH_LEN + 8);
+        out.writeUInt32BE(c.parents.length, at + HASH_LEN + 12);
+        for (const p of c.parents) out.write(p, base + next++ * HASH_LEN, HASH_LEN, 'hex');
+      }
+    }
     createHash('sha1').update(out.subarray(0, size - HASH_LEN)).digest().copy(out, size - HASH_LEN);
+    this.buf = out;
+    this.count = total;
     const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       mkdirSync(dirname(this.path), { recursive: true });

@@ -27,6 +27,7 @@ export async function isAncestor(history: History, a: string, b: string, deadlin
   await idx.prepare(target, deadline);
   await idx.prepare(from, deadline);
   const search = idx.hasGenerations ? await searchByGeneration(idx, from, target, deadline) : await searchByDate(idx, from, target, deadline);
+  history.saveCommitCache();
   if (search.found) return true;
   if (search.boundary) {
     throw new ShallowBoundaryError(`Whether ${ca} is an ancestor of ${cb} depends on history beyond a shallow clone's boundary: ${search.boundary}. ${SHALLOW_FIX}.`, ca);
@@ -207,6 +208,8 @@ export async function mergeBases(history: History, a: string, b: string, deadlin
   const one = idx.idOf(ca);
   const two = idx.idOf(cb);
   const paint = await paintDownToCommon(idx, one, [two], deadline);
+  // What the paint read joins the server's commit cache (when one is in use).
+  history.saveCommitCache();
   let bases = byDate(
     idx,
     paint.results.filter((c) => !(paint.flags.get(c) & STALE)),
