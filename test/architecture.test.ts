@@ -183,8 +183,9 @@ test('the pre-receive hook imports no renderer it does not print', () => {
   const hook = closure('src/entries/pre-receive.ts', 'values');
   const renderers = [...hook].filter((f) => f.startsWith('src/report/')).sort();
   // remote.ts writes the remote: lines, machine.ts the machine line; order.ts sorts the
-  // findings they print and human.ts writes a finding's message and fix for a person.
-  assert.equal(renderers, ['src/report/human.ts', 'src/report/machine.ts', 'src/report/order.ts', 'src/report/remote.ts']);
+  // findings they print, human.ts writes a finding's message and fix for a person, and
+  // identities.ts the three identities every text log prints.
+  assert.equal(renderers, ['src/report/human.ts', 'src/report/identities.ts', 'src/report/machine.ts', 'src/report/order.ts', 'src/report/remote.ts']);
 });
 
 test.run();
