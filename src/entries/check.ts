@@ -20,7 +20,13 @@ import { CODEOWNERS_PATHS, codeownersWarnings } from '../client/codeowners';
 import { contextHolding, contextNamed, type Scope } from '../client/context-scope';
 import { GUARD_GLOBS, isGuardGlob } from '../client/layout';
 import { resolveBase } from '../run/base';
-import { locateWorktree } from '../client/git-cli';
+import { locateWorktree, runGit } from '../client/git-cli';
+import { IndexSource } from '../client/index-source';
+import { OverlaySource } from '../client/overlay-source';
+import { Deadline } from '../deadline';
+import { readPin } from '../evidence/epoch';
+import { indexFilePath, readStagedIndex } from '../git/staged-index';
+import type { EvidenceSource } from '../evidence/types';
 import { today } from '../clock';
 import { internalError } from '../rules/errors';
 import { checkEvidence } from '../evidence/index';
@@ -135,7 +141,7 @@ interface JudgeInput {
  * remote-tracking base branch, or HEAD: the base side of the epoch rule); when the policy
  * itself is named, its globs that match nothing at the base. Any error fails closed. */
 async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; notices: string[]; warnings: string[] }> {
-  const { policy, tree, files, date } = input;
+  const { policy, files, date } = input;
   const findings: Finding[] = [];
   const notices: string[] = [];
   const warnings: string[] = [];
@@ -154,7 +160,7 @@ async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; not
     for (const scope of input.scopes) {
       const report = await checkEvidence({
         policy: scope.policy,
-        atNew: tree,
+        atNew: await generatorAsStored(store, input, scope.policy),
         atBase: baseTree === null ? null : new TreeSource(store, baseTree, base.name ?? 'the base'),
         today: date,
       });
@@ -172,6 +178,30 @@ async function judgeFiles(input: JudgeInput): Promise<{ findings: Finding[]; not
     store?.close();
   }
   return { findings, notices, warnings };
+}
+
+/**
+ * The working tree, with the generator its epoch pin names read as git stores it: the pin
+ * holds the SHA-256 of the blob, and a checkout may differ from it byte for byte (eol
+ * conversion, clean filters), as `epoch pin` knows. When the generator is in the index and
+ * `git diff` finds the checkout unchanged against it, the staged blob is what git stores for
+ * the checkout's bytes; otherwise the checkout's bytes are judged as they are.
+ */
+async function generatorAsStored(store: ObjectStore, input: JudgeInput, policy: Policy): Promise<EvidenceSource> {
+  if (policy.epoch === undefined) return input.tree;
+  const { pin } = await readPin(input.tree, policy.epoch.pin, policy, Deadline.never());
+  if (pin === null) return input.tree;
+  let staged: EvidenceSource;
+  try {
+    const index = await readStagedIndex(indexFilePath(store.gitdir, input.env, input.top));
+    staged = new IndexSource(store, index.entries);
+  } catch {
+    return input.tree; // no index (a fresh repository): the checkout's bytes
+  }
+  const entry = await staged.stat(pin.generator);
+  if (entry.kind !== 'file') return input.tree;
+  if (runGit(['diff', '--quiet', '--', pin.generator], input.top, input.env).status !== 0) return input.tree;
+  return new OverlaySource(input.tree, input.tree.label).set(pin.generator, await entry.read());
 }
 
 /** The paths whose findings are reported: the named files and, when the epoch pin is named,
