@@ -12,7 +12,8 @@
 // It is not used where git itself would not read commits as stored: a shallow repository, or
 // replace refs in force (commit-index.ts decides both, as for the commit-graph).
 //
-// Written after a server walk with the commits that walk read from objects and the repository
+// Written after the server's new-commits walk and after each merge-base and ancestry walk that
+// follows on the same store, with the commits they read from objects and the repository
 // already held (never the push's own: a refused push's objects are gone), merged with the
 // entries already there, to a temporary file renamed into place, so a reader sees the old file
 // or the new one; two pushes writing at once lose one push's additions, nothing else. A
