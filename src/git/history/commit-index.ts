@@ -143,7 +143,7 @@ export class CommitIndex {
     if (have) return have;
     const oid = this.extraOid[i]!;
     const cached = this.cache?.lookup(oid);
-    const c = cached ? { parents: cached.parents, committerTime: cached.time } : await this.readCommit(oid);
+    const c = cached ? { parents: cached.parents, committerTime: cached.time } : await this.readCommit(oid, reachableFromRefs);
     const present = (p: string) => (cached !== undefined && reachableFromRefs) || this.store.objects.hasObject(p);
     const parents: number[] = [];
     if (this.shallow.has(oid)) {
@@ -164,10 +164,10 @@ export class CommitIndex {
   }
 
   /** A commit read from its object, recorded for the commit cache when one is in use and the
-   * repository held the commit before the push. */
-  private async readCommit(oid: string): Promise<{ parents: readonly string[]; committerTime: number }> {
+   * repository held the commit before the push (known without asking for one the refs reach). */
+  private async readCommit(oid: string, reachableFromRefs: boolean): Promise<{ parents: readonly string[]; committerTime: number }> {
     const c = await this.store.commits.record(oid);
-    if (this.cache && !(await this.store.objects.isQuarantined(oid))) this.cache.add(oid, { parents: [...c.parents], time: c.committerTime });
+    if (this.cache && (reachableFromRefs || !(await this.store.objects.isQuarantined(oid)))) this.cache.add(oid, { parents: [...c.parents], time: c.committerTime });
     return c;
   }
 
