@@ -21,23 +21,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_ENV } from './lib/env.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
 const INSTALL = join(ROOT, 'scripts', 'install-server.sh');
 const log = (msg) => process.stderr.write(`bench pushlog-refs: ${msg}\n`);
 
-const ENV = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  LANG: 'C.UTF-8',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'Bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-};
+const ENV = BENCH_ENV;
 
 function parseArgs(argv) {
   const opts = { counts: [100, 1000, 10_000], runs: 1, bundle: join(ROOT, 'dist', 'cli.js'), build: true };

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { BENCH_ENV } from './env.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -28,17 +29,7 @@ const WORKER = join(ROOT, 'bench', 'lib', 'push-log-worker.ts');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
 const log = (msg) => process.stderr.write(`bench push-log: ${msg}\n`);
 
-const ENV = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  LANG: 'C.UTF-8',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'Bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-};
+const ENV = BENCH_ENV;
 
 function git(args, opts = {}) {
   return execFileSync('git', args, { encoding: 'utf8', env: ENV, maxBuffer: 1 << 28, stdio: ['pipe', 'pipe', 'pipe'], ...opts }).trimEnd();
