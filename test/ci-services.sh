@@ -26,7 +26,7 @@ command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need+=(python3-pytest)
 # gitlab-ci-local copies files with rsync.
 command -v rsync >/dev/null 2>&1 || need+=(rsync)
-command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # the grader's sandbox (test/receipt/isolation.test.ts)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # the grader's sandbox (test/attacks/grader-isolation.test.ts)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DEFAULT_GRADER, parsePolicy } from '../../src/evidence/policy';
 import { loadPrivateKey, PAYLOAD_TYPE, signEnvelope, statementFor } from '../../src/receipt/dsse';
 import { DEFAULT_TRIALS } from '../../src/receipt/grade';
-import { cli, exampleRepo, GRADER } from './helpers';
+import { cli, exampleRepo, GRADER } from '../receipt/helpers';
 import { commitAll, git, tempDir } from '../helpers/git';
 
 const NOW = ['--now', '2026-11-29'];

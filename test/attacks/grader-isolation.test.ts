@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { cli, exampleRepo, ROOT } from './helpers';
+import { cli, exampleRepo, ROOT } from '../receipt/helpers';
 import { commitAll, git, gitResult, tempDir } from '../helpers/git';
 
 const NOW = ['--now', '2026-11-29'];

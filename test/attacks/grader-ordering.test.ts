@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, exampleRepo } from './helpers';
+import { cli, exampleRepo } from '../receipt/helpers';
 import { commitAll, git, tempDir } from '../helpers/git';
 
 const NOW = ['--now', '2026-11-29'];
