@@ -255,8 +255,10 @@ function push(c, hook) {
   for (const f of listObjects(c.target)) if (!before.has(f)) rmSync(f, { force: true });
   if (!line) throw new Error(`${c.id} (${hook}): the hook did not run: ${r.stderr}`);
   const m = JSON.parse(line);
-  const verdict = /"verdict":"([a-z_]+)"/.exec(r.stderr)?.[1] ?? null;
-  const finding = /"code":"([A-Z_]+)"/.exec(r.stderr)?.[1] ?? null;
+  const said = /"verdict":"([a-z_]+)"/.exec(r.stderr)?.[1] ?? null;
+  const finding = /"code":"([A-Z_]+)","severity":"closed"/.exec(r.stderr)?.[1] ?? null;
+  // A refused push names its first closing finding (LIMIT_EXCEEDED when the budget ran out).
+  const verdict = said !== null && said !== 'eligible' && finding !== null ? `${said} (${finding})` : said;
   return { cpuMs: Math.round(m.user_ms + m.sys_ms), wallMs: Math.round(m.wall_ms), rssMb: Math.round(m.maxrss_kb / 1024), exit: m.exit, verdict, finding };
 }
 
