@@ -27,6 +27,9 @@ command -v pre-commit >/dev/null 2>&1 || need+=(pre-commit)
 # gitlab-ci-local copies files with rsync.
 command -v rsync >/dev/null 2>&1 || need+=(rsync)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # the grader's sandbox (test/attacks/grader-isolation.test.ts)
+# Go and gotestsum for the JUnit id round-trip on real Go output (test/receipt/junit-real-runners.test.ts).
+command -v go >/dev/null 2>&1 || need+=(golang-go)
+command -v gotestsum >/dev/null 2>&1 || need+=(gotestsum)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -53,4 +56,17 @@ if [ "$(gitlab-ci-local --version 2>/dev/null || true)" != "$GITLAB_CI_LOCAL" ];
   fi
   npm install -g --no-audit --no-fund --loglevel=error "gitlab-ci-local@$GITLAB_CI_LOCAL" >/dev/null
 fi
+# Jest (with jest-junit) and Vitest for the JUnit id round-trip on real output
+# (test/receipt/junit-real-runners.test.ts), pinned, in a cache directory outside the repository.
+JS_RUNNERS=/var/cache/receipt-gate-test/js-runners
+JEST=29.7.0 JEST_JUNIT=16.0.0 VITEST=2.1.9
+js_runner_version() { node -p "require('$JS_RUNNERS/node_modules/$1/package.json').version" 2>/dev/null || true; }
+if [ "$(js_runner_version jest)" != "$JEST" ] || [ "$(js_runner_version jest-junit)" != "$JEST_JUNIT" ] || [ "$(js_runner_version vitest)" != "$VITEST" ]; then
+  if ! mkdir -p "$JS_RUNNERS" 2>/dev/null || [ ! -w "$JS_RUNNERS" ]; then
+    echo "test/ci-services.sh: the JUnit id tests need jest $JEST, jest-junit $JEST_JUNIT and vitest $VITEST in $JS_RUNNERS, which is not writable; nothing was run. Install them as root with: sudo test/ci-services.sh  (then run npm test again)" >&2
+    exit 2
+  fi
+  (cd "$JS_RUNNERS" && npm install --prefix "$JS_RUNNERS" --no-audit --no-fund --loglevel=error "jest@$JEST" "jest-junit@$JEST_JUNIT" "vitest@$VITEST" >/dev/null)
+fi
 echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl, pre-commit, securesystemslib, rsync, gitlab-ci-local $GITLAB_CI_LOCAL present"
+echo "test/ci-services.sh: go, gotestsum, jest $JEST, jest-junit $JEST_JUNIT, vitest $VITEST (in $JS_RUNNERS) present"
