@@ -58,6 +58,9 @@ export function parseJUnit(xml: string, label: string): TestCase[] {
     parseTagValue: false,
     parseAttributeValue: false,
     processEntities: true,
+    // jest-junit writes a test outside any describe as ` title` (its `{classname} {title}` with an
+    // empty classname); trimmed, the name is Jest's full name.
+    trimValues: true,
     htmlEntities: false,
     isArray: (tag) => tag === 'testsuite' || tag === 'testcase' || tag === 'testsuites',
   });

@@ -139,6 +139,8 @@ test('Jest + jest-junit (real run, defaults): failures are reported under their 
   try {
     const expected = jestExpected(json, dir, false);
     assert.ok(expected.failed.includes('remainder'), 'a top-level failing test');
+    // jest-junit writes a test outside any describe with a leading space; the id is Jest's name.
+    assert.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), 'name=" remainder"');
     assert.ok(expected.failed.includes('ties when swapped keeps order'), 'a nested describe');
     assert.ok(expected.failed.includes('ties split 1 into 2'), 'a parametrized case');
     assertRoundTrip(cases, expected, 'jest');
