@@ -30,6 +30,14 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)  # the grader's sandbox (
 # Go and gotestsum for the JUnit id round-trip on real Go output (test/receipt/junit-real-runners.test.ts).
 command -v go >/dev/null 2>&1 || need+=(golang-go)
 command -v gotestsum >/dev/null 2>&1 || need+=(gotestsum)
+# Maven with Debian's Surefire, compiler and resources plugins and JUnit 4, run offline from
+# /usr/share/maven-repo by the same test for Java.
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+[ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3 ] || need+=(libsurefire-java)
+[ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-compiler-plugin/3.10.1 ] || need+=(libmaven-compiler-plugin-java)
+[ -d /usr/share/maven-repo/org/apache/maven/plugins/maven-resources-plugin/3.3.0 ] || need+=(libmaven-resources-plugin-java)
+[ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -69,4 +77,4 @@ if [ "$(js_runner_version jest)" != "$JEST" ] || [ "$(js_runner_version jest-jun
   (cd "$JS_RUNNERS" && npm install --prefix "$JS_RUNNERS" --no-audit --no-fund --loglevel=error "jest@$JEST" "jest-junit@$JEST_JUNIT" "vitest@$VITEST" >/dev/null)
 fi
 echo "test/ci-services.sh: lighttpd, sshd, gitolite3, git-http-backend, python3, openssl, pre-commit, securesystemslib, rsync, gitlab-ci-local $GITLAB_CI_LOCAL present"
-echo "test/ci-services.sh: go, gotestsum, jest $JEST, jest-junit $JEST_JUNIT, vitest $VITEST (in $JS_RUNNERS) present"
+echo "test/ci-services.sh: go, gotestsum, maven with surefire 2.22.3 and junit4, jest $JEST, jest-junit $JEST_JUNIT, vitest $VITEST (in $JS_RUNNERS) present"

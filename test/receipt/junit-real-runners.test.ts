@@ -1,25 +1,39 @@
 // Test ids round-trip on real runners' output: Jest (with jest-junit), Vitest (its junit
-// reporter) and Go (gotestsum) each run a tiny project with passing and failing tests, a nested
-// describe or subtest and a parametrized case. Their JUnit XML goes through src/receipt/junit.ts;
-// the expected ids are derived independently from the runner's own JSON output (Jest's and
-// Vitest's `--json` results, `go test -json` events), per the id form docs/evidence.md gives for
-// the runner. pytest is covered the same way in junit-ids.test.ts.
+// reporter), Go (gotestsum) and Java (Maven Surefire on JUnit 4) each run a tiny project with
+// passing and failing tests, a nested describe, subtest or class and a parametrized case. Their
+// JUnit XML goes through src/receipt/junit.ts; the expected ids are derived independently from
+// the runner's own output (Jest's and Vitest's `--json` results, `go test -json` events, JUnit's
+// own test descriptions through JUnitCore), per the id form docs/evidence.md gives for the
+// runner. pytest is covered the same way in junit-ids.test.ts.
 //
 // The runners are installed by test/ci-services.sh (`npm test` runs it first): Jest, jest-junit
 // and Vitest from the npm registry into /var/cache/receipt-gate-test/js-runners, outside the
-// repository; Debian's golang-go and gotestsum. A missing runner fails the test, naming the fix.
-// Go runs offline: GOPROXY=off, GOPATH, GOCACHE and HOME in a temp dir.
+// repository; Debian's golang-go, gotestsum, maven, its Surefire plugin and junit4. A missing
+// runner fails the test, naming the fix. Go and Maven run offline: GOPROXY=off, GOPATH, GOCACHE
+// and HOME in a temp dir; `mvn -o` on Debian's /usr/share/maven-repo.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseJUnit, summarize, testId, type TestCase } from '../../src/receipt/junit';
 
 const JS_RUNNERS = '/var/cache/receipt-gate-test/js-runners';
 const INSTALL = 'install the runners as root with: sudo test/ci-services.sh';
+// Debian's Maven plugins and JUnit 4 (maven, libsurefire-java, libmaven-compiler-plugin-java,
+// libmaven-resources-plugin-java, junit4), run offline from Debian's Maven repository.
+const JAVA = {
+  repo: '/usr/share/maven-repo',
+  repoCheck: '/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin/2.22.3',
+  junit: '4.13.2',
+  surefire: '2.22.3',
+  compiler: '3.10.1',
+  resources: '3.3.0',
+  junitJar: '/usr/share/java/junit4.jar',
+  hamcrestJar: '/usr/share/java/hamcrest-core.jar',
+};
 
 function runnerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -261,6 +275,178 @@ test('Go via gotestsum (real run): IMPORT/PATH::TestName/subtest, as `go test -j
     assert.ok(expected.failed.includes('example.com/alloc/split::TestTies/equal_weights/deep'));
     assert.ok(expected.failed.includes('example.com/alloc/split::TestTies/n=2'));
     assertRoundTrip(parseJUnit(readFileSync(junitFile, 'utf8'), 'out.xml'), expected, 'go');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A small Maven project for Surefire (Debian's, offline from /usr/share/maven-repo) on JUnit 4:
+ * a plain class with a failing test, a class of nested classes (Enclosed) and a parametrized
+ * class; and a listing program that runs the same classes under JUnit itself (JUnitCore) and
+ * prints each test's class, method and outcome, JUnit's own names for them. */
+function javaProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rg-java-'));
+  const pkg = join(dir, 'src', 'test', 'java', 'com', 'example', 'alloc');
+  mkdirSync(pkg, { recursive: true });
+  mkdirSync(join(dir, 'home'));
+  writeFileSync(
+    join(dir, 'pom.xml'),
+    [
+      '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+      '  <modelVersion>4.0.0</modelVersion>',
+      '  <groupId>com.example</groupId>',
+      '  <artifactId>alloc</artifactId>',
+      '  <version>1</version>',
+      '  <properties>',
+      '    <maven.compiler.source>11</maven.compiler.source>',
+      '    <maven.compiler.target>11</maven.compiler.target>',
+      '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
+      '  </properties>',
+      '  <dependencies>',
+      `    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>${JAVA.junit}</version><scope>test</scope></dependency>`,
+      '  </dependencies>',
+      '  <build>',
+      '    <plugins>',
+      `      <plugin><artifactId>maven-resources-plugin</artifactId><version>${JAVA.resources}</version></plugin>`,
+      `      <plugin><artifactId>maven-compiler-plugin</artifactId><version>${JAVA.compiler}</version></plugin>`,
+      `      <plugin><artifactId>maven-surefire-plugin</artifactId><version>${JAVA.surefire}</version></plugin>`,
+      '    </plugins>',
+      '  </build>',
+      '</project>',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(pkg, 'AllocatorTest.java'),
+    [
+      'package com.example.alloc;',
+      '',
+      'import static org.junit.Assert.assertEquals;',
+      '',
+      'import org.junit.Test;',
+      'import org.junit.experimental.runners.Enclosed;',
+      'import org.junit.runner.RunWith;',
+      '',
+      '@RunWith(Enclosed.class)',
+      'public class AllocatorTest {',
+      '  public static class Ties {',
+      '    @Test public void stayPut() { assertEquals(1, 1); }',
+      '    @Test public void swapped() { assertEquals(1, 2); }',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(pkg, 'MoneyTest.java'),
+    [
+      'package com.example.alloc;',
+      '',
+      'import static org.junit.Assert.assertEquals;',
+      '',
+      'import org.junit.Test;',
+      '',
+      'public class MoneyTest {',
+      '  @Test public void sums() { assertEquals(3, 1 + 2); }',
+      '  @Test public void remainder() { assertEquals(2, 10 % 3); }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(pkg, 'SplitTest.java'),
+    [
+      'package com.example.alloc;',
+      '',
+      'import static org.junit.Assert.assertEquals;',
+      '',
+      'import java.util.Arrays;',
+      'import java.util.Collection;',
+      'import org.junit.Test;',
+      'import org.junit.runner.RunWith;',
+      'import org.junit.runners.Parameterized;',
+      '',
+      '@RunWith(Parameterized.class)',
+      'public class SplitTest {',
+      '  @Parameterized.Parameters public static Collection<Object[]> data() { return Arrays.asList(new Object[][] {{1}, {2}}); }',
+      '  private final int n;',
+      '  public SplitTest(int n) { this.n = n; }',
+      '  @Test public void split() { assertEquals(1, n); }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  // Not named like a test class, so Surefire does not run it.
+  writeFileSync(
+    join(pkg, 'ListIds.java'),
+    [
+      'package com.example.alloc;',
+      '',
+      'import org.junit.runner.Description;',
+      'import org.junit.runner.JUnitCore;',
+      'import org.junit.runner.notification.Failure;',
+      'import org.junit.runner.notification.RunListener;',
+      'import java.util.HashSet;',
+      'import java.util.Set;',
+      '',
+      'public class ListIds {',
+      '  public static void main(String[] args) throws Exception {',
+      '    Set<Description> failed = new HashSet<>();',
+      '    JUnitCore core = new JUnitCore();',
+      '    core.addListener(new RunListener() {',
+      '      @Override public void testFailure(Failure f) { failed.add(f.getDescription()); }',
+      '      @Override public void testFinished(Description d) {',
+      '        System.out.println((failed.contains(d) ? "failed" : "passed") + "\\t" + d.getClassName() + "\\t" + d.getMethodName());',
+      '      }',
+      '    });',
+      '    Class<?>[] classes = new Class<?>[args.length];',
+      '    for (int i = 0; i < args.length; i++) classes[i] = Class.forName(args[i]);',
+      '    core.run(classes);',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  return dir;
+}
+
+test('JUnit for Java, Maven Surefire (real run): CLASS::method, as JUnit names its tests', () => {
+  for (const path of [JAVA.repoCheck, JAVA.junitJar]) {
+    if (!existsSync(path)) throw new Error(`${path} is missing: the JUnit id tests need Debian's Surefire and JUnit 4; ${INSTALL}`);
+  }
+  const dir = javaProject();
+  try {
+    const env = runnerEnv({ HOME: join(dir, 'home') });
+    delete env.MAVEN_OPTS;
+    delete env.JAVA_TOOL_OPTIONS;
+    const m = run('mvn', ['-o', '-q', '-B', `-Dmaven.repo.local=${JAVA.repo}`, 'test'], dir, env);
+    assert.is(m.status, 1, `mvn test exits 1 on failing tests: ${m.stdout.slice(-2000)}${m.stderr}`);
+    const reports = join(dir, 'target', 'surefire-reports');
+    const cases = readdirSync(reports)
+      .filter((f) => f.startsWith('TEST-') && f.endsWith('.xml'))
+      .sort()
+      .flatMap((f) => parseJUnit(readFileSync(join(reports, f), 'utf8'), f));
+    const l = run(
+      'java',
+      ['-cp', [join(dir, 'target', 'test-classes'), JAVA.junitJar, JAVA.hamcrestJar].join(':'), 'com.example.alloc.ListIds', 'com.example.alloc.MoneyTest', 'com.example.alloc.AllocatorTest', 'com.example.alloc.SplitTest'],
+      dir,
+      env,
+    );
+    assert.is(l.status, 0, l.stderr);
+    const all: string[] = [];
+    const failed: string[] = [];
+    for (const line of l.stdout.split('\n')) {
+      if (!line.trim()) continue;
+      const [status, cls, method] = line.split('\t');
+      const id = `${cls}::${method}`;
+      all.push(id);
+      if (status === 'failed') failed.push(id);
+    }
+    const expected = { all: all.sort(), failed: failed.sort() };
+    assert.ok(expected.failed.includes('com.example.alloc.MoneyTest::remainder'));
+    assert.ok(expected.failed.includes('com.example.alloc.AllocatorTest$Ties::swapped'));
+    assert.ok(expected.failed.includes('com.example.alloc.SplitTest::split[1]'));
+    assertRoundTrip(cases, expected, 'other');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
