@@ -4,10 +4,10 @@
 //
 // pytest is run for real here (Debian's python3-pytest): its JUnit XML, in both junit
 // families, against pytest's own node ids (`--collect-only -q`, and the `FAILED` lines of `-rf`).
-// Jest, Vitest, Go and Java are not installed on this machine: their reports below are samples
-// in each tool's documented format, copied in shape from the tools' own documentation and test
-// snapshots (jest-junit's README examples, vitest's junit reporter test snapshot, gotestsum and
-// go-junit-report output, Maven Surefire's TEST-*.xml), with names made up for this test.
+// Jest, Vitest, Go and Java are run for real in junit-real-runners.test.ts (test/ci-services.sh
+// installs them); the reports below are the same runners' documented shapes (jest-junit's README
+// examples, vitest's junit reporter test snapshot, gotestsum and go-junit-report output, Maven
+// Surefire's TEST-*.xml) for the variants those runs do not produce, with names made up here.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
