@@ -22,6 +22,7 @@
 import type { Deadline } from '../deadline';
 import type { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
+import { foldKey } from '../paths';
 
 const GATE = 'receipt-gate';
 /** The largest file read; a lock file over it is unknown (fail closed). */
@@ -38,9 +39,12 @@ const RUNNER_FILES: Record<string, RunnerFile> = {
   '.pre-commit-config.yaml': 'pre-commit',
 };
 
-/** The runner file a path names (by its last segment, in any case), or null. */
+/** The runner file a path names (by its last segment, on the folded key every path rule uses:
+ * a checkout on macOS or Windows writes `Package.json`, `package.json.` or a name with an
+ * ignorable code point onto package.json), or null. */
 export function runnerFileOf(path: string): RunnerFile | null {
-  const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+  const folded = foldKey(path);
+  const name = folded.slice(folded.lastIndexOf('/') + 1);
   return RUNNER_FILES[name] ?? null;
 }
 

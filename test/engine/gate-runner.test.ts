@@ -40,6 +40,15 @@ test('runner files by their last segment, in any case, at any depth', () => {
   for (const p of ['package.json.bak', 'src/package.ts', 'lock.yaml', 'pre-commit-config.yaml']) assert.is(runnerFileOf(p), null, p);
 });
 
+test('runner files by the folded key every path rule uses: the names a macOS or Windows checkout writes onto them', () => {
+  assert.is(runnerFileOf('services/api/package.json.'), 'package.json');
+  assert.is(runnerFileOf('pac\u200ckage.json'), 'package.json');
+  assert.is(runnerFileOf('yarn.lock '), 'yaml-lock');
+  assert.is(runnerFileOf('.pre-commit-config.yaml::$DATA'), 'pre-commit');
+  assert.is(runnerFileOf('PACKAGE-LOCK.JSON'), 'npm-lock');
+  assert.is(runnerFileOf('package.json5'), null);
+});
+
 test('package.json: receipt-gate in any dependency map, overrides, resolutions, pnpm.overrides; other entries free', async () => {
   const base = pkg({ devDependencies: { 'receipt-gate': '0.1.0', 'left-pad': '1.3.0' } });
   assert.is(await changed('package.json', base, pkg({ devDependencies: { 'receipt-gate': '0.1.0', 'left-pad': '1.3.1' } })), null);
