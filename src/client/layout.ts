@@ -84,13 +84,18 @@ export function isGuardGlob(glob: string): boolean {
 
 /** Paths that say a project holds Python, or JavaScript/TypeScript. */
 const PYTHON_MARKERS = /(^|\/)(pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|noxfile\.py|pytest\.ini|Pipfile|poetry\.lock|uv\.lock|requirements[^/]*\.txt)$|\.pyi?$/;
-const JAVASCRIPT_MARKERS = /(^|\/)package\.json$|\.(c|m)?[jt]sx?$/;
+const JAVASCRIPT_SOURCES = /\.(c|m)?[jt]sx?$/;
+const PACKAGE_JSON = /(^|\/)package\.json$/;
 
-/** The languages a project's paths show (every project has 'any'). */
+/** The languages a project's paths show (every project has 'any'). JavaScript: a .js/.ts
+ * source (a Jest or Vitest config is one), or a package.json in a project that is not Python;
+ * a Python project's package.json with no JavaScript beside it only installs tools (`npm i -D
+ * ./receipt-gate.tgz`), so it brings no Jest or Vitest guards. */
 export function languagesOf(paths: readonly string[]): Set<GuardLanguage> {
   const found = new Set<GuardLanguage>(['any']);
-  if (paths.some((p) => PYTHON_MARKERS.test(p))) found.add('python');
-  if (paths.some((p) => JAVASCRIPT_MARKERS.test(p))) found.add('javascript');
+  const python = paths.some((p) => PYTHON_MARKERS.test(p));
+  if (python) found.add('python');
+  if (paths.some((p) => JAVASCRIPT_SOURCES.test(p)) || (!python && paths.some((p) => PACKAGE_JSON.test(p)))) found.add('javascript');
   return found;
 }
 
