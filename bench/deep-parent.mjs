@@ -16,11 +16,12 @@
 // receipt-gate-cache/ (what a fetched, mirrored or restored repository pays once) and the
 // pushes after it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FastImport } from './lib/fast-import.mjs';
 import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
+import { filesBelow } from './lib/files.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -129,16 +130,7 @@ function makeTarget(dir, bundle, graph) {
 }
 
 function listObjects(gitdir) {
-  const out = new Set();
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.add(p);
-    }
-  };
-  walk(join(gitdir, 'objects'));
-  return out;
+  return filesBelow(join(gitdir, 'objects'));
 }
 
 /** One push with the hook `hook`; the target is put back as it was (no ref, no new objects). */

@@ -28,12 +28,13 @@
 // Built repositories are cached under .bench-cache/scale-<size>/ (gitignored); the seed is
 // rebuilt only when its recipe changes (a recipe file records the sizes).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FastImport } from './lib/fast-import.mjs';
 import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
+import { filesBelow } from './lib/files.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -208,29 +209,11 @@ function makeTarget(dir, seed, extraRefs, bundle) {
 }
 
 function listRefFiles(gitdir) {
-  const out = new Set();
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.add(p);
-    }
-  };
-  walk(join(gitdir, 'refs'));
-  return out;
+  return filesBelow(join(gitdir, 'refs'));
 }
 
 function listObjects(gitdir) {
-  const out = new Set();
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.add(p);
-    }
-  };
-  walk(join(gitdir, 'objects'));
-  return out;
+  return filesBelow(join(gitdir, 'objects'));
 }
 
 /** One push of `refspecs` from the push repository into `target`, measured with `hook`; the

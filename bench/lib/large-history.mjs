@@ -11,11 +11,12 @@
 //   node bench/run.mjs large-history [--runs N] [--no-build] [--no-verify-ref] [--out FILE.md] [--json FILE]
 //   (--no-verify-ref: only the walks and the pushes; the verify-ref rows take minutes)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FastImport } from './fast-import.mjs';
 import { BENCH_TODAY, evidenceFiles } from './evidence.mjs';
+import { filesBelow } from './files.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -194,16 +195,7 @@ function makeTarget(seed, dir) {
 }
 
 function listObjects(gitdir) {
-  const out = new Set();
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out.add(p);
-    }
-  };
-  walk(join(gitdir, 'objects'));
-  return out;
+  return filesBelow(join(gitdir, 'objects'));
 }
 
 function push(target, pushDir, branch, hook) {
