@@ -58,8 +58,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   // does; the engine peels them to `head`).
   const named = fullRef.startsWith('refs/') ? store.refs.resolve(fullRef) : null;
   const tip = named !== null && named !== head && (await store.objects.objectInfo(named))?.type === 'tag' ? named : head;
+  // Every bounded context is read in full, untouched ones too: a CI reads each context's
+  // identities (epoch id, manifest digest, witnesses) from this answer, and an audit has no
+  // push latency to save (the server keeps the untouched-context shortcut, docs/contexts.md).
   const judged = await evaluate(
-    { store, history, base, identity, today: date, scope: { kind: 'base', exclude: [] } },
+    { store, history, base, identity, today: date, scope: { kind: 'base', exclude: [] }, contextsInFull: true },
     [{ old: fullRef === base.branchRef ? base.tip ?? ZERO_OID : ZERO_OID, new: tip, ref: fullRef }],
   );
   // --log PUBKEY: the push log must account for every move of the ref too (docs/push-log.md).

@@ -59,6 +59,23 @@ test('explain judges a path by the context whose root holds it, as the gate does
   reset();
 });
 
+test("verify-ref --json carries every context's identities, an untouched context's too (read from its own files)", () => {
+  gitValue(work, ['checkout', '-q', '-b', 'billing-only']);
+  write(work, 'services/billing/src/invoice.js', `${read('services/billing/src/invoice.js')}\n// a comment\n`);
+  commitAll(work, 'bob edits billing code');
+  const gate = JSON.parse(cli(['verify-ref', 'billing-only', '--base', 'main', '--identity', 'bob', '--json']).stdout);
+  const byName = new Map(gate.contexts.map((c: { name: string; touched: boolean; identities: { epoch_id: string | null; manifest_sha256: string | null } }) => [c.name, c]));
+  for (const name of ['billing', 'inventory']) {
+    const pin = JSON.parse(read(`services/${name}/fixtures/EPOCH`)) as { epoch_id: string };
+    const manifest = JSON.parse(read(`services/${name}/checks/manifest.json`)) as { seed: number; properties: unknown[] };
+    const c = byName.get(name) as { touched: boolean; identities: { epoch_id: string | null; manifest_sha256: string | null } };
+    assert.is(c.touched, name === 'billing', name);
+    assert.is(c.identities.epoch_id, pin.epoch_id, name);
+    assert.is(c.identities.manifest_sha256, manifestDigest(manifest.seed, manifest.properties), name);
+  }
+  reset();
+});
+
 test('explain --context NAME takes PATHs relative to the root (a path under it as it is)', () => {
   const r = JSON.parse(cli(['explain', '--context', 'billing', 'fixtures/two_lines.json', 'services/billing/checks/manifest.json', '--json']).stdout);
   assert.equal(r.paths.map((p: { path: string; context: string; pinned: string | null }) => [p.path, p.context, p.pinned]), [
