@@ -108,7 +108,13 @@ export function remoteLines(decision: PushDecision, options: MessageOptions = {}
 function identityText(decision: PushDecision): string[] {
   const seen = new Set<string>();
   const lines: string[] = [];
+  // Refs judged on one tree share its evidence report: format each report's identities once
+  // (a push of 50,000 tags at one commit formats one block, not 50,000).
+  const formatted = new Set<object>();
   for (const r of decision.result.refs) {
+    const source: object = r.contexts ?? r.identities;
+    if (formatted.has(source)) continue;
+    formatted.add(source);
     for (const line of allIdentityLines(r.identities, r.contexts)) {
       if (seen.has(line)) continue;
       seen.add(line);
