@@ -430,18 +430,32 @@ async function lift(io: CliIO, opts: { observation: string; by: string | undefin
   }
 }
 
-/** The keyed freezes of the working tree whose observation_id is `id`, by path. */
-async function keyedFreezesCiting(a: Authoring, dir: string, id: string): Promise<{ path: string; expires_on?: string; reason?: string }[]> {
-  const found: { path: string; expires_on?: string; reason?: string }[] = [];
+/** A keyed freeze of the working tree as read, its members not yet checked. */
+interface KeyedFreezeFile {
+  path: string;
+  plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
+}
+
+/** The keyed freezes in `dir` of the working tree, by path; a file that is not JSON is left
+ * out (the gate itself reports a malformed keyed freeze: check, pre-commit, the server). */
+async function keyedFreezes(a: Authoring, dir: string): Promise<KeyedFreezeFile[]> {
+  const found: KeyedFreezeFile[] = [];
   for (const path of (await a.tree.list(dir)).filter((n) => n.endsWith('.json')).sort()) {
     const entry = await a.tree.stat(path);
     if (entry.kind !== 'file') continue;
-    let plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
     try {
-      plain = toPlain(parsePyJson(await entry.read())) as typeof plain;
+      found.push({ path, plain: toPlain(parsePyJson(await entry.read())) as KeyedFreezeFile['plain'] });
     } catch {
-      continue; // the gate reports a malformed keyed freeze
+      continue;
     }
+  }
+  return found;
+}
+
+/** The keyed freezes of the working tree whose observation_id is `id`, by path. */
+async function keyedFreezesCiting(a: Authoring, dir: string, id: string): Promise<{ path: string; expires_on?: string; reason?: string }[]> {
+  const found: { path: string; expires_on?: string; reason?: string }[] = [];
+  for (const { path, plain } of await keyedFreezes(a, dir)) {
     if (plain.observation_id !== id) continue;
     found.push({
       path,
@@ -487,17 +501,8 @@ async function freezesOf(a: Authoring, policy: Policy, date: string, status: (le
   }
   const section = policy.observations;
   if (!section) return found;
-  const listed = await a.tree.list(section.freezes);
-  for (const path of listed.filter((n) => n.endsWith('.json')).sort()) {
+  for (const { path, plain } of await keyedFreezes(a, section.freezes)) {
     const name = path.slice(path.lastIndexOf('/') + 1);
-    const entry = await a.tree.stat(path);
-    if (entry.kind !== 'file') continue;
-    let plain: { observation_id?: unknown; expires_on?: unknown; reason?: unknown };
-    try {
-      plain = toPlain(parsePyJson(await entry.read())) as typeof plain;
-    } catch {
-      continue; // the gate itself reports a malformed keyed freeze (check, pre-commit)
-    }
     if (typeof plain.expires_on !== 'string' || !isCalendarDate(plain.expires_on)) continue;
     const left = daysLeft(plain.expires_on, date);
     found.push({
