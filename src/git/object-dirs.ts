@@ -23,6 +23,13 @@ import { isOid } from '../types';
 
 /** Bytes of rebuilt delta bases kept between reads. */
 const BASE_CACHE_BYTES = 8 * 1024 * 1024;
+/** The value of each hex digit's character code (lowercase, as oids are written), by code. */
+const HEX_DIGIT = (() => {
+  const t = new Uint8Array(128);
+  for (let i = 0; i < 10; i++) t[0x30 + i] = i;
+  for (let i = 0; i < 6; i++) t[0x61 + i] = t[0x41 + i] = 10 + i;
+  return t;
+})();
 
 
 /** REF_DELTA bases found in another pack (or loose) followed before giving up: such chains are
@@ -113,6 +120,8 @@ export class ObjectsView {
   private readonly fanouts = new Map<string, Set<string>>();
   /** Loose object names per fan-out directory (`<objects>/xx`); null: no such directory. */
   private readonly looseNames = new Map<string, Set<string> | null>();
+  /** looseNames of each object directory by fan-out number (0-255), filled as listed. */
+  private readonly looseTables = new Map<ObjectDirectory, (Set<string> | null | undefined)[]>();
   /** Quarantine paths, longest first, as they may appear in a message (see `scrub`). */
   private readonly quarantinePaths: string[];
   /** The repository's own objects directory. */
@@ -243,8 +252,13 @@ export class ObjectsView {
   /** True when the fan-out directory listing (read once per directory, as git's loose-object
    * cache does) names the object. */
   private listedLoose(dir: ObjectDirectory, oid: string): boolean {
-    const names = this.fanoutNames(dir, oid.slice(0, 2));
-    return names !== null && names.has(oid.slice(2));
+    // fanoutNames by the fan-out's number, per directory: no key string per look-up.
+    let table = this.looseTables.get(dir);
+    if (!table) this.looseTables.set(dir, (table = new Array<Set<string> | null | undefined>(256)));
+    const fanout = (HEX_DIGIT[oid.charCodeAt(0) & 0x7f]! << 4) | HEX_DIGIT[oid.charCodeAt(1) & 0x7f]!;
+    let names = table[fanout];
+    if (names === undefined) names = table[fanout] = this.fanoutNames(dir, oid.slice(0, 2));
+    return names !== null && names.size > 0 && names.has(oid.slice(2));
   }
 
   /** The first directory holding `oid` as a loose file (listed, or written since). */
@@ -273,6 +287,7 @@ export class ObjectsView {
       if (existsSync(file)) {
         this.fanouts.delete(dir.path);
         this.looseNames.delete(`${dir.path}/${oid.slice(0, 2)}`);
+        this.looseTables.delete(dir);
         return { where: 'loose', dir, file };
       }
     }

@@ -367,14 +367,28 @@ interface EntryHeader {
 /** Look-up of an object anywhere in the repository, for REF_DELTA bases outside this pack. */
 export type ExternalReader = (oid: string) => { type: ObjectType; data: Buffer };
 
-/** A byte-bounded least-recently-used cache of delta bases, shared by all packs of a store. */
+/** A byte-bounded least-recently-used cache of delta bases, shared by all packs of a store.
+ * An entry is keyed by its pack's number (`packKey`) and its offset in the pack: one number
+ * (no string built and hashed per look-up), or a string for an offset or a pack number too
+ * large to share a number exactly. */
 export class BaseCache {
-  private readonly entries = new Map<string, { type: ObjectType; data: Buffer }>();
+  private readonly entries = new Map<number | string, { type: ObjectType; data: Buffer }>();
   private bytes = 0;
+  private packs = 0;
 
   constructor(private readonly limitBytes: number) {}
 
-  get(key: string): { type: ObjectType; data: Buffer } | undefined {
+  /** A number of its own for each pack that shares the cache. */
+  packKey(): number {
+    return this.packs++;
+  }
+
+  /** The key of the entry at `offset` in pack `pack`. */
+  static key(pack: number, offset: number): number | string {
+    return offset < 0x100000000 && pack < 0x100000 ? pack * 0x100000000 + offset : `${pack}:${offset}`;
+  }
+
+  get(key: number | string): { type: ObjectType; data: Buffer } | undefined {
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
@@ -383,7 +397,7 @@ export class BaseCache {
     return hit;
   }
 
-  set(key: string, value: { type: ObjectType; data: Buffer }): void {
+  set(key: number | string, value: { type: ObjectType; data: Buffer }): void {
     if (value.data.length > this.limitBytes / 4 || this.entries.has(key)) return;
     this.entries.set(key, value);
     this.bytes += value.data.length;
@@ -412,6 +426,8 @@ export class PackFile {
 
   /** How messages name this pack (never a quarantine path: see object-dirs.ts). */
   readonly label: string;
+  /** This pack's number in the shared base cache. */
+  private readonly baseKey: number;
 
   constructor(
     readonly packPath: string,
@@ -422,6 +438,7 @@ export class PackFile {
     label?: string,
   ) {
     this.label = label ?? packPath;
+    this.baseKey = bases.packKey();
   }
 
   private get idx(): PackIndex {
@@ -626,7 +643,7 @@ export class PackFile {
     let at = offset;
     for (let depth = 0; ; depth++) {
       if (depth > MAX_DELTA_DEPTH) throw this.corrupt(oid, offset, 'its delta chain is too long or loops');
-      const cached = this.bases.get(`${this.packPath}:${at}`);
+      const cached = this.bases.get(BaseCache.key(this.baseKey, at));
       if (cached) {
         base = cached;
         break;
@@ -665,13 +682,13 @@ export class PackFile {
     }
     if (!base) {
       base = { type, data: this.inflateEntry(oid, bottom!.entry, bottom!.offset) };
-      if (chain.length > 0) this.bases.set(`${this.packPath}:${bottom!.offset}`, base);
+      if (chain.length > 0) this.bases.set(BaseCache.key(this.baseKey, bottom!.offset), base);
     }
     for (let i = chain.length - 1; i >= 0; i--) {
       const { offset: deltaAt, entry } = chain[i]!;
       const delta = i === 0 && top ? top : this.inflateEntry(oid, entry, deltaAt);
       base = { type: base.type, data: applyDelta(delta, base.data, oid) };
-      if (i > 0) this.bases.set(`${this.packPath}:${deltaAt}`, base);
+      if (i > 0) this.bases.set(BaseCache.key(this.baseKey, deltaAt), base);
     }
     return base;
   }
