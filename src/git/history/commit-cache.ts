@@ -38,7 +38,7 @@ const MAX_BYTES = 1 << 29;
 
 /** What the walks use of a commit. */
 export interface CachedCommit {
-  parents: string[];
+  parents: readonly string[];
   time: number;
 }
 
@@ -55,8 +55,12 @@ export function commitCachePath(objectsDir: string): string {
 
 export class CommitCache {
   private count: number;
-  /** Commits read from objects during this run, to add when the walk is done. */
-  private readonly added = new Map<string, CachedCommit>();
+  /** Commits read from objects during this run, to add when the walk is done: their oids,
+   * dates and parents, kept flat (no object per commit). */
+  private addedOids: string[] = [];
+  private addedTimes: number[] = [];
+  private addedFirst: number[] = [];
+  private addedParents: string[] = [];
 
   private constructor(
     readonly path: string,
@@ -92,62 +96,82 @@ export class CommitCache {
     return { parents, time };
   }
 
-  /** Records a repository commit read from its object, for save(). */
+  /** Records a repository commit read from its object (oids as the commit parser gives them:
+   * 40 lower-case hex), for save(); one the file already lists, or one recorded twice, is
+   * written once. */
   add(oid: string, commit: CachedCommit): void {
-    if (this.row(oid) < 0) this.added.set(oid, commit);
+    this.addedOids.push(oid);
+    this.addedTimes.push(commit.time);
+    this.addedFirst.push(this.addedParents.length);
+    for (const p of commit.parents) this.addedParents.push(p);
   }
 
-  /** Commits add() recorded that save() would write. */
+  /** Commits add() recorded that save() would write (before duplicates are dropped). */
   get pending(): number {
-    return this.added.size;
+    return this.addedOids.length;
   }
 
   /** Writes the file with the new entries merged in (the old rows copied as bytes); a failure
    * to write leaves the old file. */
   save(): void {
-    if (this.added.size === 0) return;
-    const added = [...this.added].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-    this.added.clear();
+    const n = this.addedOids.length;
+    if (n === 0) return;
+    const { addedOids: oids, addedTimes: times, addedFirst: firsts, addedParents: parentOids } = this;
+    this.addedOids = [];
+    this.addedTimes = [];
+    this.addedFirst = [];
+    this.addedParents = [];
+    const parentEnd = (i: number) => (i + 1 < n ? firsts[i + 1]! : parentOids.length);
+    // The new rows, sorted by oid (lower-case hex sorts as the bytes do), each once, and none
+    // the file already lists.
+    const order: number[] = [];
+    for (let i = 0; i < n; i++) order.push(i);
+    order.sort((x, y) => (oids[x]! < oids[y]! ? -1 : oids[x]! > oids[y]! ? 1 : x - y));
+    const added: number[] = [];
+    for (const i of order) if ((added.length === 0 || oids[added[added.length - 1]!] !== oids[i]) && this.row(oids[i]!) < 0) added.push(i);
+    if (added.length === 0) return;
     const { buf, count } = this;
     const oldBase = HEADER + count * ROW;
     const oldParents = count === 0 ? 0 : (buf.length - HASH_LEN - oldBase) / HASH_LEN;
     const total = count + added.length;
-    const parentCount = oldParents + added.reduce((n, [, c]) => n + c.parents.length, 0);
+    let parentCount = oldParents;
+    for (const i of added) parentCount += parentEnd(i) - firsts[i]!;
     const size = HEADER + total * ROW + parentCount * HASH_LEN + HASH_LEN;
     if (size > MAX_BYTES) return;
-    const out = Buffer.alloc(size);
+    const out = Buffer.allocUnsafe(size);
     out.writeUInt32BE(MAGIC, 0);
     out.writeUInt32BE(VERSION, 4);
     out.writeUInt32BE(total, 8);
     const base = HEADER + total * ROW;
     let next = 0;
     let r = 0;
-    let i = 0;
-    const key = Buffer.alloc(HASH_LEN);
+    let k = 0;
     for (let row = 0; row < total; row++) {
       const at = HEADER + row * ROW;
-      let takeOld = i >= added.length;
-      if (!takeOld && r < count) {
-        key.write(added[i]![0], 'hex');
-        takeOld = buf.compare(key, 0, HASH_LEN, HEADER + r * ROW, HEADER + r * ROW + HASH_LEN) < 0;
+      // Both sides are sorted: the new row is written first into place, then compared in
+      // place with the old row (bytes), and the smaller kept (buf.compare is below 0 when the
+      // old row sorts first).
+      let takeOld = k >= added.length;
+      if (!takeOld) {
+        out.write(oids[added[k]!]!, at, HASH_LEN, 'hex');
+        takeOld = r < count && buf.compare(out, at, at + HASH_LEN, HEADER + r * ROW, HEADER + r * ROW + HASH_LEN) < 0;
       }
       if (takeOld) {
         const from = HEADER + r * ROW;
         buf.copy(out, at, from, from + HASH_LEN + 8);
         const first = buf.readUInt32BE(from + HASH_LEN + 8);
-        const n = buf.readUInt32BE(from + HASH_LEN + 12);
+        const np = buf.readUInt32BE(from + HASH_LEN + 12);
         out.writeUInt32BE(next, at + HASH_LEN + 8);
-        out.writeUInt32BE(n, at + HASH_LEN + 12);
-        buf.copy(out, base + next * HASH_LEN, oldBase + first * HASH_LEN, oldBase + (first + n) * HASH_LEN);
-        next += n;
+        out.writeUInt32BE(np, at + HASH_LEN + 12);
+        buf.copy(out, base + next * HASH_LEN, oldBase + first * HASH_LEN, oldBase + (first + np) * HASH_LEN);
+        next += np;
         r++;
       } else {
-        const [oid, c] = added[i++]!;
-        out.write(oid, at, HASH_LEN, 'hex');
-        out.writeDoubleBE(c.time, at + HASH_LEN);
+        const i = added[k++]!;
+        out.writeDoubleBE(times[i]!, at + HASH_LEN);
         out.writeUInt32BE(next, at + HASH_LEN + 8);
-        out.writeUInt32BE(c.parents.length, at + HASH_LEN + 12);
-        for (const p of c.parents) out.write(p, base + next++ * HASH_LEN, HASH_LEN, 'hex');
+        out.writeUInt32BE(parentEnd(i) - firsts[i]!, at + HASH_LEN + 12);
+        for (let p = firsts[i]!; p < parentEnd(i); p++) out.write(parentOids[p]!, base + next++ * HASH_LEN, HASH_LEN, 'hex');
       }
     }
     createHash('sha1').update(out.subarray(0, size - HASH_LEN)).digest().copy(out, size - HASH_LEN);

@@ -66,12 +66,14 @@ export class CommitGraph {
    * (CDAT), and git orders that walk by commit date.
    */
   readonly correctedDates: boolean;
-  private readonly gens: Float64Array;
+  /** Every commit's generation number, or null when each layer was checked whole on an earlier
+   * push (VerifiedGraphs): then they are read from the file as asked for. */
+  private readonly gens: Float64Array | null;
 
   /** @internal built by readCommitGraph once every check has passed */
   constructor(
     private readonly layers: Layer[],
-    gens: Float64Array,
+    gens: Float64Array | null,
     correctedDates: boolean,
   ) {
     this.count = layers.reduce((n, l) => n + l.count, 0);
@@ -134,7 +136,9 @@ export class CommitGraph {
   /** Generation number: corrected commit date when `correctedDates`, else topological level.
    * Strictly greater than every parent's (checked when the graph was read). */
   generation(pos: number): number {
-    return this.gens[pos]!;
+    if (this.gens) return this.gens[pos]!;
+    const l = this.layerOf(pos);
+    return layerGeneration(l, pos - l.offset, this.correctedDates);
   }
 
   /** Parent positions, in the commit's order. */
@@ -388,32 +392,37 @@ function chunkName(id: number): string {
   return Buffer.from([id >>> 24, (id >>> 16) & 255, (id >>> 8) & 255, id & 255]).toString('latin1');
 }
 
-/** Checks every commit's parents and generation across the layers, and builds the graph. */
+/** The generation number of local position i: its corrected commit date (`corrected`, from
+ * GDA2 and GDO2) or its topological level (CDAT). */
+function layerGeneration(l: Layer, i: number, corrected: boolean): number {
+  const { buf } = l;
+  const at = l.data + i * CDAT_WIDTH + HASH_LEN + 8;
+  const word = buf.readUInt32BE(at);
+  if (corrected) {
+    const time = (word & 3) * 2 ** 32 + buf.readUInt32BE(at + 4);
+    const off = buf.readUInt32BE(l.genData + 4 * i);
+    if ((off & OVERFLOW) === 0) return time + off;
+    const k = (off & 0x7fffffff) >>> 0;
+    if (l.genOverflow < 0 || 8 * (k + 1) > l.genOverflowLen) throw new GraphError('its GDA2 chunk points past its GDO2 overflow chunk');
+    return time + Number(buf.readBigUInt64BE(l.genOverflow + 8 * k));
+  }
+  const level = word >>> 2;
+  if (level === 0) throw new GraphError('it has no generation numbers (written by a git older than 2.19)');
+  return level;
+}
+
+/**
+ * Checks every commit's parents and generation across the layers, and builds the graph. A
+ * graph whose every layer was checked whole on an earlier push is not walked at all: its
+ * generation numbers are read as the walks ask for them.
+ */
 function assemble(layers: Layer[], deadline?: Deadline): CommitGraph {
   const corrected = layers.every((l) => l.genData >= 0);
+  if (layers.every((l) => l.known)) return new CommitGraph(layers, null, corrected);
   const total = layers.reduce((n, l) => n + l.count, 0);
   const gens = new Float64Array(total);
   for (const l of layers) {
-    const { buf } = l;
-    for (let i = 0; i < l.count; i++) {
-      const at = l.data + i * CDAT_WIDTH + HASH_LEN + 8;
-      const word = buf.readUInt32BE(at);
-      if (corrected) {
-        const time = (word & 3) * 2 ** 32 + buf.readUInt32BE(at + 4);
-        const off = buf.readUInt32BE(l.genData + 4 * i);
-        if ((off & OVERFLOW) !== 0) {
-          const k = (off & 0x7fffffff) >>> 0;
-          if (l.genOverflow < 0 || 8 * (k + 1) > l.genOverflowLen) throw new GraphError('its GDA2 chunk points past its GDO2 overflow chunk');
-          gens[l.offset + i] = time + Number(buf.readBigUInt64BE(l.genOverflow + 8 * k));
-        } else {
-          gens[l.offset + i] = time + off;
-        }
-      } else {
-        const level = word >>> 2;
-        if (level === 0) throw new GraphError('it has no generation numbers (written by a git older than 2.19)');
-        gens[l.offset + i] = level;
-      }
-    }
+    for (let i = 0; i < l.count; i++) gens[l.offset + i] = layerGeneration(l, i, corrected);
     deadline?.check();
   }
   // Every parent position must exist (in this layer or below), and generation numbers must

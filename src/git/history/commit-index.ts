@@ -17,6 +17,7 @@ import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
 import { type CommitGraph, readCommitGraph } from './commit-graph';
 import type { CommitCache } from './commit-cache';
+import { GitReadError, type CommitRecord } from '../types';
 
 export class CommitIndex {
   /** Commits the graph lists: ids below this are graph positions. */
@@ -136,7 +137,11 @@ export class CommitIndex {
     }
   }
 
-  /** Reads an extra commit's object once: its parents (absent ones dropped), date, boundary. */
+  /** Reads an extra commit's object once: its parents (absent ones dropped), date, boundary.
+   * A commit reachable from the refs keeps every parent without asking the object store (the
+   * refs reach them, so the repository holds them); should one be absent all the same (a
+   * corrupt repository), it is found when the walk reads it, and is then a boundary with no
+   * parents, as an absent parent is here. */
   private async load(id: number, reachableFromRefs: boolean): Promise<number[]> {
     const i = id - this.graphCount;
     const have = this.extraParents[i];
@@ -144,30 +149,39 @@ export class CommitIndex {
     const oid = this.extraOid[i]!;
     const cached = this.cache?.lookup(oid);
     const c = cached ? { parents: cached.parents, committerTime: cached.time } : await this.readCommit(oid, reachableFromRefs);
-    const present = (p: string) => (cached !== undefined && reachableFromRefs) || this.store.objects.hasObject(p);
     const parents: number[] = [];
-    if (this.shallow.has(oid)) {
+    if (c === null) {
+      this.extraBoundary[i] = `commit ${oid} is not in the repository (a ref's history reaches it)`;
+      this.sawBoundary = true;
+    } else if (this.shallow.has(oid)) {
       this.extraBoundary[i] = `commit ${oid} is a shallow clone's boundary (listed in the shallow file)`;
       this.sawBoundary = true;
     } else {
       for (const p of c.parents) {
-        if (this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || present(p)) parents.push(this.idOf(p));
+        if (reachableFromRefs || this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || this.store.objects.hasObject(p)) parents.push(this.idOf(p));
         else {
           this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
           this.sawBoundary = true;
         }
       }
     }
-    this.extraTime[i] = c.committerTime;
+    this.extraTime[i] = c?.committerTime ?? 0;
     this.extraParents[i] = parents;
     return parents;
   }
 
   /** A commit read from its object, recorded for the commit cache when one is in use and the
-   * repository held the commit before the push (known without asking for one the refs reach). */
-  private async readCommit(oid: string, reachableFromRefs: boolean): Promise<{ parents: readonly string[]; committerTime: number }> {
-    const c = await this.store.commits.record(oid);
-    if (this.cache && (reachableFromRefs || !(await this.store.objects.isQuarantined(oid)))) this.cache.add(oid, { parents: [...c.parents], time: c.committerTime });
+   * repository held the commit before the push (known without asking for one the refs reach);
+   * null for a commit the refs reach whose object is absent. */
+  private async readCommit(oid: string, reachableFromRefs: boolean): Promise<{ parents: readonly string[]; committerTime: number } | null> {
+    let c: CommitRecord;
+    try {
+      c = await this.store.commits.record(oid);
+    } catch (err) {
+      if (reachableFromRefs && err instanceof GitReadError && !this.store.objects.hasObject(oid)) return null;
+      throw err;
+    }
+    if (this.cache && (reachableFromRefs || !(await this.store.objects.isQuarantined(oid)))) this.cache.add(oid, { parents: c.parents, time: c.committerTime });
     return c;
   }
 

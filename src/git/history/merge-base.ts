@@ -116,7 +116,9 @@ interface Paint {
  */
 async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], deadline: Deadline): Promise<Paint> {
   const flags = new Marks(idx.size);
-  const inQueue = new Map<number, number>(); // entries per commit, to count the non-stale ones
+  // Entries per commit, to count the non-stale ones (a commit is queued at most once per flag
+  // it gains, so a byte holds the count).
+  const inQueue = new Marks(idx.size);
   const queue = new Heap();
   const byGen = idx.graph?.correctedDates === true;
   let nonStale = 0;
@@ -124,7 +126,7 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
   const boundaries: number[] = [];
   const put = (id: number) => {
     queue.push(id, byGen ? idx.gitOrderGen(id) : 0, idx.time(id));
-    inQueue.set(id, (inQueue.get(id) ?? 0) + 1);
+    inQueue.set(id, inQueue.get(id) + 1);
     if (!(flags.get(id) & STALE)) nonStale++;
   };
   flags.set(one, flags.get(one) | PARENT1);
@@ -138,9 +140,7 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
   while (nonStale > 0) {
     deadline.tick();
     const c = queue.pop();
-    const left = inQueue.get(c)! - 1;
-    if (left === 0) inQueue.delete(c);
-    else inQueue.set(c, left);
+    inQueue.set(c, inQueue.get(c) - 1);
     let f = flags.get(c) & (PARENT1 | PARENT2 | STALE);
     if (!(f & STALE)) nonStale--;
     if (idx.boundary(c)) boundaries.push(c);
@@ -155,7 +155,7 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
       const pf = flags.get(p);
       if ((pf & f) === f) continue;
       // Entries of p already queued turn STALE with it.
-      if (f & STALE && !(pf & STALE)) nonStale -= inQueue.get(p) ?? 0;
+      if (f & STALE && !(pf & STALE)) nonStale -= inQueue.get(p);
       flags.set(p, pf | f);
       if (!idx.ready(p)) await idx.prepare(p, deadline);
       put(p);
