@@ -7,8 +7,9 @@
 //     loose object by reading its file once and inflating it once with node:zlib, bounded by
 //     the caller's size limit, so an object over the limit is refused without being inflated
 //     past it;
-//   - verify: the SHA-1 of `<type> <size>\0<content>`, with node:crypto, exactly once per
-//     object, before it is kept or parsed;
+//   - verify: the SHA-1 of `<type> <size>\0<content>`, with node:crypto, once per object
+//     read, before it is kept or parsed; during a push, only for the objects in the push's
+//     quarantine (the repository's own were checked by git when they arrived);
 //   - cache: checked objects by oid within a byte budget (large blobs are not kept), with
 //     their parsed forms once someone asked for them (a raw tree here; commits and tags in
 //     commits.ts).
@@ -251,7 +252,10 @@ export class ObjectDatabase {
 
   /**
    * Reads `oid` from where it was located, checks its SHA-1 and keeps it (budget
-   * permitting). `refuse`, when given, sees the type and size as soon as they are known
+   * permitting). During a push (a quarantine is open) only the objects the push brought are
+   * checked: an object of the repository's own directories (or its alternates) was checked by
+   * git when it arrived, and git reads it without checking again; the push's objects are
+   * located in the quarantine first, so an object the client sent again is checked too. `refuse`, when given, sees the type and size as soon as they are known
    * (before a packed object is inflated; a loose one is inflated to `bound` bytes at most)
    * and throws to refuse the object.
    */
@@ -268,6 +272,7 @@ export class ObjectDatabase {
       if (err instanceof GitReadError) throw this.scrubbed(err);
       throw err;
     }
+    if (this.hasQuarantine && !loc.dir.quarantine) return this.keep(oid, type, content);
     const sha = createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
     if (sha !== oid) {
       throw new GitReadError(`Object ${oid} in ${this.view.describe(loc, oid)} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt. Run \`git fsck\`.`, oid, true);
