@@ -34,6 +34,9 @@ marker='receipt-gate pre-receive hook'
 chained_name='pre-receive.receipt-gate-chained'
 
 log_shim="$here/server-hooks/reference-transaction"
+batch_shim="$here/server-hooks/proc-receive"
+batch_marker='receipt-gate proc-receive hook'
+batch_routes='a:refs/'
 log_marker='receipt-gate reference-transaction hook'
 log_chained_name='reference-transaction.receipt-gate-chained'
 log_key=''
@@ -262,11 +265,46 @@ install_log() {
     mv -f -- "$file.tmp.$$" "$file"
     say "installed $file (the push log)"
   fi
+  install_batch "$repo" "$dir"
   git --git-dir="$repo" config receipt-gate.logKey "$(absolute "$log_key")"
   mkdir -p -- "$repo/receipt-gate"
   local cjs
   cjs=$(absolute "$dir/receipt-gate.cjs")
   (cd "$repo" && GIT_DIR=. "$node_cmd" "$cjs" reference-transaction init) | sed 's/^/install.sh: /'
+}
+
+# install_batch REPO HOOKS_DIR: the proc-receive hook and `receive.procReceiveRefs a:refs/`,
+# so that the new refs of a push are created in one ref transaction (docs/push-log.md, "Many
+# refs in one push"). Left out, with a note, when the repository routes refs to a proc-receive
+# hook of its own: the log then works as before, one transaction per ref.
+install_batch() {
+  local repo=$1 dir=$2 file="$2/proc-receive" routes
+  routes=$(git --git-dir="$repo" config --get-all receive.procReceiveRefs 2>/dev/null || true)
+  if { [ -e "$file" ] || [ -L "$file" ]; } && ! { [ -f "$file" ] && [ ! -L "$file" ] && grep -q "$batch_marker" "$file"; }; then
+    say "note: $file is another proc-receive hook: kept; the new refs of a push are logged one transaction each (docs/push-log.md, \"Many refs in one push\")"
+    return 0
+  fi
+  if [ -n "$routes" ] && [ "$routes" != "$batch_routes" ]; then
+    say "note: $repo routes receive.procReceiveRefs ($routes) already: kept; the new refs of a push are logged one transaction each (docs/push-log.md, \"Many refs in one push\")"
+    return 0
+  fi
+  if ! same_file "$batch_shim" "$file"; then
+    cp -- "$batch_shim" "$file.tmp.$$"
+    chmod 0755 "$file.tmp.$$"
+    mv -f -- "$file.tmp.$$" "$file"
+    say "installed $file (the new refs of a push in one transaction, for the push log)"
+  fi
+  [ "$routes" = "$batch_routes" ] || git --git-dir="$repo" config receive.procReceiveRefs "$batch_routes"
+}
+
+uninstall_batch() {
+  local repo=$1 dir=$2 file="$2/proc-receive"
+  [ -f "$file" ] && grep -q "$batch_marker" "$file" 2>/dev/null || return 0
+  rm -f -- "$file"
+  if [ "$(git --git-dir="$repo" config --get-all receive.procReceiveRefs 2>/dev/null || true)" = "$batch_routes" ]; then
+    git --git-dir="$repo" config --unset-all receive.procReceiveRefs
+  fi
+  say "removed $file and receive.procReceiveRefs"
 }
 
 # check_log_key REPO...: before anything is installed (no half install), the key is a readable
@@ -288,6 +326,7 @@ check_log_key() {
 
 uninstall_log() {
   local repo=$1 dir=$2 file="$2/reference-transaction"
+  uninstall_batch "$repo" "$dir"
   [ -f "$file" ] && grep -q "$log_marker" "$file" 2>/dev/null || return 0
   rm -f -- "$file"
   say "removed $file (the push log stops; refs/receipt-gate/log and $repo/receipt-gate/ are kept)"

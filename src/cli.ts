@@ -33,6 +33,7 @@ export const COMMANDS: Record<string, Entry> = {
   'verify-log': { summary: 'verify the signed push log: every move of each protected ref is an entry', load: () => import('./entries/verify-log') },
   'log': { summary: 'log acknowledge: on the server, sign an owner\'s acceptance of moves the push log cannot account for', load: () => import('./entries/log-acknowledge') },
   'reference-transaction': { summary: 'the server hook that appends to the push log (reference-transaction)', load: () => import('./entries/reference-transaction') },
+  'proc-receive': { summary: 'the server hook that creates the new refs of a push in one transaction, for the push log (proc-receive)', load: () => import('./entries/proc-receive') },
   'keygen': { summary: 'write an ed25519 key pair for signing receipts', load: () => import('./entries/keygen') },
   'explain': { summary: 'explain PATH: which rules and globs protect it, and who may change it', load: () => import('./entries/explain') },
   'init': { summary: 'add the policy, starter evidence, husky hooks and lint-staged entries', load: () => import('./entries/init') },

@@ -4,23 +4,29 @@
 // them — a POSIX shell step, no second Node start.
 //
 // Everything an entry holds is known in pre-receive except which updates git will apply: a
-// push with --atomic applies all or none, a plain push applies each update in its own ref
-// transaction (some may fail). So the entries are prepared for each way the log can grow:
+// push with --atomic applies all or none, a plain push applies its new refs in one transaction
+// when the proc-receive hook batches them (batch.ts) and each other update in a ref
+// transaction of its own (some may fail). So the entries are prepared for each way the log can
+// grow:
 //
-//   single i   update i alone, on top of single i-1 (single 1 on top of the log's tip): the
-//              plain push, one transaction per update, in the order receive-pack runs them
-//   all        every update in one entry, on top of the tip: an --atomic push of several refs
+//   the chain   one entry per transaction of a plain push, in the order git applies them (the
+//               batch of new refs first, then each other update alone, in push order), each on
+//               top of the one before (the first on top of the log's tip)
+//   all         every update in one entry, on top of the tip: an --atomic push of several refs
 //
-// Each is a finished log commit (signed entry, seq, prev, parent), written as a loose object.
+// Each is a finished log commit (signed entry, seq, prev, parent), written as a loose object:
+// a push of 10,000 new tags writes two, not 10,000 (which would also set off git's auto gc).
 // `pending/<receive-pack pid>.log` lists them, one line each:
 //
-//   <commit> <parent> <old> <new> <ref>     a single candidate
+//   <commit> <parent> <old> <new> <ref>     a one-update transaction of the chain
+//   <commit> <parent> batch <n>             the batch of n new refs
 //   all <commit> <parent>                   the whole push (only when it has several updates)
 //
-// and `candidates/<receive-pack pid>/<parent>` holds each single candidate under the entry it
-// extends, `<commit> <old> <new> <ref> <i> <n>` (update i of n): the hook finds the candidate
-// for a one-update transaction by the log's tip, one file read, whatever the push's size
-// (a push of N refs costs the log O(N) in all, not N reads of an N-line list).
+// and `candidates/<receive-pack pid>/` holds each under the entry it extends, so that the hook
+// finds it by the log's tip, one file read, whatever the push's size: `<parent>` for a
+// one-update transaction (`<commit> <old> <new> <ref> <i> <n>`: i of the push's n updates
+// applied once it is), `<parent>.txn` for the batch and `all.txn` for the whole push (a line
+// `<commit> <parent> <i> <n>`, then the transaction's lines exactly as git gives them to the hook).
 //
 // The hook uses a candidate only when the updates git committed are exactly its updates and
 // the log's tip, read under refs/receipt-gate/log.lock, is still its parent; anything else
@@ -61,6 +67,7 @@ export async function prepareCandidates(
   trusted: readonly KeyObject[],
   facts: PushFacts,
   updates: readonly LoggedUpdate[],
+  batch: readonly LoggedUpdate[] | null = null,
 ): Promise<boolean> {
   if (updates.length === 0) return false;
   const tip = readLogRef(gitdir);
@@ -99,21 +106,45 @@ export async function prepareCandidates(
   }
   const lines: string[] = [];
   let after: { commit: string; seq: number; payloadSha256: string } = head;
-  updates.forEach((u, i) => {
-    const c = entry(after, [u]);
-    lines.push(`${c.commit} ${c.parent} ${u.old} ${u.new} ${u.ref}`);
-    writeFileSync(join(byParent, c.parent), `${c.commit} ${u.old} ${u.new} ${u.ref} ${i + 1} ${updates.length}\n`);
+  // The transactions git will apply, in order: the batch of new refs the proc-receive hook
+  // creates in one (batch.ts), then each other update alone, in push order.
+  const inBatch = new Set(batch ?? []);
+  const chain: LoggedUpdate[][] = batch && batch.length ? [[...batch]] : [];
+  for (const u of updates) if (!inBatch.has(u)) chain.push([u]);
+  let applied = 0;
+  chain.forEach((txn) => {
+    const c = entry(after, txn);
+    applied += txn.length;
+    if (txn.length === 1) {
+      const u = txn[0]!;
+      lines.push(`${c.commit} ${c.parent} ${u.old} ${u.new} ${u.ref}`);
+      writeFileSync(join(byParent, c.parent), `${c.commit} ${u.old} ${u.new} ${u.ref} ${applied} ${updates.length}\n`);
+    } else {
+      lines.push(`${c.commit} ${c.parent} batch ${txn.length}`);
+      writeFileSync(join(byParent, `${c.parent}.txn`), transactionText(c.commit, c.parent, applied, updates.length, txn));
+    }
     after = c;
   });
   if (updates.length > 1) {
     const all = entry(head, [...updates]);
     lines.push(`all ${all.commit} ${all.parent}`);
+    writeFileSync(join(byParent, 'all.txn'), transactionText(all.commit, all.parent, updates.length, updates.length, updates));
   }
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${receivePid}.log.${process.pid}`);
   writeFileSync(tmp, `${lines.join('\n')}\n`);
   renameSync(tmp, join(dir, `${receivePid}.log`));
   return true;
+}
+
+/**
+ * A transaction's candidate for the shell hook: a first line `<commit> <parent> <i> <n>` (the
+ * entry, the entry it extends, and how many of the push's n updates are applied once it is), then exactly the lines git gives the
+ * reference-transaction hook for it (`<old> <new> <ref>`, in order): the hook compares its stdin
+ * with them as one string, whatever the number of refs.
+ */
+function transactionText(commit: string, parent: string, applied: number, total: number, txn: readonly LoggedUpdate[]): string {
+  return `${commit} ${parent} ${applied} ${total}\n${txn.map((u) => `${u.old} ${u.new} ${u.ref}\n`).join('')}`;
 }
 
 /** Whether a ref name can travel through the shell hook's `<old> <new> <ref>` lines as-is. */

@@ -12,6 +12,7 @@ import { ObjectStore } from '../git/store';
 import type { PushDecision } from '../decision';
 import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
 import { logKey } from './hook';
+import { batchOf } from './batch';
 import { prepareCandidates, shellSafeRef, type PushFacts } from './prepare';
 import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
 
@@ -65,7 +66,8 @@ async function prepareFastPath(gitdir: string, env: NodeJS.ProcessEnv, receivePi
   try {
     const key = await logKey(gitdir, env);
     if ('error' in key) return;
-    await prepareCandidates(gitdir, receivePid, key.key, [createPublicKey(key.key), ...key.previous], facts, updates);
+    const batch = batchOf({ gitdir, env, updates, atomic: null, predict: true });
+    await prepareCandidates(gitdir, receivePid, key.key, [createPublicKey(key.key), ...key.previous], facts, updates, batch as LoggedUpdate[] | null);
   } catch {
     /* the logger signs in reference-transaction */
   }

@@ -15,6 +15,8 @@ import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/help
 import { gitValue } from '../helpers/git';
 import { codes, freshRepo, logEntries, startServers, verifyLog, type LogRepo, type LogServer } from './helpers';
 
+const ZERO = '0'.repeat(40);
+
 let server: LogServer;
 let nodeWrapper: string;
 let nodeStarts: string;
@@ -102,7 +104,7 @@ test('a push of one ref: the entry pre-receive signed is appended without starti
   assert.equal(auditLines(r), []);
 });
 
-test('three refs in a plain push: one entry each, chained, all by the shell; with --atomic one entry for all', () => {
+test('three new branches in a plain push: one entry for the three (the proc-receive hook creates them in one transaction), appended by the shell; three updates: one entry each, chained, all by the shell; with --atomic one entry for all', () => {
   const r = freshRepo(server, 'fast-many');
   const heads = ['a', 'b', 'c'].map((n) => branch(r.work, `feature/${n}`, `src/${n}.py`));
   let p;
@@ -111,9 +113,23 @@ test('three refs in a plain push: one entry each, chained, all by the shell; wit
   });
   assert.is(p!.status, 0, p!.stderr);
   assert.equal(loggerStarts(lines), [], lines.join('\n'));
+  assert.is(lines.filter((l) => / proc-receive$/.test(l)).length, 1, lines.join('\n'));
   let entries = logEntries(r.bare);
-  assert.equal(entries.map((e) => e.seq), [0, 1, 2, 3]);
-  assert.equal(entries.slice(1).map((e) => e.updates.map((u) => `${u.ref} ${u.new}`)), heads.map((h, i) => [`refs/heads/feature/${'abc'[i]} ${h}`]));
+  assert.equal(entries.map((e) => e.seq), [0, 1]);
+  assert.equal(entries[1]!.updates.map((u) => `${u.old} ${u.new} ${u.ref}`), heads.map((h, i) => `${ZERO} ${h} refs/heads/feature/${'abc'[i]}`));
+  heads.forEach((h, i) => assert.is(refOid(r.bare, `refs/heads/feature/${'abc'[i]}`), h));
+  assert.equal(pendingFiles(r), []);
+
+  const moved = ['a', 'b', 'c'].map((n) => branch(r.work, `feature/${n}`, `src/${n}1.py`, `feature/${n}`));
+  lines = starts(() => {
+    p = filePush(r, ['feature/a', 'feature/b', 'feature/c']);
+  });
+  assert.is(p!.status, 0, p!.stderr);
+  assert.equal(loggerStarts(lines), [], lines.join('\n'));
+  assert.equal(lines.filter((l) => / proc-receive$/.test(l)), [], 'updates of existing refs never reach the proc-receive hook');
+  entries = logEntries(r.bare);
+  assert.equal(entries.map((e) => e.seq), [0, 1, 2, 3, 4]);
+  assert.equal(entries.slice(2).map((e) => e.updates.map((u) => `${u.ref} ${u.new}`)), moved.map((h, i) => [`refs/heads/feature/${'abc'[i]} ${h}`]));
   assert.equal(pendingFiles(r), []);
 
   const next = ['a', 'b'].map((n) => branch(r.work, `feature/${n}`, `src/${n}2.py`, `feature/${n}`));
@@ -123,11 +139,37 @@ test('three refs in a plain push: one entry each, chained, all by the shell; wit
   assert.is(p!.status, 0, p!.stderr);
   assert.equal(loggerStarts(lines), [], lines.join('\n'));
   entries = logEntries(r.bare);
-  assert.is(entries.length, 5);
-  assert.equal(entries[4]!.updates.map((u) => `${u.ref} ${u.new}`).sort(), [`refs/heads/feature/a ${next[0]}`, `refs/heads/feature/b ${next[1]}`]);
+  assert.is(entries.length, 6);
+  assert.equal(entries[5]!.updates.map((u) => `${u.ref} ${u.new}`).sort(), [`refs/heads/feature/a ${next[0]}`, `refs/heads/feature/b ${next[1]}`]);
   assert.equal(pendingFiles(r), []);
   const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'feature/a', '--ref', 'feature/b', '--ref', 'feature/c');
   assert.is(v.status, 0, v.text);
+});
+
+test('new refs git refuses to create together (one name is locked): none is created, each is refused with the reason, the log is unchanged, and the next push audits them as not applied', () => {
+  const r = freshRepo(server, 'fast-batch-refused');
+  const heads = ['a', 'b', 'c'].map((n) => branch(r.work, `nb/${n}`, `src/${n}.py`));
+  mkdirSync(join(r.bare, 'refs', 'heads', 'nb'), { recursive: true });
+  writeFileSync(join(r.bare, 'refs', 'heads', 'nb', 'b.lock'), '');
+  const tip = refOid(r.bare, 'refs/receipt-gate/log');
+  const p = filePush(r, ['nb/a', 'nb/b', 'nb/c']);
+  assert.is.not(p.status, 0, p.stderr);
+  for (const n of ['a', 'b', 'c']) {
+    assert.is(refOid(r.bare, `refs/heads/nb/${n}`), null);
+    assert.match(p.stderr, new RegExp(`refs/heads/nb/${n}:refs/heads/nb/${n}\\t\\[remote rejected\\] \\(the 3 new refs of this push are created together, and git refused: .*nb/b.*nothing was created, push again\\)`));
+  }
+  assert.is(refOid(r.bare, 'refs/receipt-gate/log'), tip);
+  rmSync(join(r.bare, 'refs', 'heads', 'nb', 'b.lock'));
+  branch(r.work, 'main', 'src/after.py');
+  assert.is(filePush(r, ['main']).status, 0);
+  const notApplied = auditLines(r).filter((x) => x.event === 'not-applied');
+  assert.equal(notApplied.map((x) => x.updates!.map((u) => `${u.ref} ${u.new}`)), [heads.map((h, i) => `refs/heads/nb/${'abc'[i]} ${h}`)]);
+  const v = verifyLog(r.bare, server.pub, '--every-signature');
+  assert.is(v.status, 0, v.text);
+  // Pushed again, they are created, in one entry.
+  const again = filePush(r, ['nb/a', 'nb/b', 'nb/c']);
+  assert.is(again.status, 0, again.stderr);
+  assert.equal(logEntries(r.bare).pop()!.updates.map((u) => u.ref), ['refs/heads/nb/a', 'refs/heads/nb/b', 'refs/heads/nb/c']);
 });
 
 test('parallel pushes of six refs: every update is one entry, in one chain, none lost; the first to commit is appended by the shell, the others by whichever path their tip allows', async () => {
@@ -160,9 +202,10 @@ test('parallel pushes of six refs: every update is one entry, in one chain, none
 
 test('a plain push whose middle update git refuses: the others are logged (the last by the Node logger), the refused one is audited as not applied', () => {
   const r = freshRepo(server, 'fast-partial');
-  const [a, b, c] = ['a', 'b', 'c'].map((n) => branch(r.work, `part/${n}`, `src/${n}.py`));
+  ['a', 'b', 'c'].map((n) => branch(r.work, `part/${n}`, `src/${n}.py`));
+  assert.is(filePush(r, ['part/a', 'part/b', 'part/c']).status, 0);
+  const [a, b, c] = ['a', 'b', 'c'].map((n) => branch(r.work, `part/${n}`, `src/${n}1.py`, `part/${n}`));
   // A lock someone holds on part/b: receive-pack cannot lock it after pre-receive accepted.
-  mkdirSync(join(r.bare, 'refs', 'heads', 'part'), { recursive: true });
   writeFileSync(join(r.bare, 'refs', 'heads', 'part', 'b.lock'), '');
   let p;
   const lines = starts(() => {
@@ -170,14 +213,14 @@ test('a plain push whose middle update git refuses: the others are logged (the l
   });
   assert.is.not(p!.status, 0, p!.stderr);
   assert.is(refOid(r.bare, 'refs/heads/part/a'), a);
-  assert.is(refOid(r.bare, 'refs/heads/part/b'), null);
+  assert.is.not(refOid(r.bare, 'refs/heads/part/b'), b);
   assert.is(refOid(r.bare, 'refs/heads/part/c'), c);
   // part/a from its prepared entry; part/c's prepared entry sits on part/b's, which git never
   // applied: the Node logger signs it on the real tip.
   assert.is(loggerStarts(lines).length, 1, lines.join('\n'));
   const entries = logEntries(r.bare);
-  assert.equal(entries.slice(1).map((e) => e.updates.map((u) => `${u.ref} ${u.new}`)), [[`refs/heads/part/a ${a}`], [`refs/heads/part/c ${c}`]]);
-  assert.equal(entries.map((e) => e.seq), [0, 1, 2]);
+  assert.equal(entries.slice(2).map((e) => e.updates.map((u) => `${u.ref} ${u.new}`)), [[`refs/heads/part/a ${a}`], [`refs/heads/part/c ${c}`]]);
+  assert.equal(entries.map((e) => e.seq), [0, 1, 2, 3]);
   let v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'part/a', '--ref', 'part/b', '--ref', 'part/c');
   assert.is(v.status, 0, v.text);
   // The next push sweeps what the gate accepted and git did not apply: part/b alone.

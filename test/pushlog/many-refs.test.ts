@@ -1,7 +1,8 @@
-// A plain push of many refs (docs/push-log.md, "Entries signed in advance"): receive-pack
-// applies each ref in a transaction of its own, and the shell hook appends each one's entry
-// by looking up the candidate on top of the log's tip (receipt-gate/candidates/<pid>/<tip>),
-// with no Node start and no walk of the push's list. Real pushes over file:// into a bare
+// A plain push of many refs (docs/push-log.md, "Many refs in one push"): the new refs are
+// created in one ref transaction by the proc-receive hook, the other updates each in a
+// transaction of its own by receive-pack, and the shell hook appends each transaction's entry
+// by looking up the candidate on top of the log's tip (receipt-gate/candidates/<pid>/<tip>,
+// <tip>.txn), with no Node start for the log and no walk of the push's list. Real pushes over file:// into a bare
 // repository with the installed hooks. (The cost curve is bench/pushlog-refs.mjs; no timing
 // here.)
 
@@ -30,29 +31,34 @@ test.after(() => {
   cleanup(server?.root);
 });
 
-test('60 tags and a branch in one plain push: 61 entries in push order, every one appended by the shell hook; the candidates are removed by the next push', () => {
+test('300 new tags and a branch update in one plain push: the tags are one entry (one ref transaction, made by the proc-receive hook), the branch the next; both appended by the shell; three candidates signed in advance, not 301; the next push sweeps them', () => {
   const r = freshRepo(server, 'many');
   gitValue(r.work, ['checkout', '-q', 'main']);
   write(r.work, 'src/many.py', 'x = 1\n');
   const head = commitAll(r.work, 'many refs');
-  const tags = Array.from({ length: 60 }, (_, i) => `refs/tags/m${String(i).padStart(2, '0')}`);
+  const tags = Array.from({ length: 300 }, (_, i) => `refs/tags/m${String(i).padStart(3, '0')}`);
   gitValue(r.work, ['update-ref', '--stdin'], { input: tags.map((t) => `create ${t} ${head}\n`).join('') });
+  const tipBefore = gitValue(r.bare, ['rev-parse', 'refs/receipt-gate/log']);
   rmSync(nodeStarts, { force: true });
   const p = push(r.work, [`file://${r.bare}`, 'main', ...tags], { RECEIPT_GATE_NODE: nodeWrapper });
   assert.is(p.status, 0, p.stderr);
   const starts = readFileSync(nodeStarts, 'utf8').trim().split('\n');
   assert.equal(starts.filter((l) => / reference-transaction /.test(`${l} `)), [], starts.join('\n'));
+  assert.is(starts.filter((l) => / proc-receive$/.test(l)).length, 1, starts.join('\n'));
   const entries = logEntries(r.bare);
-  assert.equal(entries.map((e) => e.seq), [...Array(62).keys()]);
-  const logged = entries.slice(1).map((e) => e.updates.map((u) => `${u.ref} ${u.new}`));
-  assert.equal(logged.map((u) => u.length), Array(61).fill(1));
-  assert.equal(logged.flat().sort(), ['refs/heads/main', ...tags].map((ref) => `${ref} ${head}`).sort());
-  // One folder of candidates, 61 files, each named by the entry it extends.
+  const before = entries.findIndex((e) => e.commit === tipBefore);
+  assert.ok(before >= 0);
+  const added = entries.slice(before + 1);
+  // receive-pack runs the proc-receive hook (the new refs) before it applies the other updates.
+  assert.equal(added.map((e) => e.updates.length), [300, 1]);
+  assert.equal(added[0]!.updates.map((u) => `${u.ref} ${u.new}`), tags.map((t) => `${t} ${head}`));
+  assert.equal(added[1]!.updates.map((u) => `${u.ref} ${u.new}`), [`refs/heads/main ${head}`]);
+  for (const t of tags.slice(0, 5)) assert.is(gitValue(r.bare, ['rev-parse', t]), head);
   const candidates = join(r.bare, 'receipt-gate', 'candidates');
   const folders = readdirSync(candidates);
   assert.is(folders.length, 1);
   const files = readdirSync(join(candidates, folders[0]!));
-  assert.equal(files.sort(), entries.slice(0, 61).map((e) => e.commit).sort());
+  assert.equal(files.sort(), [`${tipBefore}.txn`, added[0]!.commit, 'all.txn'].sort());
   const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'main', ...tags.slice(0, 3).flatMap((t) => ['--ref', t]));
   assert.is(v.status, 0, v.text);
 
@@ -60,7 +66,31 @@ test('60 tags and a branch in one plain push: 61 entries in push order, every on
   commitAll(r.work, 'next');
   assert.is(push(r.work, [`file://${r.bare}`, 'main']).status, 0);
   assert.not.ok(existsSync(join(candidates, folders[0]!)), 'the gone push\'s candidates are swept');
-  assert.is(logEntries(r.bare).length, 63);
+  assert.is(logEntries(r.bare).length, entries.length + 1);
+});
+
+test('a single new tag, and new refs with an update hook installed: receive-pack applies each itself (the proc-receive hook answers fall-through), one entry per ref, as without it', () => {
+  const r = freshRepo(server, 'many-fallthrough');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.work, ['tag', 'solo', head]);
+  const n0 = logEntries(r.bare).length;
+  let p = push(r.work, [`file://${r.bare}`, 'refs/tags/solo']);
+  assert.is(p.status, 0, p.stderr);
+  assert.is(logEntries(r.bare).length, n0 + 1);
+  const update = join(r.bare, 'hooks', 'update');
+  writeFileSync(update, '#!/bin/sh\necho "update hook: $1" >&2\nexit 0\n');
+  chmodSync(update, 0o755);
+  gitValue(r.work, ['tag', 'u1', head]);
+  gitValue(r.work, ['tag', 'u2', head]);
+  p = push(r.work, [`file://${r.bare}`, 'refs/tags/u1', 'refs/tags/u2']);
+  assert.is(p.status, 0, p.stderr);
+  assert.match(p.stderr, /update hook: refs\/tags\/u1/);
+  assert.match(p.stderr, /update hook: refs\/tags\/u2/);
+  const entries = logEntries(r.bare);
+  assert.equal(entries.slice(n0 + 1).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/u1'], ['refs/tags/u2']]);
+  const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'refs/tags/u1', '--ref', 'refs/tags/solo');
+  assert.is(v.status, 0, v.text);
 });
 
 test.run();

@@ -1,0 +1,128 @@
+// The many-ref push (docs/push-log.md, "Many refs in one push"). git 2.39 applies each ref of a
+// plain push in a ref transaction of its own and runs the reference-transaction hook twice for
+// each: a push of N new refs starts 2·N hook processes, whatever the hook does. So that the
+// log costs a push of N new refs O(N) in all, `install.sh --server --log-key` routes the
+// creations of a push through git's proc-receive hook (`receive.procReceiveRefs a:refs/`),
+// which creates them in ONE transaction with `git update-ref --stdin` when this module says so,
+// and hands every other case back to receive-pack unchanged ("fall-through").
+//
+// pre-receive asks the same question (`batchOf`) to sign the log entries of the push in the
+// shape git will apply it: one entry for the batch, then one per other update. If the two
+// answers ever differed, the hook's fast path would find no entry signed in advance and the
+// Node logger would sign instead: slower, never a wrong log.
+//
+// A batch is made only where it is exactly what receive-pack would do with each update, when
+// all of them succeed:
+//   - two or more creations (old = zero, new not zero), every one a name both git's
+//     check_refname_format and receive-pack's own check (refs/<one or more>/<name>) accept,
+//     by a conservative pattern (no `..`, `@{`, `.lock`, control or special characters), and
+//     none under refs/receipt-gate/ (the log's own refs);
+//   - none of them the branch HEAD names (receive-pack's denyCurrentBranch checks it);
+//   - no `update` hook (receive-pack runs it per ref), no GIT_NAMESPACE, no
+//     receive.shallowUpdate, the log on for the repository;
+//   - not an --atomic push (receive-pack applies it in one transaction already);
+//   - the routing is ours: receive.procReceiveRefs is exactly `a:refs/` and the proc-receive
+//     hook is receipt-gate's (pre-receive only: proc-receive runs because of them).
+// When git refuses the batch (a name created by someone else meanwhile, a branch at an object
+// that is not a commit), nothing of it is applied and every creation of the push is refused
+// with git's reason: the creations of a push are applied together, like --atomic.
+
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { gitConfigEntries } from '../git/config';
+import { logEnabled } from './server-state';
+
+export const PROC_RECEIVE_REFS = 'a:refs/';
+export const PROC_RECEIVE_MARKER = 'receipt-gate proc-receive hook';
+const ZERO = '0000000000000000000000000000000000000000';
+
+export interface RefCommand {
+  ref: string;
+  old: string;
+  new: string;
+}
+
+/** A name receive-pack and `git update-ref` both accept, by a pattern narrower than either. */
+export function batchSafeRef(ref: string): boolean {
+  if (!/^refs\/[A-Za-z0-9._\-/+]+$/.test(ref)) return false;
+  const parts = ref.split('/');
+  if (parts.length < 3) return false;
+  return parts.every((c) => c !== '' && !c.startsWith('.') && !c.endsWith('.lock') && !c.endsWith('.')) && !ref.includes('..');
+}
+
+/** Where git looks for this repository's hooks: core.hooksPath (relative to the repository, a
+ * leading `~/` from HOME), else hooks/. */
+export function hooksDirOf(gitdir: string, env: NodeJS.ProcessEnv): string {
+  const set = gitConfigEntries(gitdir, env).filter((e) => e.key === 'core.hookspath');
+  const value = set.length ? set[set.length - 1]!.value : '';
+  if (value === '') return resolve(gitdir, 'hooks');
+  if (value.startsWith('~/') && env.HOME) return resolve(env.HOME, value.slice(2));
+  return resolve(gitdir, value);
+}
+
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function headTarget(gitdir: string): string | null {
+  try {
+    const m = /^ref: (\S+)\s*$/.exec(readFileSync(resolve(gitdir, 'HEAD'), 'utf8'));
+    return m ? m[1]! : null;
+  } catch {
+    return null;
+  }
+}
+
+function boolConfig(value: string | undefined): boolean {
+  return value !== undefined && /^(true|yes|on|1)$/i.test(value.trim());
+}
+
+export interface BatchQuestion {
+  gitdir: string;
+  env: NodeJS.ProcessEnv;
+  /** the push's updates (pre-receive), or the commands receive-pack sent (proc-receive) */
+  updates: readonly RefCommand[];
+  /** proc-receive: whether receive-pack said `atomic`; pre-receive: unknown (null) */
+  atomic: boolean | null;
+  /** pre-receive: also check that the routing (config and hook) is receipt-gate's */
+  predict: boolean;
+}
+
+/** The creations git will apply in one transaction, in push order; null: none (each update is
+ * receive-pack's, as without proc-receive). */
+export function batchOf(q: BatchQuestion): RefCommand[] | null {
+  if (q.atomic === true) return null;
+  const creations = q.updates.filter((u) => u.old === ZERO && u.new !== ZERO);
+  if (creations.length < 2) return null;
+  if (q.env.GIT_NAMESPACE) return null;
+  if (!logEnabled(q.gitdir)) return null;
+  if (!creations.every((u) => batchSafeRef(u.ref) && !u.ref.startsWith('refs/receipt-gate/'))) return null;
+  if (new Set(creations.map((u) => u.ref)).size !== creations.length) return null;
+  const head = headTarget(q.gitdir);
+  if (head !== null && creations.some((u) => u.ref === head)) return null;
+  const config = gitConfigEntries(q.gitdir, q.env);
+  const last = (key: string) => {
+    let v: string | undefined;
+    for (const e of config) if (e.key === key) v = e.value;
+    return v;
+  };
+  if (boolConfig(last('receive.shallowupdate'))) return null;
+  const hooks = hooksDirOf(q.gitdir, q.env);
+  if (executable(resolve(hooks, 'update'))) return null;
+  if (q.predict) {
+    const routes = config.filter((e) => e.key === 'receive.procreceiverefs').map((e) => e.value);
+    if (routes.length !== 1 || routes[0] !== PROC_RECEIVE_REFS) return null;
+    try {
+      if (!readFileSync(resolve(hooks, 'proc-receive'), 'utf8').includes(PROC_RECEIVE_MARKER)) return null;
+    } catch {
+      return null;
+    }
+    if (!executable(resolve(hooks, 'proc-receive'))) return null;
+  }
+  return creations;
+}
