@@ -124,9 +124,7 @@ export class CommitCache {
     const parentEnd = (i: number) => (i + 1 < n ? firsts[i + 1]! : parentOids.length);
     // The new rows, sorted by oid (lower-case hex sorts as the bytes do), each once, and none
     // the file already lists.
-    const order: number[] = [];
-    for (let i = 0; i < n; i++) order.push(i);
-    order.sort((x, y) => (oids[x]! < oids[y]! ? -1 : oids[x]! > oids[y]! ? 1 : x - y));
+    const order = sortedByOid(oids);
     const added: number[] = [];
     for (const i of order) if ((added.length === 0 || oids[added[added.length - 1]!] !== oids[i]) && this.row(oids[i]!) < 0) added.push(i);
     if (added.length === 0) return;
@@ -153,7 +151,7 @@ export class CommitCache {
       // old row sorts first).
       let takeOld = k >= added.length;
       if (!takeOld) {
-        out.write(oids[added[k]!]!, at, HASH_LEN, 'hex');
+        writeHex(oids[added[k]!]!, out, at);
         takeOld = r < count && buf.compare(out, at, at + HASH_LEN, HEADER + r * ROW, HEADER + r * ROW + HASH_LEN) < 0;
       }
       if (takeOld) {
@@ -171,7 +169,7 @@ export class CommitCache {
         out.writeDoubleBE(times[i]!, at + HASH_LEN);
         out.writeUInt32BE(next, at + HASH_LEN + 8);
         out.writeUInt32BE(parentEnd(i) - firsts[i]!, at + HASH_LEN + 12);
-        for (let p = firsts[i]!; p < parentEnd(i); p++) out.write(parentOids[p]!, base + next++ * HASH_LEN, HASH_LEN, 'hex');
+        for (let p = firsts[i]!; p < parentEnd(i); p++) writeHex(parentOids[p]!, out, base + next++ * HASH_LEN);
       }
     }
     createHash('sha1').update(out.subarray(0, size - HASH_LEN)).digest().copy(out, size - HASH_LEN);
@@ -216,6 +214,41 @@ export class CommitCache {
     }
     return -1;
   }
+}
+
+/** Indexes of `oids` (40 lower-case hex each) in oid order, equal oids in index order: a
+ * native sort of numbers (each oid's first 32 bits above its index), then the oids that share
+ * those bits ordered by the whole oid. */
+function sortedByOid(oids: readonly string[]): number[] {
+  const n = oids.length;
+  const byWhole = (x: number, y: number) => (oids[x]! < oids[y]! ? -1 : oids[x]! > oids[y]! ? 1 : x - y);
+  if (n >= 2 ** 21) return Array.from({ length: n }, (_, i) => i).sort(byWhole);
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = Number.parseInt(oids[i]!.slice(0, 8), 16) * 2 ** 21 + i;
+  keys.sort();
+  const order: number[] = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = keys[i]! % 2 ** 21;
+  for (let i = 0; i < n; ) {
+    let j = i + 1;
+    const head = Math.floor(keys[i]! / 2 ** 21);
+    while (j < n && Math.floor(keys[j]! / 2 ** 21) === head) j++;
+    if (j - i > 1) {
+      const run = order.slice(i, j).sort(byWhole);
+      for (let k = i; k < j; k++) order[k] = run[k - i]!;
+    }
+    i = j;
+  }
+  return order;
+}
+
+/** 40 lower-case hex digits written as 20 bytes at `at` (Buffer.write's native call costs
+ * more than the loop for so short a string). */
+function writeHex(hex: string, out: Buffer, at: number): void {
+  for (let i = 0; i < HASH_LEN; i++) out[at + i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
+}
+
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
 }
 
 /** The file's bytes when it is whole (magic, version, length, rows sorted, parents in bounds,
