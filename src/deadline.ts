@@ -5,9 +5,13 @@
 // A run's deadline (`Deadline.forRun`) counts the process's own CPU time (user + system), so a
 // busy server does not refuse honest work, and has a wall-clock ceiling for hangs, checked in
 // the same `check()`. The ceiling and the shim's hard timeout are one setting seen from two
-// sides (docs/engine.md, "Time limits"): the ceiling is WALL_FACTOR × the CPU budget, never
-// later than the hard timeout the shim passes (RECEIPT_GATE_HARD_TIMEOUT) less the time to
-// answer, and the default hard timeout is the default budget's ceiling plus that margin.
+// sides (docs/engine.md, "Time limits"): without a hard timeout the ceiling is WALL_FACTOR ×
+// the CPU budget; under the shim it is the hard timeout the shim passes
+// (RECEIPT_GATE_HARD_TIMEOUT) less the time to answer, so an administrator who raises the hard
+// timeout raises the ceiling. A budget whose own ceiling is later than that is "cut" (RunTime.cut)
+// when the ceiling runs out: the hook then asks the shim to check the push again under the hard
+// timeout the budget needs (hardTimeoutFor), so an owner who raises limits.timeoutMs raises the
+// hard timeout. The default hard timeout is the default budget's ceiling plus the margin.
 // Tests build a Deadline on one injected clock (`new Deadline(at, budgetMs, now)`).
 
 /** The wall-clock ceiling of a run is this many times its CPU budget. */
@@ -39,20 +43,20 @@ export class DeadlineExceeded extends Error {
     if (limit.kind === 'wall') {
       const need = hardTimeoutFor(this.budgetMs);
       const capped = limit.hardTimeoutS !== null && limit.ceilingMs < this.budgetMs * WALL_FACTOR;
-      const ceiling = capped
-        ? `${limit.ceilingMs} ms of wall-clock time, the server's hard timeout (RECEIPT_GATE_HARD_TIMEOUT=${limit.hardTimeoutS} s) less ${Math.round((limit.hardTimeoutS! * 1000 - limit.ceilingMs))} ms to answer`
+      const ceiling = limit.hardTimeoutS !== null
+        ? `${limit.ceilingMs} ms of wall-clock time, the server's hard timeout (RECEIPT_GATE_HARD_TIMEOUT=${limit.hardTimeoutS} s) less ${Math.round((limit.hardTimeoutS * 1000 - limit.ceilingMs))} ms to answer`
         : `${limit.ceilingMs} ms of wall-clock time (${WALL_FACTOR} × limits.timeoutMs)`;
       return {
         message: `the check did not finish within its time budget (limits.timeoutMs, ${this.budgetMs} ms of CPU time): its wall-clock ceiling ran out first, after ${ceiling}, with ${Math.round(limit.usedCpuMs)} ms of CPU used; the server is busy, or the check is stuck`,
         fix: capped
           ? `retry the push; for limits.timeoutMs ${this.budgetMs} ms the server administrator sets RECEIPT_GATE_HARD_TIMEOUT to at least ${need} s (${WALL_FACTOR} × limits.timeoutMs + ${ANSWER_MARGIN_MS / 1000} s), which raises this ceiling with it`
-          : 'retry the push when the server is less busy; an owner who raises limits.timeoutMs in the policy raises this ceiling with it',
+          : 'retry the push when the server is less busy; an owner who raises limits.timeoutMs in the policy raises this ceiling with it, and so does a server administrator who raises RECEIPT_GATE_HARD_TIMEOUT',
       };
     }
     const counted = limit.kind === 'cpu' ? `, counted on the check's own CPU time (${Math.round(limit.usedMs)} ms used)` : '';
     return {
       message: `the check did not finish within limits.timeoutMs (${this.budgetMs} ms)${counted}`,
-      fix: `push fewer commits at once, or an owner raises limits.timeoutMs in the policy (on a server, RECEIPT_GATE_HARD_TIMEOUT must then be at least ${WALL_FACTOR} × limits.timeoutMs + ${ANSWER_MARGIN_MS / 1000} s)`,
+      fix: `push fewer commits at once, or an owner raises limits.timeoutMs in the policy (on a server the hook's hard timeout follows it: a check that needs longer than RECEIPT_GATE_HARD_TIMEOUT is run again under ${WALL_FACTOR} × limits.timeoutMs + ${ANSWER_MARGIN_MS / 1000} s)`,
     };
   }
 }
@@ -61,6 +65,12 @@ export class DeadlineExceeded extends Error {
 export function hardTimeoutFor(budgetMs: number): number {
   return Math.ceil((budgetMs * WALL_FACTOR + ANSWER_MARGIN_MS) / 1000);
 }
+
+/** The largest limits.timeoutMs a policy may set (schemas/policy.schema.json). */
+export const MAX_TIMEOUT_MS = 3_600_000;
+/** The longest hard timeout the gate asks the shim for: that of the largest budget (10 h 2 s).
+ * The shim refuses a longer one. */
+export const MAX_HARD_TIMEOUT_S = hardTimeoutFor(MAX_TIMEOUT_MS);
 
 let cpuReadAt = Number.NaN;
 let cpuReadMs = 0;
@@ -93,6 +103,10 @@ export interface RunTime {
   /** The shim's hard timeout in seconds (RECEIPT_GATE_HARD_TIMEOUT), null when nothing kills the process. */
   hardTimeoutS: number | null;
   clocks: RunClocks;
+  /** Set by a deadline made on this run when its wall-clock ceiling ran out while the hard
+   * timeout held it short of WALL_FACTOR × its budget: the budget wanted a longer hard timeout
+   * (hardTimeoutFor) than this process has. */
+  cut?: boolean;
 }
 
 /** A run starting now, in a process nothing kills. */
@@ -123,12 +137,15 @@ export function hookRunTime(wallStartedAt: number, env: NodeJS.ProcessEnv, clock
   return { cpuStartedAt: young ? 0 : clocks.cpu(), wallStartedAt, hardTimeoutS: hardTimeoutFromEnv(env), clocks };
 }
 
-/** The wall-clock ceiling (ms from the run's start) of a CPU budget under a hard timeout. */
+/** The wall-clock ceiling (ms from the run's start) of a CPU budget under a hard timeout:
+ * WALL_FACTOR × the budget when nothing kills the process, else the hard timeout less the time
+ * to answer (ANSWER_MARGIN_MS, or half of a hard timeout under twice that), whatever the budget:
+ * a longer hard timeout gives every budget a longer ceiling, and a budget that wants a longer
+ * one than the hard timeout allows is cut (RunTime.cut) and checked again under its own. */
 export function wallCeilingMs(budgetMs: number, hardTimeoutS: number | null): number {
-  const own = budgetMs * WALL_FACTOR;
-  if (hardTimeoutS === null) return own;
+  if (hardTimeoutS === null) return budgetMs * WALL_FACTOR;
   const hard = hardTimeoutS * 1000;
-  return Math.min(own, hard - Math.min(ANSWER_MARGIN_MS, hard / 2));
+  return hard - Math.min(ANSWER_MARGIN_MS, hard / 2);
 }
 
 interface Ceiling {
@@ -138,6 +155,10 @@ interface Ceiling {
   cpuAt: number;
   cpuBudget: number;
   hardTimeoutS: number | null;
+  /** Whether the hard timeout holds this ceiling short of WALL_FACTOR × the budget. */
+  capped: boolean;
+  /** The run, marked `cut` when a capped ceiling runs out. */
+  time: RunTime;
 }
 
 export class Deadline {
@@ -173,6 +194,8 @@ export class Deadline {
       cpuAt: time.cpuStartedAt,
       cpuBudget: budgetMs + slackMs,
       hardTimeoutS: time.hardTimeoutS,
+      capped: time.hardTimeoutS !== null && ceilingMs < budgetMs * WALL_FACTOR,
+      time,
     });
   }
 
@@ -201,7 +224,14 @@ export class Deadline {
     const used = this.now();
     const c = this.ceiling;
     if (used >= this.at) throw new DeadlineExceeded(this.budgetMs, c ? { kind: 'cpu', usedMs: used - c.cpuAt } : { kind: 'budget' });
-    if (c && c.now() >= c.at) throw new DeadlineExceeded(this.budgetMs, { kind: 'wall', ceilingMs: c.ms, usedCpuMs: used - c.cpuAt, hardTimeoutS: c.hardTimeoutS });
+    if (c && c.now() >= c.at) throw this.wallOut(c, used);
+  }
+
+  /** The wall-clock ceiling ran out: marks the run cut when the hard timeout held the ceiling
+   * short of the budget's own (WALL_FACTOR × the budget). */
+  private wallOut(c: Ceiling, used: number): DeadlineExceeded {
+    if (c.capped) c.time.cut = true;
+    return new DeadlineExceeded(this.budgetMs, { kind: 'wall', ceilingMs: c.ms, usedCpuMs: used - c.cpuAt, hardTimeoutS: c.hardTimeoutS });
   }
 
   /** The DeadlineExceeded for the limit with the least time left (work refused before it
@@ -212,7 +242,7 @@ export class Deadline {
     const used = this.now();
     return this.at - used <= c.at - c.now()
       ? new DeadlineExceeded(this.budgetMs, { kind: 'cpu', usedMs: used - c.cpuAt })
-      : new DeadlineExceeded(this.budgetMs, { kind: 'wall', ceilingMs: c.ms, usedCpuMs: used - c.cpuAt, hardTimeoutS: c.hardTimeoutS });
+      : this.wallOut(c, used);
   }
 
   /** For hot loops: reads the clock only every `every` calls. */

@@ -18,12 +18,14 @@ export const EXIT = { eligible: 0, closed: 1, usage: 2, hold: 3 } as const;
  * without reading the output. `accepted`: the answer is written and every ref may land;
  * `rejected`: the answer is written and ends with the machine line; `snapshotRefused`: a
  * startup snapshot beside another bundle stopped before the gate started (nothing written for
- * the pusher; the shim runs the plain bundle). Chosen apart from every status node gives by
- * itself (1 uncaught exception, 2-14 node's own failures, 128+N a signal), from the shell's and
- * timeout(1)'s (124-127) and from the CLI's 0-3, so a node that exits 0 or 1 without the gate's
- * answer is never read as one.
+ * the pusher; the shim runs the plain bundle); `rerun`: the policy's budget needs a longer hard
+ * timeout than the shim's, and RECEIPT_GATE_RERUN_FILE holds it and the push's input (nothing
+ * written for the pusher; the shim runs node again under it, src/server/rerun.ts). Chosen apart
+ * from every status node gives by itself (1 uncaught exception, 2-14 node's own failures, 128+N
+ * a signal), from the shell's and timeout(1)'s (124-127) and from the CLI's 0-3, so a node that
+ * exits 0 or 1 without the gate's answer is never read as one.
  */
-export const SHIM_EXIT = { accepted: 80, rejected: 81, snapshotRefused: 82 } as const;
+export const SHIM_EXIT = { accepted: 80, rejected: 81, snapshotRefused: 82, rerun: 83 } as const;
 
 export function exitCodeOf(verdict: Verdict): number {
   return EXIT[verdict];

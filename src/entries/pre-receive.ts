@@ -7,6 +7,7 @@ import { UsageError, type CliIO } from '../io';
 import { EXIT, SHIM_EXIT } from '../verdict';
 import { refusedByLog } from '../server/decide';
 import { gitdirOf, receivePush } from '../server/receive';
+import { requestRerun } from '../server/rerun';
 import { remoteAnswer, remoteText } from '../report/remote';
 import { recordDecision } from '../pushlog/record';
 import { warmAppendPath } from '../pushlog/warm';
@@ -40,6 +41,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const stdin = io.readStdinBytes ? await io.readStdinBytes() : await io.readStdin();
   const gitdir = gitdirOf(io.cwd, io.env);
   const judged = await receivePush({ gitdir, env: io.env, today: () => today(io, now), startedAt }, stdin);
+  // The policy's budget needs a longer hard timeout than the shim's: the shim checks the push
+  // again under it (src/server/rerun.ts); nothing is recorded or written for this run.
+  const rerunFile = io.env.RECEIPT_GATE_SHIM === '1' ? io.env.RECEIPT_GATE_RERUN_FILE : undefined;
+  if (judged.rerunHardTimeoutS !== undefined && rerunFile && requestRerun(rerunFile, judged.rerunHardTimeoutS, stdin)) {
+    setTimeout(() => process.exit(SHIM_EXIT.rerun), 100).unref();
+    return SHIM_EXIT.rerun;
+  }
   // The push log (docs/push-log.md): accepted decisions wait for reference-transaction; one it
   // cannot record rejects the push (src/server/decide.ts).
   const unrecorded = await recordDecision(gitdir, io.env, judged);

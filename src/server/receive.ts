@@ -8,7 +8,7 @@
 // the deadline all reject the push with a sentence and the machine line.
 
 import { resolve } from 'node:path';
-import { Deadline, DeadlineExceeded, hookRunTime, withinDeadline } from '../deadline';
+import { Deadline, DeadlineExceeded, hardTimeoutFor, hookRunTime, withinDeadline } from '../deadline';
 import { evaluate } from '../engine';
 import { finding, type Finding } from '../findings';
 import { History } from '../git/history/history';
@@ -43,8 +43,11 @@ export interface PushContext {
   startedAt?: number;
 }
 
-/** What receivePush hands back: the push's decision (src/decision.ts). */
-export type PushOutcome = PushDecision;
+/** What receivePush hands back: the push's decision (src/decision.ts), and, when the hard
+ * timeout cut the check of the policy's budget short, the hard timeout (s) that budget needs
+ * (hardTimeoutFor): under the shim the push is then checked again under it (docs/engine.md,
+ * "Time limits"). */
+export type PushOutcome = PushDecision & { rerunHardTimeoutS?: number };
 
 /** The hook's GIT_DIR: git runs pre-receive inside the repository with GIT_DIR set (often '.'). */
 export function gitdirOf(cwd: string, env: NodeJS.ProcessEnv): string {
@@ -88,6 +91,9 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
   if (updates.length === 0) return decide(gateResult([]));
 
   let store: ObjectStore | null = null;
+  // The policy's budget, once the base's policy is read: a cut after that (RunTime.cut) asks for
+  // the hard timeout this budget needs; a cut while the policy is read does not.
+  let policyBudget: number | null = null;
   try {
     const date = ctx.today();
     // Setup (opening the store, reading the policy) gets the default budget; the policy's own
@@ -105,6 +111,8 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
       return { store, history: new History(store), base, existingTips };
     });
     const budget = setup.base.policy?.limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (time) time.cut = false;
+    policyBudget = budget;
     const judged = await withinDeadline(deadlineOf(budget, 250), () =>
       evaluate(
         {
@@ -121,10 +129,10 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
         updates,
       ),
     );
-    return decide(judged, setup.base.policyOid);
+    return rerunIfCut(decide(judged, setup.base.policyOid));
   } catch (err) {
     if (err instanceof DeadlineExceeded) {
-      return failed(
+      return rerunIfCut(failed(
         updates,
         finding('LIMIT_EXCEEDED', err.limit.kind === 'budget'
           ? {
@@ -133,11 +141,19 @@ export async function receivePush(ctx: PushContext, stdin: string | Uint8Array):
             }
           : err.explain()),
         ctx,
-      );
+      ));
     }
     return failed(updates, internalError(err, {}), ctx);
   } finally {
     (store as ObjectStore | null)?.close();
+  }
+
+  /** The outcome, with the hard timeout to check the push again under when the policy's budget
+   * was cut short by a hard timeout below the one it needs. */
+  function rerunIfCut(outcome: PushOutcome): PushOutcome {
+    if (!time?.cut || policyBudget === null || time.hardTimeoutS === null) return outcome;
+    const need = hardTimeoutFor(policyBudget);
+    return need > time.hardTimeoutS ? { ...outcome, rerunHardTimeoutS: need } : outcome;
   }
 }
 

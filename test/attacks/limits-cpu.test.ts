@@ -9,6 +9,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, EPOCH_ID, GENERATOR, machine, POLICY, push, serverRefs, sha256, type Arena, type PushResult, write } from './harness';
 import { gitValue } from '../helpers/git';
 import { hardTimeoutFor, WALL_FACTOR } from '../../src/deadline';
@@ -62,14 +64,18 @@ test('a busy server: a push within its CPU budget is accepted, however long the 
   assertAccepted(r, result, 'refs/heads/busy', 'busy');
 });
 
-test('a budget the hard timeout cannot hold: LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT and its value, never "hook timed out"; that value accepts the push', () => {
+test('a budget the hard timeout cannot hold, where the shim cannot run the check again: LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT and its value, never "hook timed out"; that value accepts the push', () => {
   const r = arena();
   // 8000 ms of CPU wants a wall-clock ceiling of 10 × 8 s; a 3 s hard timeout holds 1.5 s of it
-  // (2 s, or half, is kept to answer). 8,000 commits take the gate longer than that.
+  // (2 s, or half, is kept to answer). 8,000 commits take the gate longer than that. The shim
+  // would run the check again under 82 s (test/attacks/limits-hard-timeout.test.ts); here node
+  // is not given the file to ask for it in (as when no file can be made in the repository).
   const timeoutMs = 8000;
   budget(r, timeoutMs);
   longBranch(r, 'long', 8000);
-  const short = underLoad(2, () => push(r.work, ['origin', 'long'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '3' }));
+  const cannotAsk = join(r.root, 'node-without-rerun');
+  writeFileSync(cannotAsk, `#!/bin/sh\nRECEIPT_GATE_RERUN_FILE= exec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+  const short = underLoad(2, () => push(r.work, ['origin', 'long'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '3', RECEIPT_GATE_NODE: cannotAsk }));
   const m = assertClosed(r, short, 'LIMIT_EXCEEDED');
   assert.not.ok(m.findings.some((f) => f.code === 'INTERNAL_ERROR'), short.stderr);
   assert.not.match(short.stderr, /hook timed out|did not answer within/);

@@ -204,6 +204,7 @@ test('a run deadline under a hard timeout ends 2 s before it, and names RECEIPT_
   wall.at += 1;
   const err = thrown(() => deadline.check());
   assert.equal(err.limit, { kind: 'wall', ceilingMs: 8000, usedCpuMs: 0, hardTimeoutS: 10 });
+  assert.ok(time.cut, 'the budget wanted a longer hard timeout');
   assert.match(err.explain().message, /RECEIPT_GATE_HARD_TIMEOUT=10 s/);
   assert.ok(err.explain().fix.includes(`sets RECEIPT_GATE_HARD_TIMEOUT to at least ${Math.ceil((4000 * WALL_FACTOR + 2000) / 1000)} s`), err.explain().fix);
   // A short hard timeout keeps half of itself to answer.
@@ -217,15 +218,40 @@ test('raising either side raises the other: the shim default is the default budg
   assert.is(hardTimeoutFor(4000), DEFAULT_HARD_TIMEOUT_S);
   const shim = readFileSync(join(__dirname, '..', '..', 'server-hooks', 'pre-receive'), 'utf8');
   assert.is(/hard=\$\{RECEIPT_GATE_HARD_TIMEOUT:-(\d+)\}/.exec(shim)?.[1], String(DEFAULT_HARD_TIMEOUT_S));
-  // The budget's ceiling reaches the hard timeout less 2 s exactly at that value, and not before.
+  // Under the hard timeout a budget needs (hardTimeoutFor), its ceiling is the hard timeout less
+  // the time to answer, at least WALL_FACTOR × the budget, and running out of it is not a cut.
   for (const budget of [100, 4000, 60_000]) {
-    const at = runClocks(hardTimeoutFor(budget));
+    const hard = hardTimeoutFor(budget);
+    const at = runClocks(hard);
     const deadline = Deadline.forRun(budget, at.time);
-    at.wall.at += budget * WALL_FACTOR - 1;
+    const ceiling = hard * 1000 - Math.min(2000, (hard * 1000) / 2);
+    assert.ok(ceiling >= budget * WALL_FACTOR, `${budget}: ${ceiling}`);
+    at.wall.at += ceiling - 1;
     deadline.check();
     at.wall.at += 1;
-    assert.is(thrown(() => deadline.check()).limit.kind, 'wall');
+    assert.equal(thrown(() => deadline.check()).limit, { kind: 'wall', ceilingMs: ceiling, usedCpuMs: 0, hardTimeoutS: hard });
+    assert.not.ok(at.time.cut, `${budget}: not cut`);
   }
+  // A hard timeout one second short of it cuts the budget's ceiling: the run is marked cut (the
+  // shim runs the check again under hardTimeoutFor(budget)).
+  for (const budget of [1000, 4000, 60_000]) {
+    const at = runClocks(hardTimeoutFor(budget) - 1);
+    const deadline = Deadline.forRun(budget, at.time);
+    at.wall.at += budget * WALL_FACTOR;
+    assert.is(thrown(() => deadline.check()).limit.kind, 'wall');
+    assert.ok(at.time.cut, `${budget}: cut`);
+  }
+  // An administrator's longer hard timeout raises the ceiling past WALL_FACTOR × the budget.
+  const raised = runClocks(100);
+  const deadline = Deadline.forRun(1000, raised.time);
+  raised.wall.at += 97_999;
+  deadline.check();
+  raised.wall.at += 1;
+  const err = thrown(() => deadline.check());
+  assert.equal(err.limit, { kind: 'wall', ceilingMs: 98_000, usedCpuMs: 0, hardTimeoutS: 100 });
+  assert.not.ok(raised.time.cut);
+  assert.match(err.explain().message, /after 98000 ms of wall-clock time, the server's hard timeout \(RECEIPT_GATE_HARD_TIMEOUT=100 s\) less 2000 ms to answer/);
+  assert.match(err.explain().fix, /so does a server administrator who raises RECEIPT_GATE_HARD_TIMEOUT/);
 });
 
 test('RECEIPT_GATE_HARD_TIMEOUT is read as timeout(1) reads it', () => {

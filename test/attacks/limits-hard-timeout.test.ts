@@ -1,0 +1,125 @@
+// limits.timeoutMs and the shim's hard timeout are one setting seen from two sides
+// (docs/engine.md, "Time limits"; docs/contract.md §6 "Time"). An owner who raises timeoutMs
+// raises the hard timeout: a check the hard timeout cuts short is run again by the shim under
+// the hard timeout the policy's budget needs (10 × timeoutMs + 2 s). An administrator who raises
+// RECEIPT_GATE_HARD_TIMEOUT raises the wall-clock ceiling past 10 × timeoutMs. And the hard
+// timeout still fails closed: a node that never answers is killed at the shim's own value, which
+// nothing in the pushed tree raises. Real pushes into a bare repository with the installed hook;
+// the wall time a busy server would add is made with SIGSTOP (node paused) or an input that
+// arrives late, never measured: no duration is asserted.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, POLICY, push, serverRefs, type Arena, type PushResult, write } from './harness';
+import { gitValue } from '../helpers/git';
+import { hardTimeoutFor } from '../../src/deadline';
+
+const arena = arenaPerFile(test);
+
+/** The policy with `timeoutMs`, pushed to main by its owner. */
+function budget(r: Arena, timeoutMs: number): void {
+  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, limits: { timeoutMs, maxEvidenceBytes: 1048576 } }, null, 2)}\n`);
+  commitAll(r.work, `a ${timeoutMs} ms budget`);
+  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
+}
+
+/** A branch `name` of `count` commits on main, each changing one of 50 files (fast-import). */
+function longBranch(r: Arena, name: string, count: number): void {
+  const main = gitValue(r.work, ['rev-parse', 'HEAD']);
+  let stream = '';
+  for (let i = 0; i < count; i++) {
+    const body = `${name} ${i}\n`;
+    stream += `commit refs/heads/${name}\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
+    stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
+    stream += `M 100644 inline src/f${i % 50}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+  }
+  gitValue(r.work, ['fast-import', '--quiet'], { input: stream });
+}
+
+/** An executable script in the arena, used as RECEIPT_GATE_NODE. */
+function script(r: Arena, name: string, body: string): string {
+  const path = join(r.root, name);
+  writeFileSync(path, `#!/bin/sh\n${body}`, { mode: 0o755 });
+  return path;
+}
+
+/**
+ * A node that a busy server pauses: run under the hard timeout `hard`, node is stopped
+ * (SIGSTOP) `at` seconds after its start for `pause` seconds, then goes on; under any other hard
+ * timeout it runs as it is. (Descriptor 3, the snapshot run's answer, is left alone.)
+ */
+function pausedNode(r: Arena, hard: number, at: number, pause: number): string {
+  return script(
+    r,
+    `paused-node-${hard}`,
+    `[ "$RECEIPT_GATE_HARD_TIMEOUT" = ${hard} ] || exec '${process.execPath}' "$@"
+exec 9<&0
+'${process.execPath}' "$@" <&9 9<&- &
+pid=$!
+sleep ${at}; kill -STOP $pid 2>/dev/null; sleep ${pause}; kill -CONT $pid 2>/dev/null
+wait $pid
+`,
+  );
+}
+
+function assertAccepted(r: Arena, result: PushResult, ref: string, name: string): void {
+  assert.is(result.status, 0, `push should be accepted:\n${result.stderr}`);
+  assert.is(gitValue(r.bare, ['rev-parse', ref]), gitValue(r.work, ['rev-parse', name]));
+}
+
+test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut short by RECEIPT_GATE_HARD_TIMEOUT is run again under 10 × timeoutMs + 2 s, and judged', () => {
+  const r = arena();
+  // 60 s of CPU wants a hard timeout of 602 s; the server's is 8 s (a ceiling of 6 s). The
+  // check of 20,000 commits is paused 1.5 s after node's start for 4.8 s, as a busy server
+  // would: its ceiling runs out, with most of its CPU budget left. Before, that was
+  // LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT; now the shim runs it again under 602 s.
+  const timeoutMs = 60_000;
+  budget(r, timeoutMs);
+  longBranch(r, 'long', 20_000);
+  const result = push(r.work, ['origin', 'long'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_NODE: pausedNode(r, 8, 1.5, 4.8) });
+  assertAccepted(r, result, 'refs/heads/long', 'long');
+  assert.is(hardTimeoutFor(timeoutMs), 602);
+  const notice = result.remote.filter((l) => l.includes('notice: the check needs more than the hook\'s hard timeout'));
+  assert.equal(notice, ['receipt-gate: notice: the check needs more than the hook\'s hard timeout of 8 s (RECEIPT_GATE_HARD_TIMEOUT): the policy\'s limits.timeoutMs gives it 602 s (10 x limits.timeoutMs + 2 s), and the push is checked again under that'], result.stderr);
+  assert.not.match(result.stderr, /LIMIT_EXCEEDED|did not answer within/);
+  assert.is(gitValue(r.bare, ['for-each-ref', '--format=%(refname)', 'refs/heads/long']), 'refs/heads/long');
+});
+
+test('an administrator who raises RECEIPT_GATE_HARD_TIMEOUT raises the wall-clock ceiling past 10 × limits.timeoutMs', () => {
+  const r = arena();
+  // A 300 ms budget: a wall-clock ceiling of 3 s on its own. The push's input reaches node 4.5 s
+  // after node's start (a server too busy to run it): under a 6 s hard timeout (a 4 s ceiling)
+  // that is LIMIT_EXCEEDED on the wall clock; under 14 s (a 12 s ceiling) the push is judged.
+  budget(r, 300);
+  const late = script(r, 'late-input-node', `{ sleep 4.5; cat; } | '${process.execPath}' "$@"\n`);
+  write(r.work, 'src/orders.py', 'def total(orders):\n    return 1\n');
+  commitAll(r.work, 'an honest change');
+  gitValue(r.work, ['branch', '-f', 'late']);
+
+  const short = push(r.work, ['origin', 'late'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '6', RECEIPT_GATE_NODE: late });
+  const m = assertClosed(r, short, 'LIMIT_EXCEEDED');
+  assert.not.ok(m.findings.some((f) => f.code === 'INTERNAL_ERROR'), short.stderr);
+  assert.match(short.remote.join('\n'), /wall-clock ceiling ran out first, after 4000 ms of wall-clock time, the server's hard timeout \(RECEIPT_GATE_HARD_TIMEOUT=6 s\)/, short.stderr);
+
+  const raised = push(r.work, ['origin', 'late'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '14', RECEIPT_GATE_NODE: late });
+  assertAccepted(r, raised, 'refs/heads/late', 'late');
+  assert.not.match(raised.stderr, /notice: the check needs more/);
+});
+
+test('the hard timeout still fails closed: a node that never answers is killed at RECEIPT_GATE_HARD_TIMEOUT, whatever timeoutMs the policy sets', () => {
+  const r = arena();
+  budget(r, 60_000);
+  const before = serverRefs(r.bare);
+  const hang = script(r, 'hanging-node', 'exec sleep 30\n');
+  write(r.work, 'src/orders.py', 'def total(orders):\n    return 2\n');
+  commitAll(r.work, 'an honest change');
+  const result = push(r.work, ['origin', 'HEAD:refs/heads/hang'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '2', RECEIPT_GATE_NODE: hang });
+  assert.is.not(result.status, 0, result.stderr);
+  assert.match(result.stderr, /the gate did not answer within 2 s \(the hook's hard timeout, RECEIPT_GATE_HARD_TIMEOUT\)/);
+  assert.not.match(result.stderr, /notice: the check needs more/);
+  assert.is(serverRefs(r.bare), before);
+});
+
+test.run();
