@@ -18,6 +18,7 @@ import { emptyIdentities, finding, type Finding, type Identities } from './findi
 import { diffTrees, touchedPaths } from './git/diff';
 import type { PathChange } from './git/types';
 import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
+import { noteAncestorsAmong } from './git/history/ancestors-among';
 import { isAncestor, mergeBase } from './git/history/merge-base';
 import { newCommits } from './git/history/new-commits';
 import { newCommitsOnServer } from './git/history/server-new-commits';
@@ -50,6 +51,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
     return evaluateUnguarded(setup, updates, base.name);
   }
   const ctx = createRunContext(setup, base.policy);
+  await noteBaseAncestors(ctx, updates);
   const refs: RefResult[] = [];
   for (const update of updates) {
     try {
@@ -255,7 +257,10 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
   //    every file, and ancestry through it cannot be answered).
   let commits: string[] | null = null;
   if (ctx.scope.kind === 'server') {
-    commits = await newCommitsOf(ctx, tips.newCommit, tips.oldCommit);
+    // A commit the base branch's tip (an existing ref's) reaches brings nothing new, as the
+    // walk from the existing tips would say (noteBaseAncestors proved it once for the push).
+    const old = reachedByExistingTip(ctx, tips.newCommit) && !(await store.objects.isQuarantined(tips.newCommit));
+    commits = old ? [] : await newCommitsOf(ctx, tips.newCommit, tips.oldCommit);
     const missing = await missingParentFindings(store, commits, at);
     if (missing.length > 0) {
       j.findings.push(...missing);
@@ -318,6 +323,52 @@ async function newTagFindings(ctx: RunContext, tags: readonly string[], at: { re
     if (f) out.push(f);
   }
   return out;
+}
+
+/** Per run: the base tip, when it is one of the existing tips the server's walk starts from
+ * (so a commit it reaches is reached by the repository's refs). */
+const existingBaseTip = new WeakMap<RunContext, string>();
+
+/**
+ * Before the refs are judged one by one: when the push names two or more commits the
+ * repository already held (a push of many tags on old commits), one walk from the base tip
+ * finds which of them it reaches (src/git/history/ancestors-among.ts), instead of a walk per
+ * ref for its merge base and, on the server, for whether the existing refs reach it. Only
+ * proven ancestry is recorded; anything else is judged per ref exactly as before, and an error
+ * here (an unreadable object, the deadline) is left for the per-ref judgement to meet and name.
+ */
+async function noteBaseAncestors(ctx: RunContext, updates: readonly RefUpdate[]): Promise<void> {
+  const tip = ctx.base.tip;
+  if (tip === null) return;
+  const { store } = ctx;
+  try {
+    const named = new Set<string>();
+    for (const u of updates) if (u.new !== ZERO_OID) named.add(u.new);
+    if (named.size < 2) return;
+    const held = new Set<string>();
+    for (const oid of named) {
+      ctx.deadline.tick(64);
+      if (!store.objects.hasObject(oid)) continue;
+      const peeled = await store.commits.peel(oid, ctx.deadline);
+      // A commit the push brought is above every existing tip, never below the base tip.
+      if (peeled.type === 'commit' && peeled.oid !== tip && !(await store.objects.isQuarantined(peeled.oid))) held.add(peeled.oid);
+    }
+    if (held.size < 2) return;
+    if (ctx.scope.kind === 'server') {
+      await ctx.history.useCommitCache();
+      if (ctx.scope.existingTips.includes(tip)) existingBaseTip.set(ctx, tip);
+    }
+    await noteAncestorsAmong(ctx.history, tip, [...held], ctx.deadline);
+  } catch {
+    // Nothing recorded is nothing assumed: each ref is judged in full.
+  }
+}
+
+/** True when the server's existing tips are shown to reach `commit`: the base tip is one of
+ * them and noteBaseAncestors found `commit` below it (or it is the tip). */
+function reachedByExistingTip(ctx: RunContext, commit: string): boolean {
+  const tip = existingBaseTip.get(ctx);
+  return tip !== undefined && (commit === tip || ctx.history.knownAncestor(commit, tip));
 }
 
 async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: string | null): Promise<string[]> {
