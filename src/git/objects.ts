@@ -390,9 +390,8 @@ export class ObjectDatabase {
   private rawTreeOf(oid: string, entry: StoredObject, like?: RawTree | null): RawTree {
     if (!entry.tree) {
       entry.tree = like ? RawTree.parseLike(oid, entry.content, like) : RawTree.parse(oid, entry.content);
-      // Four 32-bit arrays per entry, sized for the most entries the bytes could hold (see
-      // RawTree.parse).
-      this.charge(oid, entry, Math.ceil(entry.content.length / 23) * 16);
+      // Four 32-bit numbers per entry (see RawTree.parse).
+      this.charge(oid, entry, entry.tree.length * 16);
     }
     return entry.tree;
   }

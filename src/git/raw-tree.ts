@@ -113,9 +113,17 @@ export class RawTree {
     return RawTree.of(treeOid, buf, splitEntries(treeOid, buf, base));
   }
 
+  /** The tree from a split: its entries' offsets and modes copied, exactly as many as it has,
+   * into one array of its own (the split's arrays are reused by the next split). */
   private static of(treeOid: string, buf: Buffer, split: Split): RawTree {
     const n = split.n;
-    return new RawTree(treeOid, buf, split.starts.subarray(0, n), split.spaces.subarray(0, n), split.nuls.subarray(0, n), split.modes.subarray(0, n), split.ordered, split.nonPlain, split.lookbacks);
+    const all = new Int32Array(4 * n);
+    all.set(split.starts.subarray(0, n), 0);
+    all.set(split.spaces.subarray(0, n), n);
+    all.set(split.nuls.subarray(0, n), 2 * n);
+    const modes = new Uint32Array(all.buffer, all.byteOffset + 12 * n, n);
+    modes.set(split.modes.subarray(0, n));
+    return new RawTree(treeOid, buf, all.subarray(0, n), all.subarray(n, 2 * n), all.subarray(2 * n, 3 * n), modes, split.ordered, split.nonPlain, split.lookbacks);
   }
 
   /** The index of this tree's entry that starts at byte `offset` and has the bytes `buf`
@@ -395,7 +403,7 @@ function splitEntries(treeOid: string, buf: Buffer, like: RawTree | null): Split
   const len = buf.length;
   // The shortest entry is 23 bytes (a one-digit mode, a space, an empty name, NUL, oid).
   const most = Math.ceil(len / 23);
-  const split: Split = { starts: new Int32Array(most), spaces: new Int32Array(most), nuls: new Int32Array(most), modes: new Uint32Array(most), n: 0, ordered: true, nonPlain: 0, lookbacks: 0 };
+  const split = scratchSplit(most);
   const { starts, spaces, nuls, modes } = split;
   let n = 0;
   let i = 0;
@@ -515,6 +523,23 @@ function commonRun(a: Buffer, at: number, b: Buffer, bt: number): number {
     }
   }
   return eq;
+}
+
+/** The arrays every split fills (splitEntries runs to its end without yielding, and RawTree.of
+ * copies what it needs), grown to the largest tree split so far. */
+let scratch: Split | null = null;
+
+/** The scratch split, emptied, with room for `most` entries. */
+function scratchSplit(most: number): Split {
+  if (scratch === null || scratch.starts.length < most) {
+    const room = Math.max(most, 1024);
+    scratch = { starts: new Int32Array(room), spaces: new Int32Array(room), nuls: new Int32Array(room), modes: new Uint32Array(room), n: 0, ordered: true, nonPlain: 0, lookbacks: 0 };
+  }
+  scratch.n = 0;
+  scratch.ordered = true;
+  scratch.nonPlain = 0;
+  scratch.lookbacks = 0;
+  return scratch;
 }
 
 /** Every entry of a tree's content, as RawTree.entries reads them. */
