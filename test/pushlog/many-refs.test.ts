@@ -93,4 +93,24 @@ test('a single new tag, and new refs with an update hook installed: receive-pack
   assert.is(v.status, 0, v.text);
 });
 
+test('new tags over git daemon and over smart HTTP: one entry each push, by the shell hook; verify-log clean', () => {
+  const r = freshRepo(server, 'many-served');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  const n0 = logEntries(r.bare).length;
+  const batch = (prefix: string) => Array.from({ length: 40 }, (_, i) => `refs/tags/${prefix}${i}`);
+  const viaDaemon = batch('d');
+  const viaHttp = batch('h');
+  gitValue(r.work, ['update-ref', '--stdin'], { input: [...viaDaemon, ...viaHttp].map((t) => `create ${t} ${head}\n`).join('') });
+  let p = push(r.work, [r.daemonUrl, ...viaDaemon]);
+  assert.is(p.status, 0, p.stderr);
+  p = push(r.work, [r.httpUrl('alice'), ...viaHttp]);
+  assert.is(p.status, 0, p.stderr);
+  const entries = logEntries(r.bare).slice(n0);
+  assert.equal(entries.map((e) => e.updates.map((u) => u.ref)), [viaDaemon, viaHttp]);
+  assert.equal(entries.map((e) => e.kind), ['push', 'push']);
+  const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', viaDaemon[0]!, '--ref', viaHttp[39]!);
+  assert.is(v.status, 0, v.text);
+});
+
 test.run();
