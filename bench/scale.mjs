@@ -13,20 +13,26 @@
 //
 // Cases (full size; --tiny divides every size for the smoke test):
 //   deep       1 commit whose parent is 20,000 commits below the tips (a branch forked long ago)
+//   deepgraph  the same into a repository with a commit-graph (`git commit-graph write
+//              --reachable` in the target, where the gate and git both read it)
 //   c1010      1,010 commits on top of main          c10009   10,009 commits on top of main
 //   refs1m     1 commit on top of main, the repository holding 1,000,000 packed refs
 //   rename     a tree of --tree-files files (default 100,000; git/git's 1M with
 //              --tree-files 1000000) in 1,000 folders: 1 commit renaming 100 folders
 //   rewrite    same tree: 1 commit rewriting every file of 100 folders
-//   tags50k    50,000 tags in one push
+//   tags50k    50,000 tags in one push, on 20,001 commits of main (2 or 3 tags each)
+//   tags1c     50,000 tags in one push, all on one commit (main~1000)
 //
 //   node bench/run.mjs scale [--tiny] [--runs N] [--only ID,...] [--tree-files N] [--no-build]
 //                            [--cache DIR] [--bundle FILE] [--out FILE.md] [--json FILE]
-//   --graph: write a commit-graph into the seed (default: none, as a server that never ran
-//            maintenance has)
+//   --graph: write a commit-graph into every target (default: none, as a server that never
+//            ran maintenance has; deepgraph has one either way)
+//   --tree-files 1000000: git/git's 1M-file tree for rename and rewrite (the default is
+//            100,000). Building that seed takes about 10 minutes on 2 cores and 1.3 GB in
+//            .bench-cache/scale-full-tree1000000/ (see BENCHMARKS.md, At git's scale).
 //
-// Built repositories are cached under .bench-cache/scale-<size>/ (gitignored); the seed is
-// rebuilt only when its recipe changes (a recipe file records the sizes).
+// Built repositories are cached under .bench-cache/scale-<size>[-tree<N>]/ (gitignored); the
+// seed is rebuilt only when its recipe changes (a recipe file records the sizes).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -47,7 +53,9 @@ const SIZES = {
   full: { deep: 20_000, c1010: 1010, c10009: 10_009, refs: 1_000_000, treeFiles: 100_000, folders: 1000, tags: 50_000 },
   tiny: { deep: 200, c1010: 11, c10009: 31, refs: 3000, treeFiles: 2000, folders: 20, tags: 60 },
 };
-export const CASE_IDS = ['deep', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k'];
+export const CASE_IDS = ['deep', 'deepgraph', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k', 'tags1c'];
+/** The tags of the tag cases live in the push repository under these names. */
+const ONE_COMMIT_TAGS = 'refs/one-commit-tags/';
 const SIDES = ['gate', 'reference', 'floor', 'revlist'];
 
 function git(args, opts = {}) {
@@ -152,6 +160,18 @@ async function buildPushes(dir, seed, size) {
   lines.sort((a, b) => (a.slice(41) < b.slice(41) ? -1 : 1));
   writeFileSync(join(dir, 'packed-refs'), `# pack-refs with: peeled fully-peeled sorted \n${lines.join('\n')}\n`);
   for (const ref of ['p-deep', 'p-one', 'p-c1010', 'p-c10009', 'p-rename', 'p-rewrite']) rmSync(join(dir, 'refs', 'heads', ref), { force: true });
+}
+
+/** tags1c's tags in the push repository: `count` names under ONE_COMMIT_TAGS, all on the
+ * commit `depth` below main's tip, written into its packed-refs (idempotent). */
+function addOneCommitTags(dir, seed, count, depth) {
+  const at = git(['--git-dir', seed, 'rev-parse', `refs/heads/main~${depth}`]);
+  const file = join(dir, 'packed-refs');
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#') && !l.slice(41).startsWith(ONE_COMMIT_TAGS));
+  for (let i = 0; i < count; i++) lines.push(`${at} ${ONE_COMMIT_TAGS}t${String(i).padStart(6, '0')}`);
+  lines.sort((a, b) => (a.slice(41) < b.slice(41) ? -1 : a.slice(41) > b.slice(41) ? 1 : 0));
+  writeFileSync(file, `# pack-refs with: peeled fully-peeled sorted \n${lines.join('\n')}\n`);
+  return at;
 }
 
 /** The hooks of a target: the installed gate and the three others, behind the measurer. */
@@ -261,7 +281,10 @@ export async function main(argv) {
   }
   const bundle = opts.bundle ?? join(ROOT, 'dist', 'cli.js');
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npm run build`);
-  const cache = opts.cache ?? join(ROOT, '.bench-cache', `scale-${sizeName}`);
+  // A tree size of its own gets a cache of its own (the 1M-file seed is not rebuilt each time
+  // the default one is used, nor the other way round).
+  const treeTag = size.treeFiles === SIZES[sizeName].treeFiles ? '' : `-tree${size.treeFiles}`;
+  const cache = opts.cache ?? join(ROOT, '.bench-cache', `scale-${sizeName}${treeTag}`);
   mkdirSync(cache, { recursive: true });
   const seed = join(cache, 'seed.git');
   const pushDir = join(cache, 'push.git');
@@ -273,32 +296,50 @@ export async function main(argv) {
     await buildPushes(pushDir, seed, size);
     writeFileSync(recipeFile, recipe);
   }
+  const oneCommitDepth = Math.min(1000, Math.floor(size.deep / 2));
+  const oneCommit = addOneCommitTags(pushDir, seed, size.tags, oneCommitDepth);
+  // The gate reads the commit-graph of the repository's own object folder, git also those of
+  // its alternates: the seed has none, a target that should have one gets its own.
   const info = join(seed, 'objects', 'info');
   rmSync(join(info, 'commit-graph'), { force: true });
   rmSync(join(info, 'commit-graphs'), { recursive: true, force: true });
-  if (opts.graph) git(['--git-dir', seed, 'commit-graph', 'write', '--reachable']);
 
   const work = (name) => join(cache, 'targets', name);
   const plain = work('plain.git');
   const many = work('refs.git');
+  const graphed = work('graph.git');
   const ids = opts.only ?? CASE_IDS;
   log(`installing the hooks (${bundle})`);
-  makeTarget(plain, seed, 0, bundle);
-  if (ids.includes('refs1m')) makeTarget(many, seed, size.refs, bundle);
+  const targets = [];
+  if (ids.some((id) => !['refs1m', 'deepgraph'].includes(id))) {
+    makeTarget(plain, seed, 0, bundle);
+    targets.push(plain);
+  }
+  if (ids.includes('refs1m')) {
+    makeTarget(many, seed, size.refs, bundle);
+    targets.push(many);
+  }
+  if (ids.includes('deepgraph')) {
+    makeTarget(graphed, seed, 0, bundle);
+    git(['--git-dir', graphed, 'commit-graph', 'write', '--reachable']);
+  }
+  if (opts.graph) for (const t of targets) git(['--git-dir', t, 'commit-graph', 'write', '--reachable']);
   const cases = {
-    deep: { label: `1 commit whose parent is ${size.deep.toLocaleString('en')} commits deep`, target: plain, refspecs: ['refs/heads/p-deep:refs/heads/bench/work'] },
+    deep: { label: `1 commit whose parent is ${size.deep.toLocaleString('en')} commits deep${opts.graph ? ', with a commit-graph' : ', no commit-graph'}`, target: plain, refspecs: ['refs/heads/p-deep:refs/heads/bench/work'] },
+    deepgraph: { label: `1 commit whose parent is ${size.deep.toLocaleString('en')} commits deep, with a commit-graph`, target: graphed, refspecs: ['refs/heads/p-deep:refs/heads/bench/work'] },
     c1010: { label: `${size.c1010.toLocaleString('en')} commits`, target: plain, refspecs: ['refs/heads/p-c1010:refs/heads/bench/work'] },
     c10009: { label: `${size.c10009.toLocaleString('en')} commits`, target: plain, refspecs: ['refs/heads/p-c10009:refs/heads/bench/work'] },
     refs1m: { label: `1 commit, ${size.refs.toLocaleString('en')} packed refs`, target: many, refspecs: ['refs/heads/p-one:refs/heads/bench/work'] },
     rename: { label: `${size.treeFiles.toLocaleString('en')}-file tree, rename of ${Math.max(1, Math.floor(size.folders / 10))} folders`, target: plain, refspecs: ['refs/heads/p-rename:refs/heads/bench/work'] },
     rewrite: { label: `${size.treeFiles.toLocaleString('en')}-file tree, rewrite of ${Math.max(1, Math.floor(size.folders / 10))} folders`, target: plain, refspecs: ['refs/heads/p-rewrite:refs/heads/bench/work'] },
-    tags50k: { label: `${size.tags.toLocaleString('en')} tags in one push`, target: plain, refspecs: ['refs/tags/*:refs/tags/*'] },
+    tags50k: { label: `${size.tags.toLocaleString('en')} tags in one push, on ${Math.min(size.tags, size.deep + 1).toLocaleString('en')} commits of main`, target: plain, refspecs: ['refs/tags/*:refs/tags/*'] },
+    tags1c: { label: `${size.tags.toLocaleString('en')} tags in one push, all on one commit (main~${oneCommitDepth})`, target: plain, refspecs: [`${ONE_COMMIT_TAGS}*:refs/tags/*`], at: oneCommit },
   };
   const rows = [];
   for (const id of ids) {
     const c = { id, pushDir, ...cases[id] };
     log(`${id}: ${c.label}`);
-    const sides = id === 'tags50k' && size.tags > 1000 ? SIDES.filter((s) => s !== 'reference') : SIDES;
+    const sides = id.startsWith('tags') && size.tags > 1000 ? SIDES.filter((s) => s !== 'reference') : SIDES;
     const runs = Object.fromEntries(sides.map((s) => [s, []]));
     for (let r = 0; r < opts.runs; r++) for (const side of sides) runs[side].push(push(c, side));
     const none = { cpuMs: NaN, wallMs: NaN, rssMb: NaN };
@@ -310,7 +351,7 @@ export async function main(argv) {
   const md = render(rows, { size, sizeName, runs: opts.runs, graph: opts.graph });
   process.stdout.write(md);
   if (opts.out) writeFileSync(opts.out, md);
-  if (opts.json) writeFileSync(opts.json, JSON.stringify({ size: sizeName, sizes: size, runs: opts.runs, graph: opts.graph, cases: rows, targets: { plain, refs: ids.includes('refs1m') ? many : null }, seed, pushDir }, null, 2));
+  if (opts.json) writeFileSync(opts.json, JSON.stringify({ size: sizeName, sizes: size, runs: opts.runs, graph: opts.graph, cases: rows, targets: { plain, refs: ids.includes('refs1m') ? many : null, graph: ids.includes('deepgraph') ? graphed : null }, seed, pushDir, oneCommitTags: { prefix: ONE_COMMIT_TAGS, at: oneCommit } }, null, 2));
 }
 
 function render(rows, { size, sizeName, runs, graph }) {

@@ -298,11 +298,12 @@ test('npm run bench -- scale on a tiny size: every case and hook measured, hones
   const scale = JSON.parse(readFileSync(out, 'utf8')) as {
     sizes: { deep: number; refs: number; tags: number; c1010: number; c10009: number };
     cases: { id: string; runs: Record<string, { cpuMs: number; wallMs: number; rssMb: number; exit: number; verdict: string | null }[]> }[];
-    targets: { plain: string; refs: string };
+    targets: { plain: string; refs: string; graph: string };
     seed: string;
     pushDir: string;
+    oneCommitTags: { prefix: string; at: string };
   };
-  assert.equal(scale.cases.map((c) => c.id), ['deep', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k']);
+  assert.equal(scale.cases.map((c) => c.id), ['deep', 'deepgraph', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k', 'tags1c']);
   for (const c of scale.cases) {
     assert.equal(Object.keys(c.runs).sort(), ['floor', 'gate', 'reference', 'revlist']);
     for (const [side, runs] of Object.entries(c.runs)) {
@@ -320,6 +321,11 @@ test('npm run bench -- scale on a tiny size: every case and hook measured, hones
   assert.is(Number(git(['--git-dir', scale.pushDir, 'rev-list', '--count', 'refs/heads/p-c10009', '--not', git(['--git-dir', scale.seed, 'rev-parse', 'refs/heads/main'])])), scale.sizes.c10009);
   assert.is(count(['--git-dir', scale.targets.refs, 'for-each-ref', '--format=%(refname)', 'refs/pull/']), scale.sizes.refs);
   assert.is(count(['--git-dir', scale.pushDir, 'for-each-ref', '--format=%(refname)', 'refs/tags/']), scale.sizes.tags);
+  assert.equal([...new Set(git(['--git-dir', scale.pushDir, 'for-each-ref', '--format=%(objectname)', scale.oneCommitTags.prefix]).split('\n'))], [scale.oneCommitTags.at]);
+  assert.is(count(['--git-dir', scale.pushDir, 'for-each-ref', '--format=%(refname)', scale.oneCommitTags.prefix]), scale.sizes.tags);
+  // deepgraph's target has a commit-graph of its own (the gate reads only that one); plain has none.
+  assert.ok(existsSync(join(scale.targets.graph, 'objects', 'info', 'commit-graph')));
+  assert.not.ok(existsSync(join(scale.targets.plain, 'objects', 'info', 'commit-graph')));
   // Every push was undone: no branch or tag the pushes made is left in the targets.
   assert.is(count(['--git-dir', scale.targets.plain, 'for-each-ref', '--format=%(refname)', 'refs/tags/', 'refs/heads/bench/']), 0);
   assert.is(count(['--git-dir', scale.targets.refs, 'for-each-ref', '--format=%(refname)', 'refs/heads/bench/']), 0);
