@@ -10,7 +10,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, POLICY, push, serverRefs, type Arena, type PushResult, write } from './harness';
 import { gitValue } from '../helpers/git';
@@ -69,22 +69,70 @@ function assertAccepted(r: Arena, result: PushResult, ref: string, name: string)
   assert.is(gitValue(r.bare, ['rev-parse', ref]), gitValue(r.work, ['rev-parse', name]));
 }
 
-test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut short by RECEIPT_GATE_HARD_TIMEOUT is run again under 10 × timeoutMs + 2 s, and judged', () => {
+test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut short by RECEIPT_GATE_HARD_TIMEOUT is run again under 10 × timeoutMs + 2 s, and judged (from the snapshot, and from the plain bundle)', () => {
   const r = arena();
   // 60 s of CPU wants a hard timeout of 602 s; the server's is 8 s (a ceiling of 6 s). The
   // check of 20,000 commits is paused 1.5 s after node's start for 4.8 s, as a busy server
   // would: its ceiling runs out, with most of its CPU budget left. Before, that was
   // LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT; now the shim runs it again under 602 s.
+  // From the plain bundle the shim does not spool the push's input: the second run reads the
+  // copy node wrote.
   const timeoutMs = 60_000;
   budget(r, timeoutMs);
-  longBranch(r, 'long', 20_000);
-  const result = push(r.work, ['origin', 'long'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_NODE: pausedNode(r, 8, 1.5, 4.8) });
-  assertAccepted(r, result, 'refs/heads/long', 'long');
   assert.is(hardTimeoutFor(timeoutMs), 602);
-  const notice = result.remote.filter((l) => l.includes('notice: the check needs more than the hook\'s hard timeout'));
-  assert.equal(notice, ['receipt-gate: notice: the check needs more than the hook\'s hard timeout of 8 s (RECEIPT_GATE_HARD_TIMEOUT): the policy\'s limits.timeoutMs gives it 602 s (10 x limits.timeoutMs + 2 s), and the push is checked again under that'], result.stderr);
-  assert.not.match(result.stderr, /LIMIT_EXCEEDED|did not answer within/);
-  assert.is(gitValue(r.bare, ['for-each-ref', '--format=%(refname)', 'refs/heads/long']), 'refs/heads/long');
+  const modes: [string, Record<string, string>][] = [['long-snapshot', {}], ['long-plain', { RECEIPT_GATE_NO_SNAPSHOT: '1' }]];
+  for (const [name, env] of modes) {
+    longBranch(r, name, 20_000);
+    const result = push(r.work, ['origin', name], { ...BOB, ...env, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_NODE: pausedNode(r, 8, 1.5, 4.8) });
+    assertAccepted(r, result, `refs/heads/${name}`, name);
+    const notice = result.remote.filter((l) => l.includes('notice: the check needs more than the hook\'s hard timeout'));
+    assert.equal(notice, ['receipt-gate: notice: the check needs more than the hook\'s hard timeout of 8 s (RECEIPT_GATE_HARD_TIMEOUT): the policy\'s limits.timeoutMs gives it 602 s (10 x limits.timeoutMs + 2 s), and the push is checked again under that'], result.stderr);
+    assert.not.match(result.stderr, /LIMIT_EXCEEDED|did not answer within|snapshot receipt-gate\.blob could not be used/);
+    assert.match(result.remote.join('\n'), /push accepted: eligible \(1 ref, 20000 new commits, pusher bob\)/, result.stderr);
+  }
+  // The request file is gone with the hook.
+  assert.equal(readdirSync(r.bare).filter((f) => f.startsWith('receipt-gate-rerun')), []);
+});
+
+test('the shim\'s side: the second run gets the hard timeout asked for and the push\'s input unchanged, cannot ask again, and an unreadable request is refused', () => {
+  const r = arena();
+  write(r.work, 'src/orders.py', 'def total(orders):\n    return 3\n');
+  commitAll(r.work, 'an honest change');
+  const before = serverRefs(r.bare);
+  const log = join(r.root, 'asking-node.log');
+  // A node that asks for `answer` (and copies its input after it) whenever it may, and logs the
+  // hard timeout and the input of each run.
+  const asking = (answer: string) =>
+    script(
+      r,
+      `asking-node-${answer.replace(/\W/g, '_')}`,
+      `input=$(cat)
+printf '%s %s\\n' "$RECEIPT_GATE_HARD_TIMEOUT" "$input" >>'${log}'
+if [ -n "$RECEIPT_GATE_RERUN_FILE" ]; then printf '${answer}\\n%s\\n' "$input" >"$RECEIPT_GATE_RERUN_FILE"; fi
+exit 83
+`,
+    );
+  const modes: Record<string, string>[] = [{}, { RECEIPT_GATE_NO_SNAPSHOT: '1' }];
+  for (const snapshot of modes) {
+    writeFileSync(log, '');
+    const again = push(r.work, ['origin', 'HEAD:refs/heads/again'], { ...BOB, ...snapshot, RECEIPT_GATE_HARD_TIMEOUT: '30', RECEIPT_GATE_NODE: asking('50') });
+    assert.is.not(again.status, 0, again.stderr);
+    assert.match(again.stderr, /the gate could not run \(exit status 83/);
+    const runs = readFileSync(log, 'utf8').trimEnd().split('\n');
+    assert.is(runs.length, 2, runs.join('\n'));
+    const line = /^30 (\S+ \S+ refs\/heads\/again)$/.exec(runs[0]!)?.[1];
+    assert.ok(line, runs[0]);
+    assert.is(runs[1], `50 ${line}`);
+    assert.is(serverRefs(r.bare), before);
+  }
+  for (const bad of ['ten', '36003', '0042', '']) {
+    const result = push(r.work, ['origin', 'HEAD:refs/heads/again'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '30', RECEIPT_GATE_NODE: asking(bad) });
+    assert.is.not(result.status, 0, result.stderr);
+    assert.match(result.stderr, /the gate asked for a hard timeout the hook cannot read/, bad);
+    assert.match(result.stderr, /"message":"hook rerun request unreadable"/, bad);
+    assert.is(serverRefs(r.bare), before);
+  }
+  assert.equal(readdirSync(r.bare).filter((f) => f.startsWith('receipt-gate-rerun')), []);
 });
 
 test('an administrator who raises RECEIPT_GATE_HARD_TIMEOUT raises the wall-clock ceiling past 10 × limits.timeoutMs', () => {
