@@ -148,26 +148,63 @@ export class CommitIndex {
     if (have) return have;
     const oid = this.extraOid[i]!;
     const cached = this.cache?.lookup(oid);
-    const c = cached ? { parents: cached.parents, committerTime: cached.time } : await this.readCommit(oid, reachableFromRefs);
+    if (cached) return this.fill(i, cached.parents, cached.time, reachableFromRefs);
+    const c = await this.readCommit(oid, reachableFromRefs);
+    return this.fill(i, c?.parents ?? null, c?.committerTime ?? 0, reachableFromRefs);
+  }
+
+  /** Records an extra commit's parents (null: its object is absent) and date; `trusted`: every
+   * parent is taken as present (the commit is reachable from the refs, and its facts come from
+   * the commit cache or from its object). */
+  private fill(i: number, parentOids: readonly string[] | null, time: number, trusted: boolean): number[] {
+    const oid = this.extraOid[i]!;
     const parents: number[] = [];
-    if (c === null) {
+    if (parentOids === null) {
       this.extraBoundary[i] = `commit ${oid} is not in the repository (a ref's history reaches it)`;
       this.sawBoundary = true;
     } else if (this.shallow.has(oid)) {
       this.extraBoundary[i] = `commit ${oid} is a shallow clone's boundary (listed in the shallow file)`;
       this.sawBoundary = true;
     } else {
-      for (const p of c.parents) {
-        if (reachableFromRefs || this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || this.store.objects.hasObject(p)) parents.push(this.idOf(p));
+      for (const p of parentOids) {
+        if (trusted || this.extraIds.has(p) || (this.graph && this.graph.position(p) >= 0) || this.store.objects.hasObject(p)) parents.push(this.idOf(p));
         else {
           this.extraBoundary[i] ??= `the parent ${p} of commit ${oid} is not in the repository`;
           this.sawBoundary = true;
         }
       }
     }
-    this.extraTime[i] = c?.committerTime ?? 0;
+    this.extraTime[i] = time;
     this.extraParents[i] = parents;
     return parents;
+  }
+
+  /**
+   * prepare() without waiting, when nothing has to be read: true once the commit is ready (a
+   * graph commit, one read before, or one the commit cache lists, with a graph only when its
+   * parents are ready), false when prepare() must read it. The walks' inner loops call this
+   * first: a walk over thousands of cached commits then makes no promise per commit.
+   */
+  prepareKnown(id: number, reachableFromRefs = false): boolean {
+    if (this.ready(id)) return true;
+    const i = id - this.graphCount;
+    let parents = this.extraParents[i];
+    if (!parents) {
+      const cached = this.cache?.lookup(this.extraOid[i]!);
+      if (!cached) return false;
+      parents = this.fill(i, cached.parents, cached.time, reachableFromRefs);
+    }
+    if (!this.graph) {
+      this.extraGen[i] = Number.POSITIVE_INFINITY;
+      return true;
+    }
+    let gen = this.graph.correctedDates ? this.extraTime[i]! : 1;
+    for (const p of parents) {
+      if (!this.ready(p)) return false;
+      gen = Math.max(gen, this.gen(p) + 1);
+    }
+    this.extraGen[i] = gen;
+    return true;
   }
 
   /** A commit read from its object, recorded for the commit cache when one is in use and the

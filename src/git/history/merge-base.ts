@@ -64,7 +64,7 @@ async function searchByGeneration(idx: CommitIndex, from: number, target: number
       if (p === target) return { found: true, boundary };
       if (seen.get(p)) continue;
       seen.set(p, 1);
-      if (!idx.ready(p)) await idx.prepare(p, deadline);
+      if (!idx.prepareKnown(p)) await idx.prepare(p, deadline);
       stack.push(p);
     }
   }
@@ -86,7 +86,7 @@ async function searchByDate(idx: CommitIndex, from: number, target: number, dead
       if (p === target) return { found: true, boundary };
       if (seen.get(p)) continue;
       seen.set(p, 1);
-      if (!idx.ready(p)) await idx.prepare(p, deadline);
+      if (!idx.prepareKnown(p)) await idx.prepare(p, deadline);
       queue.push(p, 0, idx.time(p));
     }
   }
@@ -157,7 +157,7 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
       // Entries of p already queued turn STALE with it.
       if (f & STALE && !(pf & STALE)) nonStale -= inQueue.get(p);
       flags.set(p, pf | f);
-      if (!idx.ready(p)) await idx.prepare(p, deadline);
+      if (!idx.prepareKnown(p)) await idx.prepare(p, deadline);
       put(p);
     }
   }

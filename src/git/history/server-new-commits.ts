@@ -161,7 +161,7 @@ class ReachableFrom {
 
   private async visit(id: number): Promise<void> {
     if (this.seen.get(id)) return;
-    if (!this.idx.ready(id)) await this.idx.prepare(id, this.deadline, true);
+    if (!this.idx.prepareKnown(id, true)) await this.idx.prepare(id, this.deadline, true);
     this.seen.set(id, 1);
     this.queue.push(id, this.idx.gen(id), this.idx.time(id));
   }
@@ -181,7 +181,7 @@ class ReachableFrom {
       const c = this.queue.pop();
       for (const p of this.idx.parents(c)) {
         if (this.seen.get(p)) continue;
-        if (this.idx.ready(p)) {
+        if (this.idx.prepareKnown(p, true)) {
           this.seen.set(p, 1);
           this.queue.push(p, this.idx.gen(p), this.idx.time(p));
         } else await this.visit(p);
