@@ -27,9 +27,8 @@
 // that is not a commit), nothing of it is applied and every creation of the push is refused
 // with git's reason: the creations of a push are applied together, like --atomic.
 
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { gitConfigEntries } from '../git/config';
+import { headSymrefTarget, hookPresent, hooksDirOf, hookText } from '../git/hooks';
 import { logEnabled } from './server-state';
 
 export const PROC_RECEIVE_REFS = 'a:refs/';
@@ -48,34 +47,6 @@ export function batchSafeRef(ref: string): boolean {
   const parts = ref.split('/');
   if (parts.length < 3) return false;
   return parts.every((c) => c !== '' && !c.startsWith('.') && !c.endsWith('.lock') && !c.endsWith('.')) && !ref.includes('..');
-}
-
-/** Where git looks for this repository's hooks: core.hooksPath (relative to the repository, a
- * leading `~/` from HOME), else hooks/. */
-export function hooksDirOf(gitdir: string, env: NodeJS.ProcessEnv): string {
-  const set = gitConfigEntries(gitdir, env).filter((e) => e.key === 'core.hookspath');
-  const value = set.length ? set[set.length - 1]!.value : '';
-  if (value === '') return resolve(gitdir, 'hooks');
-  if (value.startsWith('~/') && env.HOME) return resolve(env.HOME, value.slice(2));
-  return resolve(gitdir, value);
-}
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function headTarget(gitdir: string): string | null {
-  try {
-    const m = /^ref: (\S+)\s*$/.exec(readFileSync(resolve(gitdir, 'HEAD'), 'utf8'));
-    return m ? m[1]! : null;
-  } catch {
-    return null;
-  }
 }
 
 function boolConfig(value: string | undefined): boolean {
@@ -103,7 +74,7 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
   if (!logEnabled(q.gitdir)) return null;
   if (!creations.every((u) => batchSafeRef(u.ref) && !u.ref.startsWith('refs/receipt-gate/'))) return null;
   if (new Set(creations.map((u) => u.ref)).size !== creations.length) return null;
-  const head = headTarget(q.gitdir);
+  const head = headSymrefTarget(q.gitdir);
   if (head !== null && creations.some((u) => u.ref === head)) return null;
   const config = gitConfigEntries(q.gitdir, q.env);
   const last = (key: string) => {
@@ -113,16 +84,11 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
   };
   if (boolConfig(last('receive.shallowupdate'))) return null;
   const hooks = hooksDirOf(q.gitdir, q.env);
-  if (executable(resolve(hooks, 'update'))) return null;
+  if (hookPresent(hooks, 'update')) return null;
   if (q.predict) {
     const routes = config.filter((e) => e.key === 'receive.procreceiverefs').map((e) => e.value);
     if (routes.length !== 1 || routes[0] !== PROC_RECEIVE_REFS) return null;
-    try {
-      if (!readFileSync(resolve(hooks, 'proc-receive'), 'utf8').includes(PROC_RECEIVE_MARKER)) return null;
-    } catch {
-      return null;
-    }
-    if (!executable(resolve(hooks, 'proc-receive'))) return null;
+    if (!hookPresent(hooks, 'proc-receive') || !hookText(hooks, 'proc-receive')?.includes(PROC_RECEIVE_MARKER)) return null;
   }
   return creations;
 }
