@@ -401,6 +401,7 @@ export class BaseCache {
     if (value.data.length > this.limitBytes / 4 || this.entries.has(key)) return;
     this.entries.set(key, value);
     this.bytes += value.data.length;
+    if (this.bytes <= this.limitBytes) return;
     for (const [k, v] of this.entries) {
       if (this.bytes <= this.limitBytes) break;
       this.entries.delete(k);
