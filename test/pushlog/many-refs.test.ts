@@ -8,11 +8,11 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, commitAll, push, write } from '../server/helpers';
+import { cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
-import { freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
+import { codes, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
 
 let server: LogServer;
 let nodeWrapper: string;
@@ -91,6 +91,39 @@ test('a single new tag, and new refs with an update hook installed: receive-pack
   assert.equal(entries.slice(n0 + 1).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/u1'], ['refs/tags/u2']]);
   const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'refs/tags/u1', '--ref', 'refs/tags/solo');
   assert.is(v.status, 0, v.text);
+});
+
+test('new tags with --atomic: receive-pack applies them in its own one transaction (the proc-receive hook answers fall-through), one entry, by the shell hook', () => {
+  const r = freshRepo(server, 'many-atomic');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  const tags = Array.from({ length: 30 }, (_, i) => `refs/tags/a${i}`);
+  gitValue(r.work, ['update-ref', '--stdin'], { input: tags.map((t) => `create ${t} ${head}\n`).join('') });
+  const n0 = logEntries(r.bare).length;
+  rmSync(nodeStarts, { force: true });
+  const p = push(r.work, ['--atomic', `file://${r.bare}`, ...tags], { RECEIPT_GATE_NODE: nodeWrapper });
+  assert.is(p.status, 0, p.stderr);
+  const starts = readFileSync(nodeStarts, 'utf8').trim().split('\n');
+  assert.equal(starts.filter((l) => / reference-transaction /.test(`${l} `)), [], starts.join('\n'));
+  assert.equal(logEntries(r.bare).slice(n0).map((e) => e.updates.map((u) => u.ref)), [tags]);
+});
+
+test('with the hooks folder moved aside, git refuses a push that creates refs (no proc-receive hook) and applies an update of an existing ref, which verify-log shows as a gap', () => {
+  const r = freshRepo(server, 'many-hooks-aside');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  renameSync(join(r.bare, 'hooks'), join(r.bare, 'hooks.off'));
+  gitValue(r.work, ['tag', 'aside1']);
+  let p = push(r.work, [`file://${r.bare}`, 'refs/tags/aside1']);
+  assert.is.not(p.status, 0, p.stderr);
+  assert.match(p.stderr, /proc-receive/);
+  assert.is(refOid(r.bare, 'refs/tags/aside1'), null);
+  write(r.work, 'src/aside.py', 'x = 3\n');
+  commitAll(r.work, 'aside');
+  p = push(r.work, [`file://${r.bare}`, 'main']);
+  assert.is(p.status, 0, p.stderr);
+  renameSync(join(r.bare, 'hooks.off'), join(r.bare, 'hooks'));
+  const v = verifyLog(r.bare, server.pub, '--ref', 'main');
+  assert.equal(codes(v), ['LOG_GAP']);
 });
 
 test('new tags over git daemon and over smart HTTP: one entry each push, by the shell hook; verify-log clean', () => {
