@@ -12,6 +12,8 @@ import {
   DEFAULT_HARD_TIMEOUT_S,
   hardTimeoutFor,
   hardTimeoutFromEnv,
+  MAX_HARD_TIMEOUT_S,
+  MAX_TIMEOUT_MS,
   WALL_FACTOR,
   withinDeadline,
   type RunTime,
@@ -218,6 +220,11 @@ test('raising either side raises the other: the shim default is the default budg
   assert.is(hardTimeoutFor(4000), DEFAULT_HARD_TIMEOUT_S);
   const shim = readFileSync(join(__dirname, '..', '..', 'server-hooks', 'pre-receive'), 'utf8');
   assert.is(/hard=\$\{RECEIPT_GATE_HARD_TIMEOUT:-(\d+)\}/.exec(shim)?.[1], String(DEFAULT_HARD_TIMEOUT_S));
+  // The longest hard timeout the shim accepts from node is that of the largest budget.
+  const schema = readFileSync(join(__dirname, '..', '..', 'schemas', 'policy.schema.json'), 'utf8');
+  assert.is(/"timeoutMs": \{[^}]*"maximum": (\d+)/.exec(schema)?.[1], String(MAX_TIMEOUT_MS));
+  assert.is(MAX_HARD_TIMEOUT_S, hardTimeoutFor(MAX_TIMEOUT_MS));
+  assert.is(/\[ "\$need" -gt (\d+) \]/.exec(shim)?.[1], String(MAX_HARD_TIMEOUT_S));
   // Under the hard timeout a budget needs (hardTimeoutFor), its ceiling is the hard timeout less
   // the time to answer, at least WALL_FACTOR × the budget, and running out of it is not a cut.
   for (const budget of [100, 4000, 60_000]) {
