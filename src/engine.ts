@@ -51,7 +51,20 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
     return evaluateUnguarded(setup, updates, base.name);
   }
   const ctx = createRunContext(setup, base.policy);
-  await noteBaseAncestors(ctx, updates);
+  // The loose refs the server listed for the existing tips answer for every pushed name
+  // (one listing, not a stat per ref), as packed-refs is read once.
+  const releaseListing = ctx.store.refs.useLooseListing();
+  try {
+    await noteBaseAncestors(ctx, updates);
+    return gateResult(await judgeEach(ctx, updates), { policy: ctx.policy, identity: ctx.identity });
+  } finally {
+    releaseListing();
+  }
+}
+
+/** Each update through judgeRef, in order; what stops one (an unreadable object, the deadline)
+ * is that update's finding. */
+async function judgeEach(ctx: RunContext, updates: RefUpdate[]): Promise<RefResult[]> {
   const refs: RefResult[] = [];
   for (const update of updates) {
     try {
@@ -73,7 +86,7 @@ export async function evaluate(setup: RunSetup, updates: RefUpdate[]): Promise<G
       refs.push(refResult(update, [f], { isProtectedRef: ctx.isProtectedRef(update.ref) }));
     }
   }
-  return gateResult(refs, { policy: ctx.policy, identity: ctx.identity });
+  return refs;
 }
 
 /** The ref an update writes: a symbolic ref is followed to the ref it names, as git's
@@ -330,30 +343,34 @@ async function newTagFindings(ctx: RunContext, tags: readonly string[], at: { re
 const existingBaseTip = new WeakMap<RunContext, string>();
 
 /**
- * Before the refs are judged one by one: when the push names two or more commits the
+ * Before the refs are judged one by one: when two or more refs of the push name commits the
  * repository already held (a push of many tags on old commits), one walk from the base tip
- * finds which of them it reaches (src/git/history/ancestors-among.ts), instead of a walk per
- * ref for its merge base and, on the server, for whether the existing refs reach it. Only
- * proven ancestry is recorded; anything else is judged per ref exactly as before, and an error
- * here (an unreadable object, the deadline) is left for the per-ref judgement to meet and name.
+ * finds which of those commits it reaches (src/git/history/ancestors-among.ts), instead of a
+ * walk per ref for its merge base and, on the server, for whether the existing refs reach it.
+ * Only proven ancestry is recorded; anything else is judged per ref exactly as before, and an
+ * error here (an unreadable object, the deadline) is left for the per-ref judgement to meet and
+ * name.
  */
 async function noteBaseAncestors(ctx: RunContext, updates: readonly RefUpdate[]): Promise<void> {
   const tip = ctx.base.tip;
-  if (tip === null) return;
+  if (tip === null || updates.length < 2) return;
   const { store } = ctx;
   try {
-    const named = new Set<string>();
-    for (const u of updates) if (u.new !== ZERO_OID) named.add(u.new);
-    if (named.size < 2) return;
+    // Refs per value named (50,000 tags may name one commit).
+    const named = new Map<string, number>();
+    for (const u of updates) if (u.new !== ZERO_OID) named.set(u.new, (named.get(u.new) ?? 0) + 1);
     const held = new Set<string>();
-    for (const oid of named) {
+    let refs = 0;
+    for (const [oid, n] of named) {
       ctx.deadline.tick(64);
       if (!store.objects.hasObject(oid)) continue;
       const peeled = await store.commits.peel(oid, ctx.deadline);
       // A commit the push brought is above every existing tip, never below the base tip.
-      if (peeled.type === 'commit' && peeled.oid !== tip && !(await store.objects.isQuarantined(peeled.oid))) held.add(peeled.oid);
+      if (peeled.type !== 'commit' || peeled.oid === tip || (await store.objects.isQuarantined(peeled.oid))) continue;
+      held.add(peeled.oid);
+      refs += n;
     }
-    if (held.size < 2) return;
+    if (refs < 2) return;
     if (ctx.scope.kind === 'server') {
       await ctx.history.useCommitCache();
       if (ctx.scope.existingTips.includes(tip)) existingBaseTip.set(ctx, tip);

@@ -172,6 +172,11 @@ export interface RefEntry {
 
 export class RefReader {
   private packed: PackedRefsFile | null = null;
+  /** The loose refs distinctOids listed (on-disk names under this namespace's refs/). */
+  private listedLoose: Set<string> | null = null;
+  /** While set (useLooseListing), a name under refs/ that listing lacks is not looked for as a
+   * file: it is packed or absent. */
+  private looseListing: Set<string> | null = null;
   /** The namespace prefix as bytes (one character per byte). */
   private readonly ns: string;
 
@@ -291,11 +296,30 @@ export class RefReader {
       : this.commondir;
   }
 
+  /**
+   * For a run that reads many refs one by one (a push of 50,000 tags): from now until the
+   * returned function is called, the loose refs distinctOids listed (the server lists them
+   * once per push, for the existing tips) stand for the folders' contents, and a name they do
+   * not hold is looked up in packed-refs without a stat of its own. The refs are read as they
+   * stood at that listing, as packed-refs is read once. No effect when nothing was listed.
+   */
+  useLooseListing(): () => void {
+    this.looseListing = this.listedLoose;
+    return () => {
+      this.looseListing = null;
+    };
+  }
+
   /** Reads one on-disk ref without following it. */
   private readReal(real: string): RawRef | null {
     if (real !== 'HEAD' && !validReal(real)) return null;
     const file = join(this.dirFor(real), quoteReal(real));
     let text: string | null = null;
+    const listed = this.looseListing;
+    if (listed !== null && real.startsWith(this.ns + 'refs/') && !listed.has(real)) {
+      const packed = this.packedLookup(real);
+      return packed ? { oid: packed } : null;
+    }
     try {
       // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
       // A packed ref has no file: statSync says so without an error being built (only for an
@@ -419,6 +443,7 @@ export class RefReader {
     const excluded = exclude.map((e) => this.ns + refNameLatin1(e));
     const isExcluded = (real: string) => excluded.some((e) => real.startsWith(e));
     const loose = this.looseUnder(prefix);
+    this.listedLoose = loose;
     const out = new Set<string>();
     for (const real of loose) {
       if (isExcluded(real)) continue;

@@ -47,6 +47,12 @@ test.before(() => {
   git(work, ['push', '-q', 'origin', 'main', 'side', 'loose', 'refs/tags/v-annotated']);
   git(bare, ['update-ref', '-d', 'refs/heads/loose']);
   const oid = (rev: string) => gitValue(work, ['rev-parse', rev]);
+  // release/held: packed at main~6, then a loose file at main~2 (the loose one is the ref);
+  // sym: a symbolic ref to it. Pushed among the tags, their files must be read.
+  git(bare, ['update-ref', 'refs/heads/release/held', oid('main~6')]);
+  git(bare, ['pack-refs', '--all']);
+  git(bare, ['update-ref', 'refs/heads/release/held', oid('main~2')]);
+  git(bare, ['symbolic-ref', 'refs/heads/sym', 'refs/heads/release/held']);
   const lightweight = (name: string, rev: string) => lines.push(`${ZERO} ${oid(rev)} refs/tags/${name}`);
   for (let k = 0; k < 14; k++) lightweight(`m${k}`, `main~${k}`);
   lightweight('m10-again', 'main~10');
@@ -57,6 +63,8 @@ test.before(() => {
   lines.push(`${ZERO} ${oid('v-annotated')} refs/tags/v-annotated-copy`);
   lines.push(`${oid('main')} ${oid('main~5')} refs/heads/main`);
   lines.push(`${ZERO} ${oid('main~1')} refs/heads/release/one`);
+  lines.push(`${ZERO} ${oid('main~4')} refs/heads/release/held`);
+  lines.push(`${ZERO} ${oid('main~3')} refs/heads/sym`);
 });
 test.after(() => {
   cleanup(r?.root);
@@ -84,6 +92,10 @@ async function sameAsAlone(label: string): Promise<void> {
   assert.equal(byRef.get('refs/tags/side-tip')!.newCommits, [], label);
   assert.ok(byRef.get('refs/tags/a-tree')!.findings.some((f) => f.code === 'REF_NO_COMMIT'), label);
   assert.ok(byRef.get('refs/heads/main')!.findings.some((f) => f.code === 'REF_PROTECTED'), label);
+  // Moved back from its loose value (main~2), not forward from its packed one (main~6).
+  const held = gitValue(r.work, ['rev-parse', 'main~2']);
+  assert.ok(byRef.get('refs/heads/release/held')!.findings.some((f) => f.code === 'REF_PROTECTED' && f.message.includes(held.slice(0, 7))), `${label}: ${JSON.stringify(byRef.get('refs/heads/release/held')!.findings)}`);
+  assert.ok(byRef.get('refs/heads/sym')!.findings.length > 0, `${label}: sym`);
   for (let k = 0; k < 14; k++) {
     const ref = byRef.get(`refs/tags/m${k}`)!;
     assert.equal(ref.newCommits, [], `${label}: m${k}`);
