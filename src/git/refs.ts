@@ -313,13 +313,13 @@ export class RefReader {
   /** Reads one on-disk ref without following it. */
   private readReal(real: string): RawRef | null {
     if (real !== 'HEAD' && !validReal(real)) return null;
-    const file = join(this.dirFor(real), quoteReal(real));
-    let text: string | null = null;
     const listed = this.looseListing;
     if (listed !== null && real.startsWith(this.ns + 'refs/') && !listed.has(real)) {
       const packed = this.packedLookup(real);
       return packed ? { oid: packed } : null;
     }
+    const file = join(this.dirFor(real), quoteReal(real));
+    let text: string | null = null;
     try {
       // Ref names are bytes: the file's path is the name's bytes, its content read as bytes.
       // A packed ref has no file: statSync says so without an error being built (only for an
