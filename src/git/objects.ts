@@ -219,7 +219,7 @@ export class ObjectDatabase {
     if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
     // Every lookup goes through the replace refs, as git's does; the cache holds objects by
     // their own oid (a delta base is never replaced).
-    const oid = await this.lookupReplace(requested);
+    const oid = this.replacements !== null && this.replacements.size === 0 ? requested : await this.lookupReplace(requested);
     const { expected, maxBlob } = request;
     let hit = this.objects.get(oid);
     if (hit) {
@@ -240,7 +240,8 @@ export class ObjectDatabase {
         };
         // A loose object is inflated no further than the largest object the read accepts.
         const bound = (expected === 'blob' && maxBlob !== undefined ? maxBlob : MAX_NON_BLOB_BYTES) + MAX_LOOSE_HEADER;
-        hit = await this.readChecked(oid, loc, 0, refuse, bound);
+        const read = this.readChecked(oid, loc, 0, refuse, bound);
+        hit = read instanceof Promise ? await read : read;
       }
     }
     if (expected && hit.type !== expected) {
@@ -252,32 +253,47 @@ export class ObjectDatabase {
 
   /**
    * Reads `oid` from where it was located, checks its SHA-1 and keeps it (budget
-   * permitting). During a push (a quarantine is open) only the objects the push brought are
-   * checked: an object of the repository's own directories (or its alternates) was checked by
-   * git when it arrived, and git reads it without checking again; the push's objects are
-   * located in the quarantine first, so an object the client sent again is checked too. `refuse`, when given, sees the type and size as soon as they are known
+   * permitting). `refuse`, when given, sees the type and size as soon as they are known
    * (before a packed object is inflated; a loose one is inflated to `bound` bytes at most)
-   * and throws to refuse the object.
+   * and throws to refuse the object. The object itself when it was read at once (no delta
+   * base had to be read as a loose object first), else a promise of it.
+   *
+   * During a push (a quarantine is open) only the objects the push brought are checked: an
+   * object of the repository's own directories (or its alternates) was checked by git when it
+   * arrived, and git reads it without checking again. The push's objects are located in the
+   * quarantine first, so an object the client sent again is checked too.
    */
-  private async readChecked(oid: string, loc: ObjectLocation, depth: number, refuse?: (type: ObjectType, size: number) => void, bound?: number): Promise<StoredObject> {
-    let type: ObjectType;
-    let content: Uint8Array;
+  private readChecked(oid: string, loc: ObjectLocation, depth: number, refuse?: (type: ObjectType, size: number) => void, bound?: number): StoredObject | Promise<StoredObject> {
+    let read: { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }>;
     try {
-      if (loc.where === 'pack') {
-        ({ type, content } = await this.readPacked(oid, loc, depth, refuse));
-      } else {
-        ({ type, content } = this.readLoose(oid, loc, refuse, bound));
-      }
+      read = loc.where === 'pack' ? this.readPacked(oid, loc, depth, refuse) : this.readLoose(oid, loc, refuse, bound);
     } catch (err) {
-      if (err instanceof GitReadError) throw this.scrubbed(err);
-      throw err;
+      throw this.scrubbedAny(err);
     }
+    if (read instanceof Promise) {
+      return read.then(
+        (r) => this.checked(oid, loc, r.type, r.content),
+        (err: unknown) => {
+          throw this.scrubbedAny(err);
+        },
+      );
+    }
+    return this.checked(oid, loc, read.type, read.content);
+  }
+
+  /** The object read from `loc`, its SHA-1 checked (see readChecked), kept. */
+  private checked(oid: string, loc: ObjectLocation, type: ObjectType, content: Uint8Array): StoredObject {
     if (this.hasQuarantine && !loc.dir.quarantine) return this.keep(oid, type, content);
     const sha = createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
     if (sha !== oid) {
       throw new GitReadError(`Object ${oid} in ${this.view.describe(loc, oid)} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt. Run \`git fsck\`.`, oid, true);
     }
     return this.keep(oid, type, content);
+  }
+
+  /** `err` scrubbed when it is a GitReadError, else as it is. */
+  private scrubbedAny(err: unknown): unknown {
+    return err instanceof GitReadError ? this.scrubbed(err) : err;
   }
 
   /** A GitReadError whose message no longer names a quarantine path. */
@@ -287,9 +303,21 @@ export class ObjectDatabase {
     return new GitReadError(message, err.oid, err.damaged);
   }
 
-  /** A packed object through pack.ts. A delta base that is a loose object is read first
+  /** A packed object through pack.ts, read at once; when a delta base is a loose object, a
+   * promise of it (readWithLooseBases). */
+  private readPacked(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> {
+    try {
+      const { type, data } = this.view.readPacked(oid, loc, () => undefined, check);
+      return { type, content: data };
+    } catch (err) {
+      if (err instanceof LooseBaseNeeded) return this.readWithLooseBases(oid, loc, depth, check);
+      throw err;
+    }
+  }
+
+  /** A packed object whose delta chain reaches loose objects: each such base is read first
    * (checked like any object), then the delta is rebuilt again. */
-  private async readPacked(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): Promise<{ type: ObjectType; content: Uint8Array }> {
+  private async readWithLooseBases(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): Promise<{ type: ObjectType; content: Uint8Array }> {
     const bases = new Map<string, { type: ObjectType; data: Buffer }>();
     for (;;) {
       try {
