@@ -42,6 +42,14 @@ export class Inflater {
     return done !== null && done.got === size ? done.out.subarray(0, size) : null;
   }
 
+  /** As exact(), and how many bytes of `input` the stream took, for entries read one after
+   * the other (src/git/history/pack-commits.ts): null unless the stream ended before the end of
+   * `input` (so that an input cut short is never taken for a whole stream). */
+  exactTaking(input: Uint8Array, size: number): { data: Buffer; used: number } | null {
+    const done = this.run(input, size + 1);
+    return done !== null && done.got === size && done.inputLeft > 0 ? { data: done.out.subarray(0, size), used: input.length - done.inputLeft } : null;
+  }
+
   /**
    * The whole zlib stream that `input` holds, when it inflates to at most `room` bytes and ends
    * exactly at the end of `input` (a loose object's file, whose size is only known once

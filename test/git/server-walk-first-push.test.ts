@@ -6,6 +6,9 @@
 // entries stay). Dates are skewed (four days back every tenth commit, pushed commits dated
 // before or after everything), the parents deep below the tips.
 //
+// After the walk, on the same History (as the engine asks), the merge bases of each existing
+// ref's commit and the pushed one are compared with `git merge-base --all`.
+//
 // The answer is compared with the exact one (`git rev-list NEW` less `git rev-list --all`) and
 // with `git rev-list NEW --not --all`. git's own walk stops on dates, so on skewed histories it
 // can list commits an existing ref reaches (the case below where it does is asserted as such);
@@ -27,6 +30,7 @@ import { ObjectStore } from '../../src/git/store';
 import { Deadline } from '../../src/deadline';
 import { History } from '../../src/git/history/history';
 import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
+import { mergeBases } from '../../src/git/history/merge-base';
 import { CommitCache, commitCachePath } from '../../src/git/history/commit-cache';
 import { buildDag, dagArb, objectsDir, type DagCommit } from './walk-dag';
 import { cleanupTempDirs, git, GIT_ENV, tempDir } from '../helpers/git';
@@ -77,6 +81,14 @@ interface ProbeRecord {
   mine: string[];
   git: string[];
   exact: string[];
+  /** Per existing ref: mergeBases after the walk, and git merge-base --all. */
+  bases: { ref: string; mine: string[]; git: string[] }[];
+}
+
+/** The merge bases agree with git's for every existing ref. */
+function basesAgree(record: ProbeRecord, label: string): void {
+  assert.ok(record.bases.length > 0, `${label}: merge bases were asked`);
+  for (const b of record.bases) assert.equal(b.mine, b.git, `${label}: merge-base --all ${b.ref}`);
 }
 
 /** Installs the probe as the server's pre-receive hook; `refuse`: it then exits 1, so git
@@ -117,6 +129,7 @@ test('first push on a fetched, mirrored (with and without a commit-graph) and bu
     assert.equal(first.record.git, [first.tip], `${kind}: git says only the pushed commit is new`);
     assert.equal(first.record.exact, [first.tip]);
     assert.equal(first.record.mine, first.record.git, `${kind}: first push`);
+    basesAgree(first.record, `${kind}: first push`);
     if (kind !== 'mirror+graph') assert.ok(CommitCache.open(cache).size >= 100, `${kind}: the first push wrote the commit cache`);
     // 2. A push git refuses after the hook: a merge of commit 70 and of commit 160 (above the
     //    ref on 150, below the tip on 299), dated between them.
@@ -124,6 +137,7 @@ test('first push on a fetched, mirrored (with and without a commit-graph) and bu
     assert.is.not(refused.status, 0, `${kind}: git refused the push`);
     assert.equal(refused.record.exact, [refused.tip], `${kind}: the refs reach both parents`);
     assert.equal(refused.record.mine, refused.record.exact, `${kind}: refused push`);
+    basesAgree(refused.record, `${kind}: refused push`);
     // git's walk, misled by the dates (the ref on 299 is dated before the commits it reaches
     // down to 160), lists commits that ref reaches: a superset of the exact answer.
     assert.ok(refused.record.git.length > 1 && refused.record.exact.every((c) => refused.record.git.includes(c)), `${kind}: git's date-limited walk over-reports here`);
@@ -136,12 +150,15 @@ test('first push on a fetched, mirrored (with and without a commit-graph) and bu
     assert.equal(again.record.mine, again.record.exact, `${kind}: push after the refusal`);
     assert.equal(again.record.exact, [again.tip]);
     assert.equal(second.record.mine, second.record.git, `${kind}: the next push`);
+    basesAgree(again.record, `${kind}: push after the refusal`);
+    basesAgree(second.record, `${kind}: the next push`);
     assert.equal(second.record.exact, [second.tip]);
     // A commit of the history no ref reaches any more is new again when pushed back.
     git(server, ['update-ref', '-d', 'refs/heads/r299']);
     const back = pushCommit(client, server, [commits[298]!], 1_900_000_000, 'back', false);
     assert.equal(back.record.mine.sort(), back.record.exact.sort(), `${kind}: commits no ref reaches`);
     assert.equal(back.record.git.sort(), back.record.exact, `${kind}: git agrees`);
+    basesAgree(back.record, `${kind}: commits no ref reaches`);
     assert.ok(back.record.exact.length > 1, `${kind}: the unreferenced commits count as new (${back.record.exact.length})`);
   }
 });
@@ -157,10 +174,20 @@ function quarantine(repo: string): Quarantine {
   return { dir, env: { GIT_DIR: repo, GIT_QUARANTINE_PATH: dir, GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir(repo) } };
 }
 
+/** The new commits, and then on the same History the merge bases of each existing ref's commit
+ * and the pushed one, each against git merge-base --all in the quarantine's environment. */
 async function onServer(repo: string, q: Quarantine, tip: string): Promise<string[]> {
   const store = await ObjectStore.open({ gitdir: repo, env: q.env });
   try {
-    return await newCommitsOnServer(new History(store), tip, [...store.refs.list().values()], Deadline.never());
+    const history = new History(store);
+    const refs = [...store.refs.list().values()];
+    const found = await newCommitsOnServer(history, tip, refs, Deadline.never());
+    for (const ref of new Set(refs)) {
+      const commit = await store.commits.peelToCommit(ref);
+      const r = spawnSync('git', ['merge-base', '--all', commit, tip], { cwd: repo, env: { ...GIT_ENV, ...q.env }, encoding: 'utf8' });
+      assert.equal(await mergeBases(history, commit, tip, Deadline.never()), lines(r.stdout), `merge-base --all ${commit} ${tip}`);
+    }
+    return found;
   } finally {
     store.close();
   }

@@ -111,8 +111,8 @@ export class CommitCache {
     return this.addedOids.length;
   }
 
-  /** Writes the file with the new entries merged in (the old rows copied as bytes); a failure
-   * to write leaves the old file. */
+  /** Writes the file with the new entries merged in (the old rows copied as bytes), unless they
+   * are fewer than a 64th of the rows it holds; a failure to write leaves the old file. */
   save(): void {
     const n = this.addedOids.length;
     if (n === 0) return;
@@ -127,7 +127,9 @@ export class CommitCache {
     const order = sortedByOid(oids);
     const added: number[] = [];
     for (const i of order) if ((added.length === 0 || oids[added[added.length - 1]!] !== oids[i]) && this.row(oids[i]!) < 0) added.push(i);
-    if (added.length === 0) return;
+    // A few commits more are not worth rewriting a large file for (the whole file is copied
+    // and hashed again): they are read from their objects again next time.
+    if (added.length === 0 || added.length * 64 < this.count) return;
     const { buf, count } = this;
     const oldBase = HEADER + count * ROW;
     const oldParents = count === 0 ? 0 : (buf.length - HASH_LEN - oldBase) / HASH_LEN;

@@ -16,7 +16,8 @@
 import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
 import { type CommitGraph, readCommitGraph } from './commit-graph';
-import type { CommitCache } from './commit-cache';
+import type { CachedCommit, CommitCache } from './commit-cache';
+import type { PackCommits } from './pack-commits';
 import { GitReadError, type CommitRecord } from '../types';
 
 export class CommitIndex {
@@ -35,6 +36,8 @@ export class CommitIndex {
   /** The server's commit cache (commit-cache.ts), consulted before a commit's object is read;
    * null when not in use. */
   private cache: CommitCache | null = null;
+  /** The repository's packs read in pack order (pack-commits.ts), beside the cache. */
+  private packs: PackCommits | null = null;
 
   constructor(
     readonly store: ObjectStore,
@@ -45,10 +48,19 @@ export class CommitIndex {
     this.graphCount = graph?.count ?? 0;
   }
 
-  /** Uses the server's commit cache from now on (never with a shallow list or replace refs,
-   * which change the parents git reads; openCommitIndex leaves the graph out then too). */
-  useCache(cache: CommitCache, replacements: boolean): void {
-    if (this.shallow.size === 0 && !replacements) this.cache = cache;
+  /** Uses the server's commit cache from now on, and `packs` for the commits it does not list
+   * (never with a shallow list or replace refs, which change the parents git reads;
+   * openCommitIndex leaves the graph out then too). */
+  useCache(cache: CommitCache, replacements: boolean, packs: PackCommits | null = null): void {
+    if (this.shallow.size === 0 && !replacements) {
+      this.cache = cache;
+      this.packs = packs;
+    }
+  }
+
+  /** The packs read in order, or null. */
+  get packCommits(): PackCommits | null {
+    return this.packs;
   }
 
   /** True when the graph or the commit cache lists `oid` (as a commit, read before). */
@@ -147,10 +159,20 @@ export class CommitIndex {
     const have = this.extraParents[i];
     if (have) return have;
     const oid = this.extraOid[i]!;
-    const cached = this.cache?.lookup(oid);
+    const cached = this.cached(oid);
     if (cached) return this.fill(i, cached.parents, cached.time, reachableFromRefs);
     const c = await this.readCommit(oid, reachableFromRefs);
     return this.fill(i, c?.parents ?? null, c?.committerTime ?? 0, reachableFromRefs);
+  }
+
+  /** A repository commit's facts without reading its object: from the commit cache, else from
+   * the packs read in order (then recorded for the cache too). */
+  private cached(oid: string): CachedCommit | undefined {
+    const listed = this.cache?.lookup(oid);
+    if (listed || !this.packs) return listed;
+    const read = this.packs.lookup(oid);
+    if (read) this.cache!.add(oid, read);
+    return read;
   }
 
   /** Records an extra commit's parents (null: its object is absent) and date; `trusted`: every
@@ -190,7 +212,7 @@ export class CommitIndex {
     const i = id - this.graphCount;
     let parents = this.extraParents[i];
     if (!parents) {
-      const cached = this.cache?.lookup(this.extraOid[i]!);
+      const cached = this.cached(this.extraOid[i]!);
       if (!cached) return false;
       parents = this.fill(i, cached.parents, cached.time, reachableFromRefs);
     }
@@ -283,7 +305,7 @@ export async function checkedAgainst(idx: CommitIndex, starts: string[]): Promis
     if (!(await idx.agreesWithObject(idx.idOf(oid)))) {
       const notice = `commit-graph ${idx.graph.files.join(', ')} is not used (its data for commit ${oid} differs from the commit object); commits are read one by one, exactly but more slowly. Rewrite it with \`git commit-graph write --reachable\`.`;
       const without = new CommitIndex(idx.store, null, idx.shallow, [...idx.notices, notice]);
-      if (idx.commitCache) without.useCache(idx.commitCache, false);
+      if (idx.commitCache) without.useCache(idx.commitCache, false, idx.packCommits);
       return without;
     }
   }

@@ -14,12 +14,17 @@ import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
 import { CommitCache, commitCachePath, verifiedGraphsPath } from './commit-cache';
 import { checkedAgainst, openCommitIndex, type CommitIndex } from './commit-index';
+import { PackCommits } from './pack-commits';
+import { join } from 'node:path';
 
 export class History {
   private index: CommitIndex | null = null;
   /** Per commit: commits a walk has shown to be its ancestors (or it). */
   private readonly ancestors = new Map<string, Set<string>>();
+  /** Per pushed commit, what the server's new-commits walk showed (notePushedOnto). */
+  private readonly pushed = new Map<string, { bases: readonly string[]; existingTips: ReadonlySet<string> }>();
   private cache: CommitCache | null = null;
+  private packs: PackCommits | null = null;
 
   constructor(readonly store: ObjectStore) {}
 
@@ -28,7 +33,7 @@ export class History {
   async commitIndex(deadline: Deadline, starts: string[]): Promise<CommitIndex> {
     if (!this.index) {
       this.index = await openCommitIndex(this.store, deadline, this.cache ? verifiedGraphsPath(this.store.objects.ownDirectory) : undefined);
-      if (this.cache) this.index.useCache(this.cache, await this.store.objects.hasReplacements());
+      if (this.cache) this.index.useCache(this.cache, await this.store.objects.hasReplacements(), this.packs);
     }
     this.index = await checkedAgainst(this.index, starts);
     return this.index;
@@ -38,13 +43,15 @@ export class History {
    * before the first walk. */
   async useCommitCache(): Promise<void> {
     this.cache ??= CommitCache.open(commitCachePath(this.store.objects.ownDirectory));
-    if (this.index) this.index.useCache(this.cache, await this.store.objects.hasReplacements());
+    this.packs ??= new PackCommits(join(this.store.objects.ownDirectory, 'pack'));
+    if (this.index) this.index.useCache(this.cache, await this.store.objects.hasReplacements(), this.packs);
   }
 
   /** Writes what the walks added to the commit cache (nothing when no cache is in use or it
    * has nothing new). */
   saveCommitCache(): void {
     if (this.index?.commitCache) this.index.commitCache.save();
+    this.packs?.release();
   }
 
   /**
@@ -59,6 +66,19 @@ export class History {
   /** The commit-graph files the walks use ([] when none, or none trusted). */
   commitGraphFiles(): readonly string[] {
     return this.index?.graph?.files ?? [];
+  }
+
+  /** Records what the server's new-commits walk showed about a pushed commit: the commits its
+   * new commits were built on (`bases`: each reached from an existing ref; every other commit
+   * below the pushed one is new, and no existing ref reaches a new commit) and the existing
+   * refs' commits it was judged against. */
+  notePushedOnto(pushed: string, bases: string[], existingTips: ReadonlySet<string>): void {
+    this.pushed.set(pushed, { bases, existingTips });
+  }
+
+  /** What notePushedOnto recorded for `pushed`, or undefined. */
+  pushedOnto(pushed: string): { bases: readonly string[]; existingTips: ReadonlySet<string> } | undefined {
+    return this.pushed.get(pushed);
   }
 
   /** Records that each of `ancestors` is an ancestor of `descendant` (or is it). */

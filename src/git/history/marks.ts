@@ -20,6 +20,25 @@ export class Marks {
   }
 }
 
+/** Per-walk links by commit id (another commit id, or -1), growing as new commits get ids. */
+export class Links {
+  private a: Int32Array;
+  constructor(size: number) {
+    this.a = new Int32Array(Math.max(1024, size + 256)).fill(-1);
+  }
+  get(id: number): number {
+    return id < this.a.length ? this.a[id]! : -1;
+  }
+  set(id: number, v: number): void {
+    if (id >= this.a.length) {
+      const b = new Int32Array(Math.max(id + 1, this.a.length * 2)).fill(-1);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[id] = v;
+  }
+}
+
 /** Max-heap of commit ids by (k1, k2) descending, then insertion order (git's prio_queue).
  * Entries are moved into a hole rather than swapped: this is the walks' inner loop. */
 export class Heap {

@@ -204,6 +204,8 @@ export async function mergeBases(history: History, a: string, b: string, deadlin
   // An ancestor of the other is the one merge base (git merge-base prints it, --all alone).
   if (history.knownAncestor(ca, cb)) return [ca];
   if (history.knownAncestor(cb, ca)) return [cb];
+  const onto = pushedOntoAncestor(history, ca, cb) ?? pushedOntoAncestor(history, cb, ca);
+  if (onto !== null) return [onto];
   const idx = await history.commitIndex(deadline, [ca, cb]);
   const one = idx.idOf(ca);
   const two = idx.idOf(cb);
@@ -253,6 +255,21 @@ async function refuseHiddenBelow(idx: CommitIndex, bases: number[], a: string, b
       }
     }
   }
+}
+
+/**
+ * The merge base of an existing ref's commit `tip` and a pushed commit `pushed` when the
+ * server's new-commits walk settled it: the pushed commit's new commits were built on one
+ * commit B alone, and the walk showed B below `tip`. The commits below `pushed` are its new
+ * commits and B's ancestors; no existing ref, `tip` included, reaches a new commit; so the
+ * common ancestors are B's, and B is the one best (`git merge-base --all` prints B alone).
+ * Null when that was not shown.
+ */
+function pushedOntoAncestor(history: History, tip: string, pushed: string): string | null {
+  const onto = history.pushedOnto(pushed);
+  if (!onto || onto.bases.length !== 1 || !onto.existingTips.has(tip)) return null;
+  const base = onto.bases[0]!;
+  return history.knownAncestor(base, tip) ? base : null;
 }
 
 /** The best common ancestor `git merge-base a b` prints (the first of mergeBases); null when

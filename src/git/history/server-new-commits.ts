@@ -10,7 +10,7 @@ import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
 import type { CommitIndex } from './commit-index';
 import type { History } from './history';
-import { Heap, Marks } from './marks';
+import { Heap, Links, Marks } from './marks';
 import { byNewest, commitOrNull, newestFirst } from './new-commits';
 import { isOid } from '../../types';
 
@@ -38,23 +38,47 @@ export async function newCommitsOnServer(history: History, tip: string, existing
   const existing = new ExistingTips(store, idx, existingTips, literal, deadline);
   // What was read is kept even when the deadline ends the walk: the next push goes further.
   try {
-    return newestFirst(idx, await collectNew(store, idx, start, existing, deadline));
+    const found = await collectNew(store, idx, start, existing, deadline);
+    noteWhatTheWalkShowed(history, idx, start, found.old, existing);
+    return newestFirst(idx, found.fresh);
   } finally {
     history.saveCommitCache();
   }
 }
 
-/** The commits reachable from `start` that the push brought or no existing tip reaches. */
-async function collectNew(store: ObjectStore, idx: CommitIndex, start: string, existing: ExistingTips, deadline: Deadline): Promise<number[]> {
+/**
+ * Records, for the merge-base and ancestry questions that follow on the same push, what the
+ * walk proved: the commits the new ones were built on (`old`: each reached from an existing
+ * ref), the existing tips, and for each of those commits the tips a chain of parent links the
+ * walk followed leads down from (ReachableFrom.sourcesAbove). Nothing is recorded that the walk
+ * did not prove, and nothing when it met a boundary.
+ */
+function noteWhatTheWalkShowed(history: History, idx: CommitIndex, start: string, old: number[], existing: ExistingTips): void {
+  // Below a boundary (a parent absent, a shallow list) there is history the walk did not see.
+  if (idx.sawBoundary || idx.shallow.size > 0) return;
+  const bases = old.map((c) => idx.oid(c));
+  history.notePushedOnto(start, bases, existing.tipCommits());
+  for (const c of old) {
+    for (const tip of existing.tipsAbove(c)) history.noteAncestors(idx.oid(tip), [idx.oid(c)]);
+  }
+}
+
+/** The commits reachable from `start` that the push brought or no existing tip reaches
+ * (`fresh`), and the commits they have as parents that an existing tip reaches (`old`). */
+async function collectNew(store: ObjectStore, idx: CommitIndex, start: string, existing: ExistingTips, deadline: Deadline): Promise<{ fresh: number[]; old: number[] }> {
   const seen = new Marks(idx.size);
   const result: number[] = [];
+  const old: number[] = [];
   const stack = [idx.idOf(start)];
   seen.set(stack[0]!, 1);
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
     const isNew = (await store.objects.isQuarantined(idx.oid(c))) || !(await existing.reach(c));
-    if (!isNew) continue;
+    if (!isNew) {
+      old.push(c);
+      continue;
+    }
     await idx.prepare(c, deadline);
     result.push(c);
     for (const p of idx.parents(c)) {
@@ -64,7 +88,7 @@ async function collectNew(store: ObjectStore, idx: CommitIndex, start: string, e
       }
     }
   }
-  return result;
+  return { fresh: result, old };
 }
 
 /**
@@ -117,6 +141,20 @@ class ExistingTips {
     private readonly deadline: Deadline,
   ) {}
 
+  /** The existing tips' commits as far as known: the literal tips, and the peeled ones once
+   * the walk started. */
+  tipCommits(): Set<string> {
+    const out = new Set(this.literal);
+    for (const t of this.walk?.tipIds ?? []) out.add(this.idx.oid(t));
+    return out;
+  }
+
+  /** Tips (ids) from which the walk's parent links lead down to `c` (a tip itself is one). */
+  tipsAbove(c: number): number[] {
+    if (this.literal.has(this.idx.oid(c)) && !this.walk) return [c];
+    return this.walk ? this.walk.from.sourcesAbove(c, this.walk.tipIds) : [];
+  }
+
   async reach(c: number): Promise<boolean> {
     if (this.literal.has(this.idx.oid(c))) return true;
     this.walk ??= await this.startWalk();
@@ -148,6 +186,9 @@ class ExistingTips {
  */
 class ReachableFrom {
   private readonly seen: Marks;
+  /** For each commit seen, the commit whose parents the walk found it among (-1 for a source
+   * never found so): a chain of parent links up to a source. */
+  private readonly foundFrom: Links;
   private readonly queue = new Heap();
   private started = false;
 
@@ -157,6 +198,22 @@ class ReachableFrom {
     private readonly deadline: Deadline,
   ) {
     this.seen = new Marks(idx.size);
+    this.foundFrom = new Links(idx.size);
+  }
+
+  /** The sources whose chain of links leads down to `c` (each reaches `c`: every link is a
+   * parent edge); [] when the walk did not see `c`. */
+  sourcesAbove(c: number, sources: ReadonlySet<number>): number[] {
+    if (!this.seen.get(c)) return [];
+    const out: number[] = [];
+    for (let at = c, n = 0; at >= 0 && n <= this.idx.size; at = this.foundFrom.get(at), n++) if (sources.has(at)) out.push(at);
+    return out;
+  }
+
+  private sourceSet: Set<number> | null = null;
+
+  private isSource(id: number): boolean {
+    return (this.sourceSet ??= new Set(this.sources)).has(id);
   }
 
   private async visit(id: number): Promise<void> {
@@ -180,7 +237,12 @@ class ReachableFrom {
       this.deadline.tick();
       const c = this.queue.pop();
       for (const p of this.idx.parents(c)) {
-        if (this.seen.get(p)) continue;
+        if (this.seen.get(p)) {
+          // A source found below another commit: the chain goes on through it.
+          if (this.foundFrom.get(p) < 0 && this.isSource(p)) this.foundFrom.set(p, c);
+          continue;
+        }
+        this.foundFrom.set(p, c);
         if (this.idx.prepareKnown(p, true)) {
           this.seen.set(p, 1);
           this.queue.push(p, this.idx.gen(p), this.idx.time(p));

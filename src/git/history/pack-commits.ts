@@ -1,0 +1,234 @@
+// Commits read in pack order, for the server's first walks on a repository (no commit cache yet:
+// a history that arrived by `git fetch`, a mirror clone, a restore, or pushes refused after the
+// hook). git writes a pack's commits first, newest first (pack-objects' write order), and a walk
+// from the refs down to an old commit asks for them in about that order. Reading them one after
+// the other from the start of the pack, through one zlib engine, costs a fraction of looking each
+// one up (the index searched, the entry found, the object kept in the store's caches): the walk
+// takes its commits from here as it takes them from the commit cache.
+//
+// It never changes an answer. An entry's facts (parents, committer date) come from the commit
+// object's own bytes through the one commit parser (parse/commit.ts), and the name they are kept
+// under is the SHA-1 of those bytes (`commit <size>\0<content>`, as git names it): they are the
+// facts the object store would give for that oid, whatever else the pack holds. A commit is only
+// asked for here once the pack's index places it in this pack, and the reading must arrive at
+// exactly the offset the index gives. The entries are the repository's own packs
+// (never the push's quarantine), so each commit read here was in the repository before the push.
+// Anything unusual (an index or pack that cannot be read, a version this does not know, a stream
+// that does not end where it should, a name the index does not place there, a commit the parser
+// refuses) ends the reading of that pack: the walk then reads its commits one by one, as before.
+// A deltified commit is skipped (read one by one). Reading stops at the first tree or blob: the
+// commits are behind it.
+//
+// At most CHUNK entries are read per question, so a walk's deadline is checked between chunks;
+// a commit not reached yet is read one by one meanwhile. No file descriptor is kept: the pack is
+// opened for each 1 MiB window read; the index is read through PackIndex (pack.ts).
+
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { PackIndex } from '../pack';
+import { Inflater } from '../inflate';
+import { parseCommit } from '../parse/commit';
+import type { CachedCommit } from './commit-cache';
+
+const OBJ_COMMIT = 1;
+const OBJ_TREE = 2;
+const OBJ_BLOB = 3;
+const OBJ_TAG = 4;
+const OBJ_OFS_DELTA = 6;
+const OBJ_REF_DELTA = 7;
+/** Entries read per question at most. */
+const CHUNK = 2048;
+/** Bytes read from the pack at a time (more when one entry needs more). */
+const WINDOW = 1 << 20;
+/** Entries larger than this are not read here (a commit this large is read one by one). */
+const MAX_ENTRY = 1 << 20;
+const TYPE_NAMES: Record<number, string> = { [OBJ_COMMIT]: 'commit', [OBJ_TREE]: 'tree', [OBJ_BLOB]: 'blob', [OBJ_TAG]: 'tag' };
+
+/** One pack read from its start. */
+class PackScan {
+  /** The pack's size, once opened (-1 before). */
+  private size = -1;
+  private window = Buffer.alloc(0);
+  private windowAt = 0;
+  /** Where the next entry starts. */
+  private pos = 12;
+  /** Nothing more is read from this pack (its commits are behind, or something was unusual). */
+  ended = false;
+  /** Commits read and not asked for yet. */
+  private readonly found = new Map<string, CachedCommit>();
+
+  /** The pack's index, opened when asked and closed by release(). */
+  private idx: PackIndex | null = null;
+
+  constructor(
+    private readonly idxPath: string,
+    private readonly packPath: string,
+    private readonly inflater: Inflater,
+  ) {}
+
+  /** Where the pack holds `oid`, or null. Throws when the index cannot be read. */
+  find(oid: string): number | null {
+    this.idx ??= PackIndex.load(this.idxPath);
+    return this.idx.find(oid);
+  }
+
+  /** Closes the index's file (reopened by the next question); what was read stays. */
+  release(): void {
+    this.idx?.close();
+    this.idx = null;
+  }
+
+  /** The commit at `offset` (whose name is `oid`), reading on from where the last question left
+   * off; undefined when it is not (or not yet) read here. */
+  commit(oid: string, offset: number): CachedCommit | undefined {
+    const have = this.found.get(oid);
+    if (have) {
+      this.found.delete(oid);
+      return have;
+    }
+    if (this.ended || offset < this.pos) return undefined;
+    try {
+      for (let n = 0; n < CHUNK && !this.ended && this.pos < offset; n++) this.next();
+      // The entries read must lead to the one the index places at `offset`: one that starts
+      // past it means this reading lost its way, and it stops.
+      if (this.pos > offset) this.end();
+      else if (this.pos === offset && !this.ended) this.next();
+    } catch {
+      this.end();
+    }
+    const got = this.found.get(oid);
+    if (got) this.found.delete(oid);
+    return got;
+  }
+
+  /** Reads the entry at `pos`: a commit is recorded, a tag or delta passed over, a tree or a
+   * blob ends the reading. */
+  private next(): void {
+    if (this.size < 0) this.open();
+    if (this.ended) return;
+    const start = this.pos;
+    let head = this.bytes(start, 32);
+    let i = 0;
+    let c = head[i++]!;
+    const type = (c >> 4) & 7;
+    let size = c & 15;
+    let shift = 4;
+    while (c & 0x80) {
+      if (i >= head.length || shift > 28) return this.end();
+      c = head[i++]!;
+      size += (c & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    if (type === OBJ_TREE || type === OBJ_BLOB || size > MAX_ENTRY) return this.end();
+    if (type === OBJ_OFS_DELTA) {
+      do {
+        if (i >= head.length) return this.end();
+        c = head[i++]!;
+      } while (c & 0x80);
+    } else if (type === OBJ_REF_DELTA) {
+      i += 20;
+    } else if (type !== OBJ_COMMIT && type !== OBJ_TAG) {
+      return this.end();
+    }
+    // zlib's deflateBound, and room past it: a stream that ends leaves input unread.
+    const bound = size + Math.ceil(size / 4096) + Math.ceil(size / 16384) + 64;
+    head = this.bytes(start + i, bound);
+    const taken = this.inflater.exactTaking(head, size);
+    if (taken === null) return this.end();
+    this.pos = start + i + taken.used;
+    if (type !== OBJ_COMMIT) return;
+    const hash = createHash('sha1');
+    hash.update(`${TYPE_NAMES[type]} ${size}\0`);
+    const oid = hash.update(taken.data).digest('hex');
+    const parsed = parseCommit(oid, taken.data);
+    this.found.set(oid, { parents: parsed.parents, time: parsed.committerTime });
+  }
+
+  /** Up to `length` bytes at `at` (fewer at the end of the file), from the window of the pack
+   * last read; the file is opened for each window read and closed again (no descriptor is kept
+   * between a walk's questions). */
+  private bytes(at: number, length: number): Buffer {
+    const end = Math.min(at + length, this.size);
+    if (at < this.windowAt || end > this.windowAt + this.window.length) {
+      const want = Math.max(Math.min(Math.max(WINDOW, end - at), this.size - at), 0);
+      const buf = Buffer.allocUnsafe(want);
+      let got = 0;
+      const fd = openSync(this.packPath, 'r');
+      try {
+        while (got < buf.length) {
+          const n = readSync(fd, buf, got, buf.length - got, at + got);
+          if (n === 0) break;
+          got += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+      this.window = buf.subarray(0, got);
+      this.windowAt = at;
+    }
+    return this.window.subarray(at - this.windowAt, Math.max(end - this.windowAt, at - this.windowAt));
+  }
+
+  private open(): void {
+    const fd = openSync(this.packPath, 'r');
+    try {
+      this.size = fstatSync(fd).size;
+    } finally {
+      closeSync(fd);
+    }
+    const head = this.bytes(0, 12);
+    const version = head.length === 12 ? head.readUInt32BE(4) : 0;
+    if (head.toString('latin1', 0, 4) !== 'PACK' || (version !== 2 && version !== 3)) this.end();
+  }
+
+  /** Stops reading this pack (what was read stays). */
+  end(): void {
+    this.ended = true;
+    this.window = Buffer.alloc(0);
+  }
+
+}
+
+/** The commits of a repository's own packs (`<objects>/pack`), read in pack order as walks ask. */
+export class PackCommits {
+  private packs: PackScan[] | null = null;
+  private readonly inflater = new Inflater();
+
+  constructor(private readonly packDir: string) {}
+
+  /** The commit's parents and date when a pack of the repository holds it and it is read here;
+   * undefined otherwise (then it is read from its object). */
+  lookup(oid: string): CachedCommit | undefined {
+    for (const scan of (this.packs ??= this.open())) {
+      let offset: number | null;
+      try {
+        offset = scan.find(oid);
+      } catch {
+        scan.end();
+        continue;
+      }
+      if (offset !== null) return scan.commit(oid, offset);
+    }
+    return undefined;
+  }
+
+  private open(): PackScan[] {
+    const out: PackScan[] = [];
+    let names: string[];
+    try {
+      names = readdirSync(this.packDir).filter((n) => n.endsWith('.idx'));
+    } catch {
+      return out;
+    }
+    for (const name of names.sort()) out.push(new PackScan(join(this.packDir, name), join(this.packDir, name.slice(0, -4) + '.pack'), this.inflater));
+    return out;
+  }
+
+  /** Closes the packs' index files and the zlib engine (after each walk: nothing is held
+   * between walks; the next question opens them again, and reading goes on where it stopped). */
+  release(): void {
+    for (const p of this.packs ?? []) p.release();
+    this.inflater.close();
+  }
+}
