@@ -117,13 +117,17 @@ export class RawTree {
    * into one array of its own (the split's arrays are reused by the next split). */
   private static of(treeOid: string, buf: Buffer, split: Split): RawTree {
     const n = split.n;
-    const all = new Int32Array(4 * n);
-    all.set(split.starts.subarray(0, n), 0);
-    all.set(split.spaces.subarray(0, n), n);
-    all.set(split.nuls.subarray(0, n), 2 * n);
-    const modes = new Uint32Array(all.buffer, all.byteOffset + 12 * n, n);
+    // One buffer, four views made on it (a view of an array made first costs more).
+    const bytes = new ArrayBuffer(16 * n);
+    const starts = new Int32Array(bytes, 0, n);
+    const spaces = new Int32Array(bytes, 4 * n, n);
+    const nuls = new Int32Array(bytes, 8 * n, n);
+    const modes = new Uint32Array(bytes, 12 * n, n);
+    starts.set(split.starts.subarray(0, n));
+    spaces.set(split.spaces.subarray(0, n));
+    nuls.set(split.nuls.subarray(0, n));
     modes.set(split.modes.subarray(0, n));
-    return new RawTree(treeOid, buf, all.subarray(0, n), all.subarray(n, 2 * n), all.subarray(2 * n, 3 * n), modes, split.ordered, split.nonPlain, split.lookbacks);
+    return new RawTree(treeOid, buf, starts, spaces, nuls, modes, split.ordered, split.nonPlain, split.lookbacks);
   }
 
   /** The index of this tree's entry that starts at byte `offset` and has the bytes `buf`
