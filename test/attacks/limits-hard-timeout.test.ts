@@ -46,22 +46,54 @@ function script(r: Arena, name: string, body: string): string {
 }
 
 /**
- * A node that a busy server pauses: run under the hard timeout `hard`, node is stopped
- * (SIGSTOP) `at` seconds after its start for `pause` seconds, then goes on; under any other hard
- * timeout it runs as it is. (Descriptor 3, the snapshot run's answer, is left alone.)
+ * A node that a busy server pauses: run under the hard timeout `hard`, node is stopped (SIGSTOP)
+ * once it has used `cpuMs` of CPU time (read from /proc: past its start and the setup, inside
+ * the check of the commits), and goes on (SIGCONT) `contAtMs` after its start, or at once when
+ * that is past; under any other hard timeout it runs as it is. The answer's descriptor 3 (the
+ * snapshot run's) is passed on when open.
  */
-function pausedNode(r: Arena, hard: number, at: number, pause: number): string {
-  return script(
-    r,
-    `paused-node-${hard}`,
-    `[ "$RECEIPT_GATE_HARD_TIMEOUT" = ${hard} ] || exec '${process.execPath}' "$@"
-exec 9<&0
-'${process.execPath}' "$@" <&9 9<&- &
-pid=$!
-sleep ${at}; kill -STOP $pid 2>/dev/null; sleep ${pause}; kill -CONT $pid 2>/dev/null
-wait $pid
+function pausedNode(r: Arena, hard: number, cpuMs: number, contAtMs: number): string {
+  const path = join(r.root, `paused-node-${hard}`);
+  writeFileSync(
+    path,
+    `#!${process.execPath}
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const { constants } = require('node:os');
+let stdio = [0, 1, 2];
+try {
+  fs.fstatSync(3);
+  stdio = [0, 1, 2, 3];
+} catch {}
+const start = Date.now();
+const child = spawn(${JSON.stringify(process.execPath)}, process.argv.slice(2), { stdio });
+let poll = null;
+let resume = null;
+if (process.env.RECEIPT_GATE_HARD_TIMEOUT === '${hard}') {
+  const tick = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  poll = setInterval(() => {
+    let stat;
+    try {
+      stat = fs.readFileSync('/proc/' + child.pid + '/stat', 'utf8');
+    } catch {
+      return;
+    }
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (((Number(f[11]) + Number(f[12])) * 1000) / tick < ${cpuMs}) return;
+    clearInterval(poll);
+    process.kill(child.pid, 'SIGSTOP');
+    resume = setTimeout(() => process.kill(child.pid, 'SIGCONT'), Math.max(0, start + ${contAtMs} - Date.now()));
+  }, 5);
+}
+child.on('exit', (code, signal) => {
+  clearInterval(poll);
+  clearTimeout(resume);
+  process.exitCode = code ?? 128 + constants.signals[signal];
+});
 `,
+    { mode: 0o755 },
   );
+  return path;
 }
 
 function assertAccepted(r: Arena, result: PushResult, ref: string, name: string): void {
@@ -72,9 +104,10 @@ function assertAccepted(r: Arena, result: PushResult, ref: string, name: string)
 test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut short by RECEIPT_GATE_HARD_TIMEOUT is run again under 10 × timeoutMs + 2 s, and judged (from the snapshot, and from the plain bundle)', () => {
   const r = arena();
   // 60 s of CPU wants a hard timeout of 602 s; the server's is 8 s (a ceiling of 6 s). The
-  // check of 20,000 commits is paused 1.5 s after node's start for 4.8 s, as a busy server
-  // would: its ceiling runs out, with most of its CPU budget left. Before, that was
-  // LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT; now the shim runs it again under 602 s.
+  // check of 20,000 commits is paused once node has used 200 ms of CPU, until 6.4 s after its
+  // start, as a busy server would: its ceiling runs out, with most of its CPU budget left.
+  // Before, that was LIMIT_EXCEEDED naming RECEIPT_GATE_HARD_TIMEOUT; now the shim runs it
+  // again under 602 s.
   // From the plain bundle the shim does not spool the push's input: the second run reads the
   // copy node wrote.
   const timeoutMs = 60_000;
@@ -83,7 +116,7 @@ test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut 
   const modes: [string, Record<string, string>][] = [['long-snapshot', {}], ['long-plain', { RECEIPT_GATE_NO_SNAPSHOT: '1' }]];
   for (const [name, env] of modes) {
     longBranch(r, name, 20_000);
-    const result = push(r.work, ['origin', name], { ...BOB, ...env, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_NODE: pausedNode(r, 8, 1.5, 4.8) });
+    const result = push(r.work, ['origin', name], { ...BOB, ...env, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_NODE: pausedNode(r, 8, 200, 6400) });
     assertAccepted(r, result, `refs/heads/${name}`, name);
     const notice = result.remote.filter((l) => l.includes('notice: the check needs more than the hook\'s hard timeout'));
     assert.equal(notice, ['receipt-gate: notice: the check needs more than the hook\'s hard timeout of 8 s (RECEIPT_GATE_HARD_TIMEOUT): the policy\'s limits.timeoutMs gives it 602 s (10 x limits.timeoutMs + 2 s), and the push is checked again under that'], result.stderr);
