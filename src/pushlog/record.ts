@@ -14,7 +14,9 @@ import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
 import { logKey } from './hook';
 import { batchOf } from './batch';
 import { prepareCandidates, shellSafeRef, type PushFacts } from './prepare';
-import { audit, logEnabled, receivePackPid, sweepPending, writePending } from './server-state';
+import { audit, logEnabled, receivePackPid, sweepPending, writeFallThrough, writePending } from './server-state';
+
+const ZERO = '0'.repeat(40);
 
 /** Records the decision; returns why an accepted push could not be recorded (null when it
  * was, when the log is off, or when the push was rejected anyway). `receivePid`: the
@@ -52,7 +54,13 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
     const pid = receivePid === undefined ? receivePackPid(process.ppid, env.RECEIPT_GATE_HOOK_PARENT) : receivePid;
     const facts: PushFacts = { time, identity: result.identity, policy_blob: outcome.policyOid ?? null, push_certificate: cert };
     writePending(gitdir, { receive_pid: pid, created: time, identity: facts.identity, policy_blob: facts.policy_blob, push_certificate: cert, updates });
-    if (pid !== null) await prepareFastPath(gitdir, env, pid, facts, updates);
+    if (pid !== null) {
+      const batch = batchOf({ gitdir, env, updates, atomic: null, predict: true }) as LoggedUpdate[] | null;
+      // No batch: the proc-receive shim hands the push's new refs back to receive-pack from
+      // this answer, written now, without starting Node (batch.ts).
+      writeFallThrough(gitdir, pid, batch === null && !env.GIT_NAMESPACE ? updates.filter((u) => u.old === ZERO && u.new !== ZERO).map((u) => u.ref) : null);
+      await prepareFastPath(gitdir, env, pid, facts, updates, batch);
+    }
     return null;
   } catch (err) {
     return outcome.accepted ? (err as Error).message : null;
@@ -61,13 +69,12 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
 
 /** The entries signed in advance (prepare.ts), so that reference-transaction appends one
  * without starting Node. Best effort: without them the hook's Node logger signs instead. */
-async function prepareFastPath(gitdir: string, env: NodeJS.ProcessEnv, receivePid: number, facts: PushFacts, updates: LoggedUpdate[]): Promise<void> {
+async function prepareFastPath(gitdir: string, env: NodeJS.ProcessEnv, receivePid: number, facts: PushFacts, updates: LoggedUpdate[], batch: LoggedUpdate[] | null): Promise<void> {
   if (!updates.every((u) => shellSafeRef(u.ref))) return;
   try {
     const key = await logKey(gitdir, env);
     if ('error' in key) return;
-    const batch = batchOf({ gitdir, env, updates, atomic: null, predict: true });
-    await prepareCandidates(gitdir, receivePid, key.key, [createPublicKey(key.key), ...key.previous], facts, updates, batch as LoggedUpdate[] | null);
+    await prepareCandidates(gitdir, receivePid, key.key, [createPublicKey(key.key), ...key.previous], facts, updates, batch);
   } catch {
     /* the logger signs in reference-transaction */
   }

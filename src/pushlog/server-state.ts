@@ -11,6 +11,8 @@
 //                       push's pending files
 //   pending/<pid>.applied  `<old> <new> <ref>` lines the shell hook logged from <pid>.log
 //                       while other updates of the push were still to come
+//   pending/<pid>.proc  the proc-receive hook's answer when the push's new refs are not
+//                       batched (each handed back to receive-pack), written by pre-receive
 //   txn-<pid>.json      what the refs of a transaction held when git had locked them
 //                       ("prepared"), for updates that name no old value (`git update-ref` without one)
 //   audit.jsonl         rejected attempts and anything the log could not record, one JSON
@@ -21,6 +23,7 @@
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FLUSH, pkt } from '../git/pkt-line';
 import { processAlive } from '../git/ref-lock';
 import type { LoggedUpdate, PushCertificate } from './entry';
 
@@ -100,6 +103,29 @@ export function writePending(gitdir: string, pending: PendingPush): void {
   const tmp = join(dir, `.${name}.${process.pid}`);
   writeFileSync(tmp, JSON.stringify(pending));
   renameSync(tmp, join(dir, name));
+}
+
+/**
+ * `pending/<pid>.proc`: the proc-receive hook's whole answer to receive-pack for a push whose new
+ * refs are not batched (`refs`: the push's creations, in push order) — version 1, then `ok REF`
+ * and `option fall-through` for each, in pkt-lines — so that the shim writes it with one `cat`
+ * instead of starting Node, and then empties. `refs` null or empty: the file is removed (Node
+ * answers and batches; or, with no new ref, receive-pack does not run the hook). Only
+ * ever an answer that hands refs back to receive-pack: were it to name other refs than
+ * receive-pack sent, receive-pack refuses the unnamed ones and ignores the rest.
+ */
+export function writeFallThrough(gitdir: string, receivePid: number, refs: readonly string[] | null): void {
+  const dir = pendingDir(gitdir);
+  const file = join(dir, `${receivePid}.proc`);
+  if (refs === null || refs.length === 0 || refs.some((r) => !/^refs\/[\x21-\x7e]+$/.test(r))) {
+    rmSync(file, { force: true });
+    return;
+  }
+  mkdirSync(dir, { recursive: true });
+  const answer = Buffer.concat([pkt('version=1\n'), FLUSH, ...refs.flatMap((r) => [pkt(`ok ${r}`), pkt('option fall-through')]), FLUSH]);
+  const tmp = join(dir, `.${receivePid}.proc.${process.pid}`);
+  writeFileSync(tmp, answer);
+  renameSync(tmp, file);
 }
 
 /** Pending decisions older than this belong to a receive-pack that is gone. */
@@ -214,7 +240,7 @@ function appliedName(jsonName: string): string {
 function removePending(dir: string, jsonName: string, present?: ReadonlySet<string>): void {
   const stem = jsonName.replace(/\.json$/, '');
   if (/^\d+$/.test(stem)) removeFolder(join(dir, '..', 'candidates', stem));
-  for (const ext of ['.json', '.log', '.applied']) {
+  for (const ext of ['.json', '.log', '.applied', '.proc']) {
     const name = `${stem}${ext}`;
     if (present && !present.has(name)) continue;
     try {

@@ -75,9 +75,14 @@ test('a single new tag, and new refs with an update hook installed: receive-pack
   const head = gitValue(r.work, ['rev-parse', 'HEAD']);
   gitValue(r.work, ['tag', 'solo', head]);
   const n0 = logEntries(r.bare).length;
-  let p = push(r.work, [`file://${r.bare}`, 'refs/tags/solo']);
+  rmSync(nodeStarts, { force: true });
+  let p = push(r.work, [`file://${r.bare}`, 'refs/tags/solo'], { RECEIPT_GATE_NODE: nodeWrapper });
   assert.is(p.status, 0, p.stderr);
   assert.is(logEntries(r.bare).length, n0 + 1);
+  // pre-receive wrote the proc-receive hook's answer: no Node start for it.
+  const started = readFileSync(nodeStarts, 'utf8').trim().split('\n');
+  assert.equal(started.filter((l) => / proc-receive$/.test(l)), [], started.join('\n'));
+  assert.is(gitValue(r.bare, ['rev-parse', 'refs/tags/solo']), head);
   const update = join(r.bare, 'hooks', 'update');
   writeFileSync(update, '#!/bin/sh\necho "update hook: $1" >&2\nexit 0\n');
   chmodSync(update, 0o755);
