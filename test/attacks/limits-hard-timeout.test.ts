@@ -127,6 +127,22 @@ test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut 
   assert.equal(readdirSync(r.bare).filter((f) => f.startsWith('receipt-gate-rerun')), []);
 });
 
+test('the hard timeout asked for is the base policy\'s: a push that raises limits.timeoutMs in its own tree gets the base budget\'s (42 s), never its own', () => {
+  const r = arena();
+  budget(r, 4000);
+  // 20,000 commits, then one that raises limits.timeoutMs to its largest value (a non-owner's
+  // policy edit, closed in any case); paused past the 6 s ceiling as above.
+  longBranch(r, 'raise', 20_000);
+  gitValue(r.work, ['checkout', '-q', 'raise']);
+  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, limits: { timeoutMs: 3_600_000, maxEvidenceBytes: 1048576 } }, null, 2)}\n`);
+  commitAll(r.work, 'a budget of an hour');
+  const result = push(r.work, ['origin', 'raise'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_NODE: pausedNode(r, 8, 200, 6400) });
+  const notice = result.remote.filter((l) => l.includes('notice: the check needs more than the hook\'s hard timeout'));
+  assert.equal(notice, [`receipt-gate: notice: the check needs more than the hook's hard timeout of 8 s (RECEIPT_GATE_HARD_TIMEOUT): the policy's limits.timeoutMs gives it ${hardTimeoutFor(4000)} s (10 x limits.timeoutMs + 2 s), and the push is checked again under that`], result.stderr);
+  assert.is(hardTimeoutFor(4000), 42);
+  assertClosed(r, result, 'PATH_PROTECTED', '.receipt-gate.json');
+});
+
 test('the shim\'s side: the second run gets the hard timeout asked for and the push\'s input unchanged, cannot ask again, and an unreadable request is refused', () => {
   const r = arena();
   write(r.work, 'src/orders.py', 'def total(orders):\n    return 3\n');
