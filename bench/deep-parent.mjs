@@ -6,12 +6,14 @@
 // (the installed shim on a bundle that answers at once). CPU (user + sys of the hook and its
 // children, from wait4) and wall, medians; see BENCHMARKS.md "New commits below the tips".
 //
-//   node bench/deep-parent.mjs [--runs N] [--bundle FILE] [--commits N] [--back N] [--cache DIR]
+//   node bench/deep-parent.mjs [--runs N] [--bundle FILE] [--commits N] [--back N] [--refs N] [--cache DIR]
 //
 // The history (built once into the cache): a main line of --commits commits (default 20,000),
 // a four-commit topic merged every 50th, a tag every 1,000; the push is one commit on the
 // main line's commit --back first-parent steps below the tip (default 10,000), which is not a
-// ref's tip nor a tip's parent. Rows: without a commit-graph and with one (`git commit-graph
+// ref's tip nor a tip's parent. `--refs N` adds N refs (`refs/pull/<i>/head`) on commits spread
+// evenly over the main line (git/git's clone has about 4,300 refs: set --refs 4000 for its shape;
+// the parent stays no ref's tip nor a tip's parent). Rows: without a commit-graph and with one (`git commit-graph
 // write --reachable`); for the gate, its first push on a repository without
 // receipt-gate-cache/ (what a fetched, mirrored or restored repository pays once) and the
 // pushes after it.
@@ -30,13 +32,14 @@ const IDENTITY_VARS = ['GITHUB_USER_LOGIN', 'GL_USERNAME', 'GITEA_PUSHER_NAME', 
 const log = (msg) => process.stderr.write(`bench deep-parent: ${msg}\n`);
 
 function parseArgs(argv) {
-  const opts = { runs: 5, bundle: join(ROOT, 'dist', 'cli.js'), commits: 20_000, back: 10_000, cache: join(ROOT, '.bench-cache') };
+  const opts = { runs: 5, bundle: join(ROOT, 'dist', 'cli.js'), commits: 20_000, back: 10_000, refs: 0, cache: join(ROOT, '.bench-cache') };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--runs') opts.runs = Number(argv[++i]);
     else if (a === '--bundle') opts.bundle = resolve(argv[++i]);
     else if (a === '--commits') opts.commits = Number(argv[++i]);
     else if (a === '--back') opts.back = Number(argv[++i]);
+    else if (a === '--refs') opts.refs = Number(argv[++i]);
     else if (a === '--cache') opts.cache = resolve(argv[++i]);
     else throw new Error(`deep-parent: unknown option '${a}'`);
   }
@@ -58,7 +61,7 @@ function env(extra = {}) {
 
 /** The seed history and a push source holding the one new commit. */
 async function build(opts) {
-  const dir = join(opts.cache, `deep-parent-${opts.commits}-${opts.back}`);
+  const dir = join(opts.cache, `deep-parent-${opts.commits}-${opts.back}${opts.refs > 0 ? `-refs${opts.refs}` : ''}`);
   if (existsSync(join(dir, 'done'))) return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -88,6 +91,17 @@ async function build(opts) {
   await fi.reset('refs/heads/topic', 'refs/heads/main');
   await fi.close();
   git(['--git-dir', seed, 'update-ref', '-d', 'refs/heads/topic']);
+  if (opts.refs > 0) {
+    const line = git(['--git-dir', seed, 'rev-list', '--first-parent', 'main']).split('\n');
+    const avoid = new Set([opts.back, opts.back - 1]);
+    let updates = '';
+    for (let i = 0; i < opts.refs; i++) {
+      let k = Math.floor((i * line.length) / opts.refs);
+      while (avoid.has(k)) k++;
+      updates += `create refs/pull/${i}/head ${line[k]}\n`;
+    }
+    git(['--git-dir', seed, 'update-ref', '--stdin'], { input: updates });
+  }
   git(['--git-dir', seed, 'repack', '-adq']);
   git(['--git-dir', seed, 'pack-refs', '--all']);
   const parent = git(['--git-dir', seed, 'rev-parse', `main~${opts.back}`]);
@@ -170,7 +184,7 @@ async function main() {
     rows.push(row('Node start (installed shim, no-op bundle)', runs.node));
   }
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  process.stdout.write(`${opts.commits.toLocaleString('en-US')} commits, push on main~${opts.back}, ${opts.runs} runs (medians), load ${load}, bundle ${opts.bundle}\n\n`);
+  process.stdout.write(`${opts.commits.toLocaleString('en-US')} commits${opts.refs > 0 ? ` and ${opts.refs.toLocaleString('en-US')} more refs` : ''}, push on main~${opts.back}, ${opts.runs} runs (medians), load ${load}, bundle ${opts.bundle}\n\n`);
   process.stdout.write('| commit-graph | hook | CPU ms | wall ms | peak RSS MB |\n| --- | --- | --- | --- | --- |\n');
   for (const r of rows) process.stdout.write(`| ${r.graph ? 'yes' : 'no'} | ${r.label} | ${r.cpu.toFixed(0)} | ${r.wall.toFixed(0)} | ${r.mb.toFixed(0)} |\n`);
 }

@@ -16,8 +16,10 @@
 // follows on the same store, with the commits they read from objects and the repository
 // already held (never the push's own: a refused push's objects are gone), merged with the
 // entries already there, to a temporary file renamed into place, so a reader sees the old file
-// or the new one; two pushes writing at once lose one push's additions, nothing else. A
-// repository that cannot be written (read-only, full disk) is walked as without the file.
+// or the new one; two pushes writing at once lose one push's additions, nothing else. Fewer new
+// entries than a 64th of the file's rows are not worth rewriting it for (they are read again
+// next time). A repository that cannot be written (read-only, full disk) is walked as without
+// the file.
 //
 // Layout, big-endian: "RGCI", version 1, count; `count` rows sorted by oid of
 // oid (20) | committer date (float64) | first parent index (u32) | parent count (u32);

@@ -3,12 +3,16 @@
 // the server's push) and passed to every walk (new-commits.ts, server-new-commits.ts,
 // merge-base.ts) and, through the run context, to the engine and the rules.
 //
-// It owns two caches, both exact (they only ever save work, never change an answer):
+// What it keeps is exact (it only ever saves work, never changes an answer):
 //   - the commit index (commit-index.ts): the shallow list and the commit-graph, read once,
 //     and every commit a walk has read;
-//   - on the server, the commit cache (commit-cache.ts), kept in the repository between pushes;
-//   - the ancestry the walks have shown (a pushed tip is above the commits it brought), so the
-//     fast-forward and merge-base questions that follow on the same commits need no walk.
+//   - on the server, the commit cache (commit-cache.ts), kept in the repository between pushes,
+//     and the repository's packs read in pack order for the commits it does not list
+//     (pack-commits.ts);
+//   - the ancestry the walks have shown (a pushed tip is above the commits it brought, an
+//     existing tip above the old commits a push builds on) and, per pushed commit, the old
+//     commits its new commits were built on, so the fast-forward and merge-base questions that
+//     follow on the same commits need no walk.
 
 import type { Deadline } from '../../deadline';
 import type { ObjectStore } from '../store';
