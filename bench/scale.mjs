@@ -28,8 +28,8 @@
 //   --graph: write a commit-graph into every target (default: none, as a server that never
 //            ran maintenance has; deepgraph has one either way)
 //   --tree-files 1000000: git/git's 1M-file tree for rename and rewrite (the default is
-//            100,000). Building that seed takes about 10 minutes on 2 cores and 1.3 GB in
-//            .bench-cache/scale-full-tree1000000/ (see BENCHMARKS.md, At git's scale).
+//            100,000). Building that seed (once) took under 2 minutes on 2 loaded cores and
+//            105 MB in .bench-cache/scale-full-tree1000000/ (see BENCHMARKS.md, At git's scale).
 //
 // Built repositories are cached under .bench-cache/scale-<size>[-tree<N>]/ (gitignored); the
 // seed is rebuilt only when its recipe changes (a recipe file records the sizes).
