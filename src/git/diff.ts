@@ -32,8 +32,9 @@ const NAME_PROBLEMS: ReadonlySet<FsckId> = new Set<FsckId>(['fullPathname', 'emp
 async function treeOf(store: ObjectStore, oid: string | null): Promise<string | null> {
   if (oid === null) return null;
   if (store.objects.isKnownTree(oid)) return oid;
-  const found = await store.objects.treeOrType(oid);
-  if (typeof found === 'string') return (await store.commits.read(await store.commits.peelToCommit(oid))).tree;
+  // Read, not split: compareTrees splits it from the other side's tree.
+  const type = await store.objects.typeOrNull(oid);
+  if (type !== null && type !== 'tree') return (await store.commits.read(await store.commits.peelToCommit(oid))).tree;
   return oid; // a tree, or absent: readTree reports the missing tree by name
 }
 

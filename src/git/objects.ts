@@ -424,6 +424,13 @@ export class ObjectDatabase {
     return entry.tree;
   }
 
+  /** The type of the object `oid` names, read (and cached) whole, null when it is absent: a tree
+   * is not split into entries yet, so the reader that compares it can split it from the tree
+   * it resembles (readRawTree's `like`). */
+  async typeOrNull(oid: string): Promise<ObjectType | null> {
+    return (await this.readRequested(oid, {}, true))?.type ?? null;
+  }
+
   /** The tree when `oid` is a tree (read and cached as readRawTree does), its type when it is
    * another object, null when it is absent: one read where asking the type first took two. */
   async treeOrType(oid: string): Promise<RawTree | ObjectType | null> {
