@@ -354,31 +354,37 @@ const existingBaseTip = new WeakMap<RunContext, string>();
 async function noteBaseAncestors(ctx: RunContext, updates: readonly RefUpdate[]): Promise<void> {
   const tip = ctx.base.tip;
   if (tip === null || updates.length < 2) return;
-  const { store } = ctx;
   try {
-    // Refs per value named (50,000 tags may name one commit).
-    const named = new Map<string, number>();
-    for (const u of updates) if (u.new !== ZERO_OID) named.set(u.new, (named.get(u.new) ?? 0) + 1);
-    const held = new Set<string>();
-    let refs = 0;
-    for (const [oid, n] of named) {
-      ctx.deadline.tick(64);
-      if (!store.objects.hasObject(oid)) continue;
-      const peeled = await store.commits.peel(oid, ctx.deadline);
-      // A commit the push brought is above every existing tip, never below the base tip.
-      if (peeled.type !== 'commit' || peeled.oid === tip || (await store.objects.isQuarantined(peeled.oid))) continue;
-      held.add(peeled.oid);
-      refs += n;
-    }
-    if (refs < 2) return;
-    if (ctx.scope.kind === 'server') {
-      await ctx.history.useCommitCache();
-      if (ctx.scope.existingTips.includes(tip)) existingBaseTip.set(ctx, tip);
-    }
-    await noteAncestorsAmong(ctx.history, tip, [...held], ctx.deadline);
+    await withinDeadline(ctx.deadline, () => noteAncestorsOfHeld(ctx, tip, updates));
   } catch {
     // Nothing recorded is nothing assumed: each ref is judged in full.
   }
+}
+
+/** The refs' commits the repository held before the push, walked for from the base tip when
+ * two or more refs name them. */
+async function noteAncestorsOfHeld(ctx: RunContext, tip: string, updates: readonly RefUpdate[]): Promise<void> {
+  const { store } = ctx;
+  // Refs per value named (50,000 tags may name one commit).
+  const named = new Map<string, number>();
+  for (const u of updates) if (u.new !== ZERO_OID) named.set(u.new, (named.get(u.new) ?? 0) + 1);
+  const held = new Set<string>();
+  let refs = 0;
+  for (const [oid, n] of named) {
+    ctx.deadline.tick(64);
+    if (!store.objects.hasObject(oid)) continue;
+    const peeled = await store.commits.peel(oid, ctx.deadline);
+    // A commit the push brought is above every existing tip, never below the base tip.
+    if (peeled.type !== 'commit' || peeled.oid === tip || (await store.objects.isQuarantined(peeled.oid))) continue;
+    held.add(peeled.oid);
+    refs += n;
+  }
+  if (refs < 2) return;
+  if (ctx.scope.kind === 'server') {
+    await ctx.history.useCommitCache();
+    if (ctx.scope.existingTips.includes(tip)) existingBaseTip.set(ctx, tip);
+  }
+  await noteAncestorsAmong(ctx.history, tip, [...held], ctx.deadline);
 }
 
 /** True when the server's existing tips are shown to reach `commit`: the base tip is one of

@@ -112,6 +112,15 @@ test('the same with a commit-graph', async () => {
   await sameAsAlone('graph');
 });
 
+test('the budget gone before the refs are judged: every ref carries LIMIT_EXCEEDED, as when judged one by one', async () => {
+  let calls = 0;
+  const now = () => (calls++ === 0 ? 1_000_000 : 1_100_000);
+  const out = await receivePush({ gitdir: r.bare, env: { REMOTE_USER: 'bob' }, today: () => TODAY, now }, lines.map((l) => `${l}\n`).join(''));
+  assert.is(out.accepted, false);
+  assert.is(out.result.refs.length, lines.length);
+  for (const ref of out.result.refs) assert.ok(ref.findings.some((f) => f.code === 'LIMIT_EXCEEDED' && f.ref === ref.update.ref), JSON.stringify(ref.findings));
+});
+
 test('through the installed hook: the tags on main are accepted, the one on a loose commit touching freeze.json is not', () => {
   installHook(r.bare);
   const tags = (names: string[]) => names.map((n) => `refs/tags/${n}:refs/tags/${n}`);
