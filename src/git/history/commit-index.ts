@@ -114,12 +114,14 @@ export class CommitIndex {
    * `reachableFromRefs`: the caller has shown the commit is reachable from the repository's
    * refs (the walk from the existing tips), so its ancestors are all present (a repository
    * whose refs reach a missing object is corrupt, as `git fsck` says) and a parent the commit
-   * cache lists is not looked up in the object store again.
+   * cache lists is not looked up in the object store again. `fromPacks`: false for a commit
+   * asked about out of any order (a ref's tip), which the packs read in order (pack-commits.ts)
+   * would have to read far for.
    */
-  async prepare(id: number, deadline: Deadline, reachableFromRefs = false): Promise<void> {
+  async prepare(id: number, deadline: Deadline, reachableFromRefs = false, fromPacks = true): Promise<void> {
     if (this.ready(id)) return;
     if (!this.graph) {
-      await this.load(id, reachableFromRefs);
+      await this.load(id, reachableFromRefs, fromPacks);
       this.extraGen[id - this.graphCount] = Number.POSITIVE_INFINITY;
       return;
     }
@@ -133,7 +135,7 @@ export class CommitIndex {
         stack.pop();
         continue;
       }
-      const parents = await this.load(c, reachableFromRefs);
+      const parents = await this.load(c, reachableFromRefs, fromPacks);
       let pending = false;
       for (const p of parents) {
         if (!this.ready(p)) {
@@ -154,12 +156,12 @@ export class CommitIndex {
    * refs reach them, so the repository holds them); should one be absent all the same (a
    * corrupt repository), it is found when the walk reads it, and is then a boundary with no
    * parents, as an absent parent is here. */
-  private async load(id: number, reachableFromRefs: boolean): Promise<number[]> {
+  private async load(id: number, reachableFromRefs: boolean, fromPacks: boolean): Promise<number[]> {
     const i = id - this.graphCount;
     const have = this.extraParents[i];
     if (have) return have;
     const oid = this.extraOid[i]!;
-    const cached = this.cached(oid);
+    const cached = this.cached(oid, fromPacks);
     if (cached) return this.fill(i, cached.parents, cached.time, reachableFromRefs);
     const c = await this.readCommit(oid, reachableFromRefs);
     return this.fill(i, c?.parents ?? null, c?.committerTime ?? 0, reachableFromRefs);
@@ -167,9 +169,9 @@ export class CommitIndex {
 
   /** A repository commit's facts without reading its object: from the commit cache, else from
    * the packs read in order (then recorded for the cache too). */
-  private cached(oid: string): CachedCommit | undefined {
+  private cached(oid: string, fromPacks = true): CachedCommit | undefined {
     const listed = this.cache?.lookup(oid);
-    if (listed || !this.packs) return listed;
+    if (listed || !this.packs || !fromPacks) return listed;
     const read = this.packs.lookup(oid);
     if (read) this.cache!.add(oid, read);
     return read;
@@ -207,12 +209,12 @@ export class CommitIndex {
    * parents are ready), false when prepare() must read it. The walks' inner loops call this
    * first: a walk over thousands of cached commits then makes no promise per commit.
    */
-  prepareKnown(id: number, reachableFromRefs = false): boolean {
+  prepareKnown(id: number, reachableFromRefs = false, fromPacks = true): boolean {
     if (this.ready(id)) return true;
     const i = id - this.graphCount;
     let parents = this.extraParents[i];
     if (!parents) {
-      const cached = this.cached(this.extraOid[i]!);
+      const cached = this.cached(this.extraOid[i]!, fromPacks);
       if (!cached) return false;
       parents = this.fill(i, cached.parents, cached.time, reachableFromRefs);
     }

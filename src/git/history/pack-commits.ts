@@ -19,8 +19,12 @@
 // A deltified commit is skipped (read one by one). Reading stops at the first tree or blob: the
 // commits are behind it.
 //
-// At most CHUNK entries are read per question, so a walk's deadline is checked between chunks;
-// a commit not reached yet is read one by one meanwhile. No file descriptor is kept: the pack is
+// The reading goes on from a cursor: a question a little past a cursor (GAP) reads on from it,
+// one far from every cursor starts a new one at the offset the index gives (a few are kept), so
+// a walk that asks for commits in about pack order reads them in one run, and a question about
+// a commit far away (a ref's tip deep in the history) reads only around it. At most CHUNK
+// entries are read per question, so a walk's deadline is checked between chunks; a commit not
+// reached yet is read one by one meanwhile. No file descriptor is kept: the pack is
 // opened for each 1 MiB window read; the index is read through PackIndex (pack.ts).
 
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
@@ -39,22 +43,40 @@ const OBJ_OFS_DELTA = 6;
 const OBJ_REF_DELTA = 7;
 /** Entries read per question at most. */
 const CHUNK = 2048;
-/** Bytes read from the pack at a time (more when one entry needs more). */
+/** Bytes a cursor reads from the pack at a time at most (more when one entry needs more), and
+ * at first. */
 const WINDOW = 1 << 20;
+const FIRST_WINDOW = 16 << 10;
+/** A question this many bytes or fewer past a cursor reads on from it (some eighty commits). */
+const GAP = 16 << 10;
+/** Cursors kept per pack. */
+const MAX_CURSORS = 4;
 /** Entries larger than this are not read here (a commit this large is read one by one). */
 const MAX_ENTRY = 1 << 20;
 const TYPE_NAMES: Record<number, string> = { [OBJ_COMMIT]: 'commit', [OBJ_TREE]: 'tree', [OBJ_BLOB]: 'blob', [OBJ_TAG]: 'tag' };
 
-/** One pack read from its start. */
+/** A place a pack's reading has got to: the next entry's offset and the bytes read around it. */
+interface Cursor {
+  pos: number;
+  window: Buffer;
+  windowAt: number;
+  /** Bytes the next window read takes: small for a cursor that reads one entry (a ref's tip),
+   * doubling while it is read on. */
+  windowBytes: number;
+  ended: boolean;
+  /** When it was last used (the least recently used one goes first). */
+  used: number;
+}
+
+/** One pack, read in order from the places walks ask about. */
 class PackScan {
   /** The pack's size, once opened (-1 before). */
   private size = -1;
-  private window = Buffer.alloc(0);
-  private windowAt = 0;
-  /** Where the next entry starts. */
-  private pos = 12;
-  /** Nothing more is read from this pack (its commits are behind, or something was unusual). */
-  ended = false;
+  /** The pack cannot be read here at all (an unreadable index, no pack header, a version this
+   * does not know). */
+  private bad = false;
+  private cursors: Cursor[] = [];
+  private stamp = 0;
   /** Commits read and not asked for yet. */
   private readonly found = new Map<string, CachedCommit>();
 
@@ -67,10 +89,17 @@ class PackScan {
     private readonly inflater: Inflater,
   ) {}
 
-  /** Where the pack holds `oid`, or null. Throws when the index cannot be read. */
+  /** Where the pack holds `oid`, or null (also when its index cannot be read: the pack is then
+   * not read here at all). */
   find(oid: string): number | null {
-    this.idx ??= PackIndex.load(this.idxPath);
-    return this.idx.find(oid);
+    if (this.bad) return null;
+    try {
+      this.idx ??= PackIndex.load(this.idxPath);
+      return this.idx.find(oid);
+    } catch {
+      this.bad = true;
+      return null;
+    }
   }
 
   /** Closes the index's file (reopened by the next question); what was read stays. */
@@ -79,64 +108,99 @@ class PackScan {
     this.idx = null;
   }
 
-  /** The commit at `offset` (whose name is `oid`), reading on from where the last question left
-   * off; undefined when it is not (or not yet) read here. */
+  /** The commit at `offset` (whose name is `oid`): read on from the cursor just below it, or
+   * from a new cursor at `offset` (the index gives where an entry starts); undefined when it is
+   * not read here (then it is read one by one). */
   commit(oid: string, offset: number): CachedCommit | undefined {
     const have = this.found.get(oid);
     if (have) {
       this.found.delete(oid);
       return have;
     }
-    if (this.ended || offset < this.pos) return undefined;
+    if (this.bad) return undefined;
+    let cur: Cursor | null = null;
     try {
-      for (let n = 0; n < CHUNK && !this.ended && this.pos < offset; n++) this.next();
+      if (this.size < 0) this.open();
+      if (this.bad) return undefined;
+      cur = this.cursorFor(offset);
+      for (let n = 0; n < CHUNK && !cur.ended && cur.pos < offset; n++) this.next(cur);
       // The entries read must lead to the one the index places at `offset`: one that starts
-      // past it means this reading lost its way, and it stops.
-      if (this.pos > offset) this.end();
-      else if (this.pos === offset && !this.ended) this.next();
+      // past it means this reading lost its way, and this cursor stops.
+      if (cur.pos > offset) cur.ended = true;
+      else if (cur.pos === offset && !cur.ended) this.next(cur);
     } catch {
-      this.end();
+      if (cur) cur.ended = true;
     }
     const got = this.found.get(oid);
     if (got) this.found.delete(oid);
     return got;
   }
 
-  /** Reads the entry at `pos`: a commit is recorded, a tag or delta passed over, a tree or a
-   * blob ends the reading. */
-  private next(): void {
-    if (this.size < 0) this.open();
-    if (this.ended) return;
-    const start = this.pos;
-    let head = this.bytes(start, 32);
+  /** The cursor nearest below `offset` within GAP bytes, else a new one at `offset` (the least
+   * recently used of MAX_CURSORS dropped): a walk that asks for commits in about pack order
+   * reads on with one cursor, a question far from every cursor reads only around itself. */
+  private cursorFor(offset: number): Cursor {
+    let best: Cursor | null = null;
+    for (const c of this.cursors) if (!c.ended && c.pos <= offset && offset - c.pos <= GAP && (best === null || c.pos > best.pos)) best = c;
+    if (best === null) {
+      this.cursors = this.cursors.filter((c) => !c.ended);
+      if (this.cursors.length >= MAX_CURSORS) {
+        const oldest = this.cursors.reduce((a, b) => (a.used <= b.used ? a : b));
+        this.cursors = this.cursors.filter((c) => c !== oldest);
+      }
+      best = { pos: offset, window: Buffer.alloc(0), windowAt: 0, windowBytes: FIRST_WINDOW, ended: false, used: 0 };
+      this.cursors.push(best);
+    }
+    best.used = ++this.stamp;
+    return best;
+  }
+
+  /** Reads the entry at the cursor: a commit is recorded, a tag or delta passed over, a tree or
+   * a blob ends the cursor. */
+  private next(cur: Cursor): void {
+    const start = cur.pos;
+    let head = this.bytes(cur, start, 32);
     let i = 0;
     let c = head[i++]!;
     const type = (c >> 4) & 7;
     let size = c & 15;
     let shift = 4;
     while (c & 0x80) {
-      if (i >= head.length || shift > 28) return this.end();
+      if (i >= head.length || shift > 28) {
+        cur.ended = true;
+        return;
+      }
       c = head[i++]!;
       size += (c & 0x7f) * 2 ** shift;
       shift += 7;
     }
-    if (type === OBJ_TREE || type === OBJ_BLOB || size > MAX_ENTRY) return this.end();
+    if (type === OBJ_TREE || type === OBJ_BLOB || size > MAX_ENTRY) {
+      cur.ended = true;
+      return;
+    }
     if (type === OBJ_OFS_DELTA) {
       do {
-        if (i >= head.length) return this.end();
+        if (i >= head.length) {
+          cur.ended = true;
+          return;
+        }
         c = head[i++]!;
       } while (c & 0x80);
     } else if (type === OBJ_REF_DELTA) {
       i += 20;
     } else if (type !== OBJ_COMMIT && type !== OBJ_TAG) {
-      return this.end();
+      cur.ended = true;
+      return;
     }
     // zlib's deflateBound, and room past it: a stream that ends leaves input unread.
     const bound = size + Math.ceil(size / 4096) + Math.ceil(size / 16384) + 64;
-    head = this.bytes(start + i, bound);
+    head = this.bytes(cur, start + i, bound);
     const taken = this.inflater.exactTaking(head, size);
-    if (taken === null) return this.end();
-    this.pos = start + i + taken.used;
+    if (taken === null) {
+      cur.ended = true;
+      return;
+    }
+    cur.pos = start + i + taken.used;
     if (type !== OBJ_COMMIT) return;
     const hash = createHash('sha1');
     hash.update(`${TYPE_NAMES[type]} ${size}\0`);
@@ -145,29 +209,34 @@ class PackScan {
     this.found.set(oid, { parents: parsed.parents, time: parsed.committerTime });
   }
 
-  /** Up to `length` bytes at `at` (fewer at the end of the file), from the window of the pack
-   * last read; the file is opened for each window read and closed again (no descriptor is kept
-   * between a walk's questions). */
-  private bytes(at: number, length: number): Buffer {
+  /** Up to `length` bytes at `at` (fewer at the end of the file), from the cursor's window; the
+   * file is opened for each window read and closed again (no descriptor is kept between a
+   * walk's questions). */
+  private bytes(cur: Cursor, at: number, length: number): Buffer {
     const end = Math.min(at + length, this.size);
-    if (at < this.windowAt || end > this.windowAt + this.window.length) {
-      const want = Math.max(Math.min(Math.max(WINDOW, end - at), this.size - at), 0);
-      const buf = Buffer.allocUnsafe(want);
-      let got = 0;
-      const fd = openSync(this.packPath, 'r');
-      try {
-        while (got < buf.length) {
-          const n = readSync(fd, buf, got, buf.length - got, at + got);
-          if (n === 0) break;
-          got += n;
-        }
-      } finally {
-        closeSync(fd);
-      }
-      this.window = buf.subarray(0, got);
-      this.windowAt = at;
+    if (at < cur.windowAt || end > cur.windowAt + cur.window.length) {
+      const want = Math.max(Math.min(Math.max(cur.windowBytes, end - at), this.size - at), 0);
+      cur.windowBytes = Math.min(cur.windowBytes * 2, WINDOW);
+      cur.window = this.read(at, want);
+      cur.windowAt = at;
     }
-    return this.window.subarray(at - this.windowAt, Math.max(end - this.windowAt, at - this.windowAt));
+    return cur.window.subarray(at - cur.windowAt, Math.max(end - cur.windowAt, at - cur.windowAt));
+  }
+
+  private read(at: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    let got = 0;
+    const fd = openSync(this.packPath, 'r');
+    try {
+      while (got < buf.length) {
+        const n = readSync(fd, buf, got, buf.length - got, at + got);
+        if (n === 0) break;
+        got += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return buf.subarray(0, got);
   }
 
   private open(): void {
@@ -177,17 +246,10 @@ class PackScan {
     } finally {
       closeSync(fd);
     }
-    const head = this.bytes(0, 12);
+    const head = this.read(0, 12);
     const version = head.length === 12 ? head.readUInt32BE(4) : 0;
-    if (head.toString('latin1', 0, 4) !== 'PACK' || (version !== 2 && version !== 3)) this.end();
+    if (head.toString('latin1', 0, 4) !== 'PACK' || (version !== 2 && version !== 3)) this.bad = true;
   }
-
-  /** Stops reading this pack (what was read stays). */
-  end(): void {
-    this.ended = true;
-    this.window = Buffer.alloc(0);
-  }
-
 }
 
 /** The commits of a repository's own packs (`<objects>/pack`), read in pack order as walks ask. */
@@ -201,13 +263,7 @@ export class PackCommits {
    * undefined otherwise (then it is read from its object). */
   lookup(oid: string): CachedCommit | undefined {
     for (const scan of (this.packs ??= this.open())) {
-      let offset: number | null;
-      try {
-        offset = scan.find(oid);
-      } catch {
-        scan.end();
-        continue;
-      }
+      const offset = scan.find(oid);
       if (offset !== null) return scan.commit(oid, offset);
     }
     return undefined;

@@ -216,9 +216,11 @@ class ReachableFrom {
     return (this.sourceSet ??= new Set(this.sources)).has(id);
   }
 
-  private async visit(id: number): Promise<void> {
+  /** `source`: a tip, asked about in the order the refs come (not read from the packs in
+   * order, pack-commits.ts: the tips lie all over a pack). */
+  private async visit(id: number, source = false): Promise<void> {
     if (this.seen.get(id)) return;
-    if (!this.idx.prepareKnown(id, true)) await this.idx.prepare(id, this.deadline, true);
+    if (!this.idx.prepareKnown(id, true, !source)) await this.idx.prepare(id, this.deadline, true, !source);
     this.seen.set(id, 1);
     this.queue.push(id, this.idx.gen(id), this.idx.time(id));
   }
@@ -226,7 +228,7 @@ class ReachableFrom {
   async reaches(target: number): Promise<boolean> {
     if (!this.started) {
       this.started = true;
-      for (const s of this.sources) await this.visit(s);
+      for (const s of this.sources) await this.visit(s, true);
     }
     if (this.seen.get(target)) return true;
     await this.idx.prepare(target, this.deadline);
