@@ -315,6 +315,11 @@ export class RefReader {
     if (real !== 'HEAD' && !validReal(real)) return null;
     const listed = this.looseListing;
     if (listed !== null && real.startsWith(this.ns + 'refs/') && !listed.has(real)) {
+      // A name no file here could hold (a component over NAME_MAX, a path over PATH_MAX) is
+      // the error the stat below gives it, listing or not: the same answer either way.
+      if (real.split('/').some((c) => c.length > 255) || this.dirFor(real).length + real.length >= 4095) {
+        throw new GitReadError(`Cannot read the ref ${quoteReal(real)} (${join(this.dirFor(real), quoteReal(real))}): ENAMETOOLONG.`);
+      }
       const packed = this.packedLookup(real);
       return packed ? { oid: packed } : null;
     }
