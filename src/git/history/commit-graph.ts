@@ -87,19 +87,25 @@ export class CommitGraph {
   }
 
   /** The global position of a commit (40 hex), or -1 when the graph does not list it. A binary
-   * search comparing 32-bit words read in place (no Buffer made for the key). */
+   * search on the first 32-bit word of the names in the fan-out bucket, read in place; the other
+   * words are parsed and compared only on a match of the first (no Buffer or array made for the
+   * key). */
   position(oid: string): number {
     if (!isOid(oid)) return -1;
-    const key = [0, 1, 2, 3, 4].map((w) => Number.parseInt(oid.slice(8 * w, 8 * w + 8), 16));
-    const first = key[0]! >>> 24;
+    const w0 = Number.parseInt(oid.slice(0, 8), 16);
+    const first = w0 >>> 24;
+    let rest: number[] | null = null;
     for (const l of this.layers) {
       let lo = first === 0 ? 0 : l.buf.readUInt32BE(l.fanout + 4 * (first - 1));
       let hi = l.buf.readUInt32BE(l.fanout + 4 * first);
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         const at = l.lookup + mid * HASH_LEN;
-        let cmp = 0;
-        for (let w = 0; w < 5 && cmp === 0; w++) cmp = key[w]! - l.buf.readUInt32BE(at + 4 * w);
+        let cmp = w0 - l.buf.readUInt32BE(at);
+        if (cmp === 0) {
+          rest ??= [1, 2, 3, 4].map((w) => Number.parseInt(oid.slice(8 * w, 8 * w + 8), 16));
+          for (let w = 1; w < 5 && cmp === 0; w++) cmp = rest[w - 1]! - l.buf.readUInt32BE(at + 4 * w);
+        }
         if (cmp === 0) return l.offset + mid;
         if (cmp < 0) hi = mid;
         else lo = mid + 1;

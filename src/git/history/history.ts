@@ -21,12 +21,20 @@ import { checkedAgainst, openCommitIndex, type CommitIndex } from './commit-inde
 import { PackCommits } from './pack-commits';
 import { join } from 'node:path';
 
+/** What the server's new-commits walk showed about a pushed commit (History.notePushedOnto). */
+export interface PushedOnto {
+  /** The commits its new commits were built on, each reached from an existing ref. */
+  bases: readonly string[];
+  /** Whether a commit is one of the existing refs' commits the walk judged against. */
+  isExistingTip: (commit: string) => boolean;
+}
+
 export class History {
   private index: CommitIndex | null = null;
   /** Per commit: commits a walk has shown to be its ancestors (or it). */
   private readonly ancestors = new Map<string, Set<string>>();
   /** Per pushed commit, what the server's new-commits walk showed (notePushedOnto). */
-  private readonly pushed = new Map<string, { bases: readonly string[]; existingTips: ReadonlySet<string> }>();
+  private readonly pushed = new Map<string, PushedOnto>();
   private cache: CommitCache | null = null;
   private packs: PackCommits | null = null;
 
@@ -76,12 +84,12 @@ export class History {
    * new commits were built on (`bases`: each reached from an existing ref; every other commit
    * below the pushed one is new, and no existing ref reaches a new commit) and the existing
    * refs' commits it was judged against. */
-  notePushedOnto(pushed: string, bases: string[], existingTips: ReadonlySet<string>): void {
-    this.pushed.set(pushed, { bases, existingTips });
+  notePushedOnto(pushed: string, bases: string[], isExistingTip: (commit: string) => boolean): void {
+    this.pushed.set(pushed, { bases, isExistingTip });
   }
 
   /** What notePushedOnto recorded for `pushed`, or undefined. */
-  pushedOnto(pushed: string): { bases: readonly string[]; existingTips: ReadonlySet<string> } | undefined {
+  pushedOnto(pushed: string): PushedOnto | undefined {
     return this.pushed.get(pushed);
   }
 

@@ -267,7 +267,7 @@ async function refuseHiddenBelow(idx: CommitIndex, bases: number[], a: string, b
  */
 function pushedOntoAncestor(history: History, tip: string, pushed: string): string | null {
   const onto = history.pushedOnto(pushed);
-  if (!onto || onto.bases.length !== 1 || !onto.existingTips.has(tip)) return null;
+  if (!onto || onto.bases.length !== 1 || !onto.isExistingTip(tip)) return null;
   const base = onto.bases[0]!;
   return history.knownAncestor(base, tip) ? base : null;
 }

@@ -57,7 +57,8 @@ function noteWhatTheWalkShowed(history: History, idx: CommitIndex, start: string
   // Below a boundary (a parent absent, a shallow list) there is history the walk did not see.
   if (idx.sawBoundary || idx.shallow.size > 0) return;
   const bases = old.map((c) => idx.oid(c));
-  history.notePushedOnto(start, bases, existing.tipCommits());
+  let tips: Set<string> | null = null;
+  history.notePushedOnto(start, bases, (commit) => (tips ??= existing.tipCommits()).has(commit));
   for (const c of old) {
     for (const tip of existing.tipsAbove(c)) history.noteAncestors(idx.oid(tip), [idx.oid(c)]);
   }
