@@ -43,21 +43,13 @@ const RUNNER_FILES: Record<string, RunnerFile> = {
  * a checkout on macOS or Windows writes `Package.json`, `package.json.` or a name with an
  * ignorable code point onto package.json), or null. */
 export function runnerFileOf(path: string): RunnerFile | null {
-  // Asked for every change of every commit: each path is folded once (bounded: starts over
-  // when full).
-  const known = runnerFiles.get(path);
-  if (known !== undefined) return known;
-  const folded = foldKey(path);
-  const name = folded.slice(folded.lastIndexOf('/') + 1);
+  // Folding never crosses a '/' (src/paths.ts, foldKey): the last segment of the folded path is
+  // the folded last segment, so only that segment is folded (this is asked for every change of
+  // every commit).
+  const name = foldKey(path.slice(path.lastIndexOf('/') + 1));
   // Own keys only: `constructor` or `__proto__` is a file name, not a property to look up.
-  const file = Object.hasOwn(RUNNER_FILES, name) ? RUNNER_FILES[name]! : null;
-  if (runnerFiles.size >= 1 << 16) runnerFiles.clear();
-  runnerFiles.set(path, file);
-  return file;
+  return Object.hasOwn(RUNNER_FILES, name) ? RUNNER_FILES[name]! : null;
 }
-
-/** runnerFileOf by path, as answered. */
-const runnerFiles = new Map<string, RunnerFile | null>();
 
 /** The receipt-gate entries of one side, by a key that says where each is; `unknown` when the
  * side could not be read (`mentions`: its bytes name receipt-gate). */
