@@ -127,6 +127,19 @@ test('an owner who raises limits.timeoutMs raises the hard timeout: a check cut 
   assert.equal(readdirSync(r.bare).filter((f) => f.startsWith('receipt-gate-rerun')), []);
 });
 
+test('the server administrator caps what a policy may ask for: over RECEIPT_GATE_MAX_HARD_TIMEOUT the push is LIMIT_EXCEEDED naming it, and node is not run again', () => {
+  const r = arena();
+  const timeoutMs = 60_000;
+  budget(r, timeoutMs);
+  longBranch(r, 'capped', 20_000);
+  const result = push(r.work, ['origin', 'capped'], { ...BOB, RECEIPT_GATE_HARD_TIMEOUT: '8', RECEIPT_GATE_MAX_HARD_TIMEOUT: '300', RECEIPT_GATE_NODE: pausedNode(r, 8, 200, 6400) });
+  const m = assertClosed(r, result, 'LIMIT_EXCEEDED');
+  assert.equal(m.findings.map((f) => f.code), ['LIMIT_EXCEEDED']);
+  assert.match(result.stderr, /needs a hard timeout of 602 s .*over this server's cap of 300 s \(RECEIPT_GATE_MAX_HARD_TIMEOUT\)/);
+  assert.not.match(result.stderr, /checked again under that/);
+  assert.equal(readdirSync(r.bare).filter((f) => f.startsWith('receipt-gate-rerun')), []);
+});
+
 test('the hard timeout asked for is the base policy\'s: a push that raises limits.timeoutMs in its own tree gets the base budget\'s (42 s), never its own', () => {
   const r = arena();
   budget(r, 4000);
