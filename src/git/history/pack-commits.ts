@@ -2,30 +2,31 @@
 // a history that arrived by `git fetch`, a mirror clone, a restore, or pushes refused after the
 // hook). git writes a pack's commits first, newest first (pack-objects' write order), and a walk
 // from the refs down to an old commit asks for them in about that order. Reading them one after
-// the other from the start of the pack, through one zlib engine, costs a fraction of looking each
-// one up (the index searched, the entry found, the object kept in the store's caches): the walk
-// takes its commits from here as it takes them from the commit cache.
+// the other through one zlib engine costs a fraction of looking each one up (the index searched,
+// the entry found, the object kept in the store's caches): the walk takes its commits from here
+// as it takes them from the commit cache.
 //
 // It never changes an answer. An entry's facts (parents, committer date) come from the commit
 // object's own bytes through the one commit parser (parse/commit.ts), and the name they are kept
 // under is the SHA-1 of those bytes (`commit <size>\0<content>`, as git names it): they are the
 // facts the object store would give for that oid, whatever else the pack holds. A commit is only
 // asked for here once the pack's index places it in this pack, and the reading must arrive at
-// exactly the offset the index gives. The entries are the repository's own packs
-// (never the push's quarantine), so each commit read here was in the repository before the push.
-// Anything unusual (an index or pack that cannot be read, a version this does not know, a stream
-// that does not end where it should, a name the index does not place there, a commit the parser
-// refuses) ends the reading of that pack: the walk then reads its commits one by one, as before.
-// A deltified commit is skipped (read one by one). Reading stops at the first tree or blob: the
-// commits are behind it.
+// exactly the offset the index gives. The packs are the repository's own (never the push's
+// quarantine), so each commit read here was in the repository before the push. Anything unusual
+// (an index or pack that cannot be read, a version this does not know, a stream that does not
+// end where it should, a reading that does not arrive at the offset asked, a commit the parser
+// refuses) ends that reading: the walk reads those commits one by one, as before. A deltified
+// commit is skipped (read one by one). A reading stops at the first tree or blob: the commits
+// are behind it.
 //
 // The reading goes on from a cursor: a question a little past a cursor (GAP) reads on from it,
 // one far from every cursor starts a new one at the offset the index gives (a few are kept), so
 // a walk that asks for commits in about pack order reads them in one run, and a question about
-// a commit far away (a ref's tip deep in the history) reads only around it. At most CHUNK
-// entries are read per question, so a walk's deadline is checked between chunks; a commit not
-// reached yet is read one by one meanwhile. No file descriptor is kept: the pack is
-// opened for each 1 MiB window read; the index is read through PackIndex (pack.ts).
+// a commit far away reads only around it (the walks do not ask here for the existing refs' tips,
+// which lie all over a pack). At most CHUNK entries are read per question, so a walk's deadline
+// is checked between chunks. No file descriptor is kept: the pack is opened for each window
+// read (16 KiB at first, doubling up to 1 MiB while a cursor reads on); the index is read
+// through PackIndex (pack.ts) and closed after each walk (release()).
 
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
