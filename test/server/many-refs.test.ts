@@ -42,9 +42,26 @@ test.before(() => {
   write(work, 'freeze.json', '{"version": 1, "frozen": []}\n');
   git(work, ['add', '-A']);
   git(work, ['commit', '-qm', 'loose: edits freeze.json']);
+  // ev: evidence that differs from tree to tree. ev~3 and ev~2 lack the manifest (the
+  // finding names each commit), ev~1 brings it back with a fixture record that is not JSON
+  // (found only by listing fixtures/), ev adds a source file only (the same evidence as ev~1
+  // in another tree).
+  git(work, ['checkout', '-qb', 'ev', 'main~1']);
+  git(work, ['rm', '-q', 'checks/manifest.json']);
+  git(work, ['commit', '-qm', 'ev: no manifest']);
+  write(work, 'src/ev.py', 'z = 1\n');
+  git(work, ['add', '-A']);
+  git(work, ['commit', '-qm', 'ev: still none']);
+  git(work, ['checkout', '-q', 'main~1', '--', 'checks/manifest.json']);
+  write(work, 'fixtures/extra.json', '{not json\n');
+  git(work, ['add', '-A']);
+  git(work, ['commit', '-qm', 'ev: manifest back, a fixture record']);
+  write(work, 'src/ev.py', 'z = 2\n');
+  git(work, ['add', '-A']);
+  git(work, ['commit', '-qm', 'ev: a source file']);
   git(work, ['checkout', '-q', 'main']);
   git(work, ['tag', '-a', '-m', 'annotated', 'v-annotated', 'main~2']);
-  git(work, ['push', '-q', 'origin', 'main', 'side', 'loose', 'refs/tags/v-annotated']);
+  git(work, ['push', '-q', 'origin', 'main', 'side', 'loose', 'ev', 'refs/tags/v-annotated']);
   git(bare, ['update-ref', '-d', 'refs/heads/loose']);
   const oid = (rev: string) => gitValue(work, ['rev-parse', rev]);
   // release/held: packed at main~6, then a loose file at main~2 (the loose one is the ref);
@@ -60,6 +77,7 @@ test.before(() => {
   lightweight('side-first', 'side~1');
   lightweight('loose', 'loose');
   lightweight('a-tree', 'main~4^{tree}');
+  for (let k = 0; k < 4; k++) lightweight(`ev${k}`, `ev~${k}`);
   lines.push(`${ZERO} ${oid('v-annotated')} refs/tags/v-annotated-copy`);
   lines.push(`${oid('main')} ${oid('main~5')} refs/heads/main`);
   lines.push(`${ZERO} ${oid('main~1')} refs/heads/release/one`);
@@ -91,6 +109,12 @@ async function sameAsAlone(label: string): Promise<void> {
   assert.ok(byRef.get('refs/tags/side-tip')!.findings.some((f) => f.code === 'PATH_PROTECTED' && f.path === 'checks/extra.json'), label);
   assert.equal(byRef.get('refs/tags/side-tip')!.newCommits, [], label);
   assert.ok(byRef.get('refs/tags/a-tree')!.findings.some((f) => f.code === 'REF_NO_COMMIT'), label);
+  // Each tree's own evidence: the missing manifest named with each commit, the observation.
+  for (const k of [2, 3]) {
+    const c = gitValue(r.work, ['rev-parse', '--short=7', `ev~${k}`]);
+    assert.ok(byRef.get(`refs/tags/ev${k}`)!.findings.some((f) => f.message.includes(`missing from commit ${c}`)), `${label}: ev${k} ${JSON.stringify(byRef.get(`refs/tags/ev${k}`)!.findings)}`);
+  }
+  for (const k of [0, 1]) assert.ok(byRef.get(`refs/tags/ev${k}`)!.findings.some((f) => f.path === 'fixtures/extra.json'), `${label}: ev${k} ${JSON.stringify(byRef.get(`refs/tags/ev${k}`)!.findings)}`);
   assert.ok(byRef.get('refs/heads/main')!.findings.some((f) => f.code === 'REF_PROTECTED'), label);
   // Moved back from its loose value (main~2), not forward from its packed one (main~6).
   const held = gitValue(r.work, ['rev-parse', 'main~2']);
