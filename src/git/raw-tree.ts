@@ -110,7 +110,39 @@ export class RawTree {
   static parseLike(treeOid: string, content: Uint8Array, base: RawTree): RawTree {
     if (base.length < DERIVE_MIN_ENTRIES || !base.ordered || base.nonPlain !== 0 || base.lookbacks !== 0) return RawTree.parse(treeOid, content);
     const buf = asBuffer(content);
+    // The common case, a folder where only files' or subfolders' contents changed: the bytes
+    // differ only inside entries' oids, so the entries lie where the base's lie, with the same
+    // names and modes. The base's offsets are this tree's, and what was learnt of the base's
+    // names and modes (in order, plain, no look-back) holds here; an oid only matters to fsck
+    // when it is null (checked for each oid that differs).
+    if (buf.length === base.buf.length && base.differsInOidsOnly(buf)) {
+      return new RawTree(treeOid, buf, base.starts, base.spaces, base.nuls, base.modes, true, 0, 0);
+    }
     return RawTree.of(treeOid, buf, splitEntries(treeOid, buf, base));
+  }
+
+  /** True when `buf` (as long as this tree's bytes) differs from them only inside entries'
+   * oids, and none of the oids that differ is the null oid. Found by comparing runs of bytes
+   * natively: the cost grows with the number of entries that differ, not with the tree. */
+  private differsInOidsOnly(buf: Buffer): boolean {
+    const len = buf.length;
+    let at = 0;
+    while (at < len) {
+      at += commonRun(this.buf, at, buf, at);
+      if (at >= len) return true;
+      // The entry holding the first byte that differs: the last one starting at or before it.
+      let lo = 0;
+      let hi = this.starts.length;
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >>> 1;
+        if (this.starts[mid]! <= at) lo = mid;
+        else hi = mid;
+      }
+      const oid = this.nuls[lo]! + 1;
+      if (at < oid || at >= oid + 20 || isNullOidAt(buf, oid)) return false;
+      at = oid + 20;
+    }
+    return true;
   }
 
   /** The tree from a split: its entries' offsets and modes copied, exactly as many as it has,
@@ -506,6 +538,12 @@ function splitEntries(treeOid: string, buf: Buffer, like: RawTree | null): Split
   split.nonPlain = nonPlain;
   split.lookbacks = lookbacks;
   return split;
+}
+
+/** True when the 20 bytes at `at` are all zero (the null oid). */
+function isNullOidAt(buf: Buffer, at: number): boolean {
+  for (let k = 0; k < 20; k++) if (buf[at + k] !== 0) return false;
+  return true;
 }
 
 /** How many bytes `a` from `at` and `b` from `bt` go on alike (compared in growing windows,
