@@ -91,11 +91,16 @@ function unsettled(f: Finding): boolean {
   return f.code === 'INTERNAL_ERROR' || f.code === 'LIMIT_EXCEEDED';
 }
 
-/** True when `tree` answers every question of `r` from the same entry. */
+/** True when `tree` answers every question of `r` from the same entry. A tree that cannot be
+ * read is not the same: its own run meets the error, and says it as it always has. */
 export async function sameAnswers(store: ObjectStore, tree: string, r: RecordedReport): Promise<boolean> {
-  for (const q of r.questions) {
-    const entry = await store.trees.entryAt(tree, q.path);
-    if (entry === null ? q.seen !== null : q.seen === null || entry.kind !== q.seen.kind || entry.oid !== q.seen.oid) return false;
+  try {
+    for (const q of r.questions) {
+      const entry = await store.trees.entryAt(tree, q.path);
+      if (entry === null ? q.seen !== null : q.seen === null || entry.kind !== q.seen.kind || entry.oid !== q.seen.oid) return false;
+    }
+    return true;
+  } catch {
+    return false;
   }
-  return true;
 }
