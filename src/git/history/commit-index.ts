@@ -58,6 +58,12 @@ export class CommitIndex {
     }
   }
 
+  /** True when the repository holds `oid`: one of its packs lists it (through the packs read in
+   * order, on the server), else the object store finds it. */
+  holds(oid: string): boolean {
+    return this.packs?.has(oid) === true || this.store.objects.hasObject(oid);
+  }
+
   /** The packs read in order, or null. */
   get packCommits(): PackCommits | null {
     return this.packs;

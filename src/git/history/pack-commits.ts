@@ -270,6 +270,13 @@ export class PackCommits {
     return undefined;
   }
 
+  /** True when one of the repository's packs holds `oid` (the object is then in the
+   * repository: a pack's index lists only what the pack holds). */
+  has(oid: string): boolean {
+    for (const scan of (this.packs ??= this.open())) if (scan.find(oid) !== null) return true;
+    return false;
+  }
+
   private open(): PackScan[] {
     const out: PackScan[] = [];
     let names: string[];

@@ -164,17 +164,21 @@ class ExistingTips {
 
   private async startWalk(): Promise<{ tipIds: Set<number>; from: ReachableFrom }> {
     const { store } = this;
-    const tips: string[] = [];
+    const tipIds = new Set<number>();
     for (const t of new Set(this.tips)) {
       this.deadline.tick();
       const peeled = store.commits.peelHint(t) ?? t;
       // A commit the graph or the commit cache lists was read as a commit before (by git, or by
       // an earlier walk): it need not be read again.
-      const cached = isOid(peeled) && this.idx.listed(peeled) && store.objects.hasObject(peeled);
+      const pos = this.idx.graph !== null && isOid(peeled) ? this.idx.graph.position(peeled) : -1;
+      const cached = isOid(peeled) && (pos >= 0 || this.idx.listed(peeled)) && this.idx.holds(peeled);
+      if (cached && pos >= 0) {
+        tipIds.add(pos); // a graph commit's id is its position
+        continue;
+      }
       const oid = cached ? peeled : peeled !== t && store.objects.hasObject(peeled) ? await commitOrNull(store, peeled) : await commitOrNull(store, t);
-      if (oid) tips.push(oid);
+      if (oid) tipIds.add(this.idx.idOf(oid));
     }
-    const tipIds = new Set(tips.map((t) => this.idx.idOf(t)));
     return { tipIds, from: new ReachableFrom(this.idx, [...tipIds], this.deadline) };
   }
 }
