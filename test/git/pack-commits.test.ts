@@ -47,7 +47,7 @@ test('a pack git wrote: the commits are answered in walk order, each as git read
   git(tempDir(), ['clone', '-q', '--mirror', repo, mirror]);
   for (const r of [repo, mirror]) {
     const want = truth(r);
-    const packs = new PackCommits(packDir(r));
+    const packs = new PackCommits([packDir(r)]);
     let answered = 0;
     // Newest first, as a walk from the refs asks.
     for (const oid of lines(git(r, ['rev-list', '--all', '--date-order']))) {
@@ -59,7 +59,7 @@ test('a pack git wrote: the commits are answered in walk order, each as git read
     packs.release();
     assert.ok(answered >= want.size * 0.9, `most commits answered from the pack (${answered} of ${want.size})`);
     // Asked again after release(): what was handed out is not kept, the rest goes on.
-    assert.is(new PackCommits(packDir(r)).lookup('0'.repeat(40)), undefined);
+    assert.is(new PackCommits([packDir(r)]).lookup('0'.repeat(40)), undefined);
   }
 });
 
@@ -67,7 +67,7 @@ test('commits asked out of order: an older one first, then newer ones (read one 
   const repo = packedHistory();
   const want = truth(repo);
   const order = lines(git(repo, ['rev-list', '--all', '--date-order']));
-  const packs = new PackCommits(packDir(repo));
+  const packs = new PackCommits([packDir(repo)]);
   const asked = [order[150]!, ...order.slice(0, 150), ...order.slice(151)];
   let answered = 0;
   for (const oid of asked) {
@@ -91,7 +91,7 @@ test('a pack whose blobs come first: nothing is answered (the commits are read o
     stream += `M 100644 :${i + 1} f${i}.txt\n\n`;
   }
   git(repo, ['fast-import', '--quiet'], { input: stream });
-  const packs = new PackCommits(packDir(repo));
+  const packs = new PackCommits([packDir(repo)]);
   for (const oid of lines(git(repo, ['rev-list', '--all']))) assert.is(packs.lookup(oid), undefined, oid);
 });
 
@@ -105,7 +105,7 @@ test('a pack damaged in its commit region: every answer given is still the commi
   // Bytes flipped a third of the way into the commits (they come first, ~150 bytes each).
   for (const at of [12 + 30 * 150, 12 + 30 * 150 + 7]) buf[at] ^= 0x5a;
   writeFileSync(pack, buf);
-  const packs = new PackCommits(dir);
+  const packs = new PackCommits([dir]);
   let answered = 0;
   for (const oid of order) {
     const got = packs.lookup(oid);

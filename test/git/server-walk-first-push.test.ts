@@ -3,7 +3,7 @@
 // commit-graph, and one restored from a bundle. None has receipt-gate-cache/ when the first
 // push comes; newCommitsOnServer must give `git rev-list NEW --not --all`'s answer from that
 // push on, and after a push git refused (the hook said no: its objects are gone, its cache
-// entries stay). Dates are skewed (four days back every tenth commit, pushed commits dated
+// entries stay). A `git clone --shared` server, whose history lies in an alternate, too. Dates are skewed (four days back every tenth commit, pushed commits dated
 // before or after everything), the parents deep below the tips.
 //
 // After the walk, on the same History (as the engine asks), the merge bases of each existing
@@ -39,8 +39,8 @@ test.after(cleanupTempDirs);
 
 export const SEED = 20261205;
 const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
-type ServerKind = 'fetch' | 'mirror' | 'mirror+graph' | 'bundle';
-const KINDS: ServerKind[] = ['fetch', 'mirror', 'mirror+graph', 'bundle'];
+type ServerKind = 'fetch' | 'mirror' | 'mirror+graph' | 'bundle' | 'shared';
+const KINDS: ServerKind[] = ['fetch', 'mirror', 'mirror+graph', 'bundle', 'shared'];
 
 function lines(s: string): string[] {
   return s.split('\n').filter(Boolean);
@@ -52,6 +52,9 @@ function serverFrom(source: string, kind: ServerKind): string {
   if (kind === 'fetch') {
     git(tempDir(), ['init', '-q', '--bare', dir]);
     git(dir, ['fetch', '-q', source, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*']);
+  } else if (kind === 'shared') {
+    // Its objects borrowed from the source through objects/info/alternates.
+    git(tempDir(), ['clone', '-q', '--bare', '--shared', source, dir]);
   } else if (kind === 'bundle') {
     const bundle = join(tempDir(), 'history.bundle');
     git(source, ['bundle', 'create', '-q', bundle, '--all']);
@@ -115,7 +118,7 @@ function pushCommit(client: string, server: string, parents: string[], time: num
   return { record: JSON.parse(readFileSync(out, 'utf8')) as ProbeRecord, status: r.status, tip };
 }
 
-test('first push on a fetched, mirrored (with and without a commit-graph) and bundle-restored server, then a refused push and one after it: the same new commits as git rev-list, dates skewed', () => {
+test('first push on a fetched, mirrored (with and without a commit-graph), bundle-restored and shared (alternates) server, then a refused push and one after it: the same new commits as git rev-list, dates skewed', () => {
   const { repo: source, commits } = skewedSource();
   const client = join(tempDir(), 'client.git');
   git(tempDir(), ['clone', '-q', '--bare', source, client]);

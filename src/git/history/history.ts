@@ -19,7 +19,8 @@ import type { ObjectStore } from '../store';
 import { CommitCache, commitCachePath, verifiedGraphsPath } from './commit-cache';
 import { checkedAgainst, openCommitIndex, type CommitIndex } from './commit-index';
 import { PackCommits } from './pack-commits';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { objectDirectories } from '../object-dirs';
 
 /** What the server's new-commits walk showed about a pushed commit (History.notePushedOnto). */
 export interface PushedOnto {
@@ -55,7 +56,12 @@ export class History {
    * before the first walk. */
   async useCommitCache(): Promise<void> {
     this.cache ??= CommitCache.open(commitCachePath(this.store.objects.ownDirectory));
-    this.packs ??= new PackCommits(join(this.store.objects.ownDirectory, 'pack'));
+    // The repository's own object directory and its alternates (never the quarantine).
+    this.packs ??= new PackCommits(
+      objectDirectories(dirname(this.store.objects.ownDirectory), {})
+        .filter((d) => !d.quarantine)
+        .map((d) => join(d.path, 'pack')),
+    );
     if (this.index) this.index.useCache(this.cache, await this.store.objects.hasReplacements(), this.packs);
   }
 

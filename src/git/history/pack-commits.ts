@@ -11,8 +11,8 @@
 // under is the SHA-1 of those bytes (`commit <size>\0<content>`, as git names it): they are the
 // facts the object store would give for that oid, whatever else the pack holds. A commit is only
 // asked for here once the pack's index places it in this pack, and the reading must arrive at
-// exactly the offset the index gives. The packs are the repository's own (never the push's
-// quarantine), so each commit read here was in the repository before the push. Anything unusual
+// exactly the offset the index gives. The packs are the repository's own and its alternates'
+// (never the push's quarantine), so each commit read here was in the repository before the push. Anything unusual
 // (an index or pack that cannot be read, a version this does not know, a stream that does not
 // end where it should, a reading that does not arrive at the offset asked, a commit the parser
 // refuses) ends that reading: the walk reads those commits one by one, as before. A deltified
@@ -253,12 +253,13 @@ class PackScan {
   }
 }
 
-/** The commits of a repository's own packs (`<objects>/pack`), read in pack order as walks ask. */
+/** The commits of a repository's packs (`<objects>/pack` of its own object directory and of its
+ * alternates), read in pack order as walks ask. */
 export class PackCommits {
   private packs: PackScan[] | null = null;
   private readonly inflater = new Inflater();
 
-  constructor(private readonly packDir: string) {}
+  constructor(private readonly packDirs: readonly string[]) {}
 
   /** The commit's parents and date when a pack of the repository holds it and it is read here;
    * undefined otherwise (then it is read from its object). */
@@ -279,13 +280,15 @@ export class PackCommits {
 
   private open(): PackScan[] {
     const out: PackScan[] = [];
-    let names: string[];
-    try {
-      names = readdirSync(this.packDir).filter((n) => n.endsWith('.idx'));
-    } catch {
-      return out;
+    for (const dir of this.packDirs) {
+      let names: string[];
+      try {
+        names = readdirSync(dir).filter((n) => n.endsWith('.idx'));
+      } catch {
+        continue;
+      }
+      for (const name of names.sort()) out.push(new PackScan(join(dir, name), join(dir, name.slice(0, -4) + '.pack'), this.inflater));
     }
-    for (const name of names.sort()) out.push(new PackScan(join(this.packDir, name), join(this.packDir, name.slice(0, -4) + '.pack'), this.inflater));
     return out;
   }
 
