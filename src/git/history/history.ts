@@ -94,6 +94,13 @@ export class History {
     this.pushed.set(pushed, { bases, isExistingTip });
   }
 
+  /** True when a new-commits walk on the server judged a push against `commit` as an existing
+   * ref's commit (everything it reaches was in the repository before the push). */
+  isExistingTip(commit: string): boolean {
+    for (const onto of this.pushed.values()) if (onto.isExistingTip(commit)) return true;
+    return false;
+  }
+
   /** What notePushedOnto recorded for `pushed`, or undefined. */
   pushedOnto(pushed: string): PushedOnto | undefined {
     return this.pushed.get(pushed);

@@ -112,9 +112,10 @@ interface Paint {
  * graph has corrected commit dates, by commit date otherwise, ties first-in first-out; a commit
  * is queued again each time it gains a flag; the walk ends when every queued commit is STALE.
  * That ending is exact whatever the dates: a commit below a queued STALE one is below a common
- * ancestor already found.
+ * ancestor already found. `fromRefs`: the sides (PARENT1, PARENT2) that start at an existing
+ * ref's commit, whose commits' parents are taken as present, as on the walk from the tips.
  */
-async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], deadline: Deadline): Promise<Paint> {
+async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], deadline: Deadline, fromRefs = 0): Promise<Paint> {
   const flags = new Marks(idx.size);
   // Entries per commit, to count the non-stale ones (a commit is queued at most once per flag
   // it gains, so a byte holds the count).
@@ -157,7 +158,9 @@ async function paintDownToCommon(idx: CommitIndex, one: number, twos: number[], 
       // Entries of p already queued turn STALE with it.
       if (f & STALE && !(pf & STALE)) nonStale -= inQueue.get(p);
       flags.set(p, pf | f);
-      if (!idx.prepareKnown(p)) await idx.prepare(p, deadline);
+      // Reached from a side an existing ref's commit starts: the refs reach it (commit-index.ts).
+      const trusted = (f & fromRefs) !== 0;
+      if (!idx.prepareKnown(p, trusted)) await idx.prepare(p, deadline, trusted);
       put(p);
     }
   }
@@ -209,7 +212,9 @@ export async function mergeBases(history: History, a: string, b: string, deadlin
   const idx = await history.commitIndex(deadline, [ca, cb]);
   const one = idx.idOf(ca);
   const two = idx.idOf(cb);
-  const paint = await paintDownToCommon(idx, one, [two], deadline);
+  // A side that starts at an existing ref's commit (on the server, after the new-commits walk).
+  const fromRefs = (history.isExistingTip(ca) ? PARENT1 : 0) | (history.isExistingTip(cb) ? PARENT2 : 0);
+  const paint = await paintDownToCommon(idx, one, [two], deadline, fromRefs);
   // What the paint read joins the server's commit cache (when one is in use).
   history.saveCommitCache();
   let bases = byDate(
