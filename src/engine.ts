@@ -219,7 +219,7 @@ async function judgeCode(j: RefJudgement): Promise<RefResult> {
   const newTree = (await ctx.store.commits.read(newCommit)).tree;
 
   // 8. The policy this update leaves behind must be valid too.
-  j.findings.push(...(await policyLeftFindings(ctx.store, newCommit, newTree, ctx.base.policyOid, pushed.ref, ctx.policy.contexts)));
+  j.findings.push(...(await policyLeftAt(ctx, newCommit, newTree)).map((f) => ({ ...f, ref: pushed.ref })));
   ctx.deadline.check();
 
   // 9. Evidence over the whole tree at new (once per tree, whatever refs point at it).
@@ -227,6 +227,21 @@ async function judgeCode(j: RefJudgement): Promise<RefResult> {
   const report = ctx.contexts === null || j.touched === null ? await treeEvidence(ctx, newCommit, newTree) : await contextsEvidence(ctx, ctx.contexts, newCommit, newTree, j.touched);
   j.findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
   return resultOf(j, { commits: commits.oids, identities: report.identities, evidence: report.results, contexts: report.contexts });
+}
+
+/** Per run, the policy each commit leaves (its findings without a ref): many refs on one
+ * commit read it once. */
+const policyLeftOf = new WeakMap<RunContext, Map<string, Promise<Finding[]>>>();
+
+function policyLeftAt(ctx: RunContext, commit: string, tree: string): Promise<Finding[]> {
+  let byCommit = policyLeftOf.get(ctx);
+  if (!byCommit) policyLeftOf.set(ctx, (byCommit = new Map<string, Promise<Finding[]>>()));
+  let left = byCommit.get(commit);
+  if (!left) {
+    left = policyLeftFindings(ctx.store, commit, tree, ctx.base.policyOid, '', ctx.policy.contexts);
+    byCommit.set(commit, left);
+  }
+  return left;
 }
 
 /** The new and old tips of a code update, peeled to commits (`oldOid`: what old peels to). */

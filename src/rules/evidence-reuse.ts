@@ -14,7 +14,8 @@
 
 import type { Finding } from '../findings';
 import type { ObjectStore } from '../git/store';
-import type { EntryKind } from '../git/types';
+import type { RawTree } from '../git/raw-tree';
+import type { EntryKind, TreeEntry } from '../git/types';
 import { entryAt } from '../evidence/tree-source';
 import type { EvidenceEntry, EvidenceReport, EvidenceSource } from '../evidence/types';
 
@@ -94,9 +95,25 @@ function unsettled(f: Finding): boolean {
 /** True when `tree` answers every question of `r` from the same entry. A tree that cannot be
  * read is not the same: its own run meets the error, and says it as it always has. */
 export async function sameAnswers(store: ObjectStore, tree: string, r: RecordedReport): Promise<boolean> {
+  // Each folder read once for all the questions (TreePaths.entryAt reads the root once per
+  // path asked): the same lookup, name by name, as entryAt's.
+  const folders = new Map<string, RawTree>();
+  const entryAt = async (path: string): Promise<TreeEntry | null> => {
+    const parts = path.split('/').filter((p) => p !== '');
+    if (parts.length === 0) return null;
+    let at = tree;
+    for (let i = 0; ; i++) {
+      let raw = folders.get(at);
+      if (!raw) folders.set(at, (raw = await store.objects.readRawTree(at)));
+      const entry = raw.find(parts[i]!);
+      if (i === parts.length - 1 || entry === null) return entry;
+      if (entry.kind !== 'tree') return null;
+      at = entry.oid;
+    }
+  };
   try {
     for (const q of r.questions) {
-      const entry = await store.trees.entryAt(tree, q.path);
+      const entry = await entryAt(q.path);
       if (entry === null ? q.seen !== null : q.seen === null || entry.kind !== q.seen.kind || entry.oid !== q.seen.oid) return false;
     }
     return true;
