@@ -166,9 +166,6 @@ function coversFolder(kind: EntryKind | undefined): boolean {
   return kind === 'symlink' || kind === 'gitlink';
 }
 
-/** Paths whose protection a compiled policy remembers, per kind of entry (see protectedBy). */
-const MAX_REMEMBERED_PATHS = 1 << 16;
-
 export interface ProtectionOptions {
   /** Checked while matching (limits.timeoutMs); DeadlineExceeded propagates to the caller. */
   deadline?: Deadline;
@@ -236,23 +233,7 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
     return { by: by.label, excepted: null, alias: viaShort };
   };
 
-  // Each path is matched once per run: a push that touches the same file in many commits asks
-  // again for every commit. What protects a path depends only on the path and on whether its
-  // entry covers a folder (a symlink or gitlink); the answer is kept for both (bounded: the
-  // maps start over when full).
-  const remembered = [new Map<string, string | null>(), new Map<string, string | null>()] as const;
-  const protectedBy = (path: string, kind?: EntryKind): string | null => {
-    const memo = remembered[coversFolder(kind) ? 1 : 0];
-    const known = memo.get(path);
-    if (known !== undefined) {
-      deadline?.tick(64);
-      return known;
-    }
-    const by = decide(path, kind, foldKey(path)).by;
-    if (memo.size >= MAX_REMEMBERED_PATHS) memo.clear();
-    memo.set(path, by);
-    return by;
-  };
+  const protectedBy = (path: string, kind?: EntryKind): string | null => decide(path, kind, foldKey(path)).by;
 
   const protection: Protection = {
     protectedBy,

@@ -1,7 +1,8 @@
-// compileProtection remembers what protects each path (src/protection.ts, protectedBy): the
-// answers asked again, in any order and for any kind of entry, are the answers of a protection
-// compiled afresh for each question; a symlink or gitlink over a protected folder is judged as
-// such even after the same path was asked as a file, and the other way round.
+// compileProtection's answers do not depend on what it was asked before (src/protection.ts): the
+// same questions asked again, in any order and for any kind of entry, get the answers of a
+// protection compiled afresh for each question; a symlink or gitlink over a protected folder is
+// judged as such even after the same path was asked as a file, and the other way round. (It
+// guards any answer a compiled protection may come to keep between questions.)
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
