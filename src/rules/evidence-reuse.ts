@@ -76,16 +76,21 @@ export class RecordingTreeSource implements EvidenceSource {
   }
 }
 
-/** A report and the questions its run asked. */
+/** A report and the questions its run asked; `folders`: the folders below the root its
+ * comparisons have read, by oid (the same folder in every tree that shares it). */
 export interface RecordedReport {
   questions: readonly Question[];
   report: EvidenceReport;
+  folders: Map<string, RawTree>;
 }
+
+/** Folders a recorded report keeps for its comparisons. */
+const KEPT_FOLDERS = 64;
 
 /** The recorded report, if it may serve other trees. */
 export function recorded(source: RecordingTreeSource, report: EvidenceReport): RecordedReport | null {
   if (!source.reusable || report.findings.some(unsettled)) return null;
-  return { questions: source.questions, report };
+  return { questions: source.questions, report, folders: new Map() };
 }
 
 function unsettled(f: Finding): boolean {
@@ -96,15 +101,25 @@ function unsettled(f: Finding): boolean {
  * read is not the same: its own run meets the error, and says it as it always has. */
 export async function sameAnswers(store: ObjectStore, tree: string, r: RecordedReport): Promise<boolean> {
   // Each folder read once for all the questions (TreePaths.entryAt reads the root once per
-  // path asked): the same lookup, name by name, as entryAt's.
-  const folders = new Map<string, RawTree>();
+  // path asked), and a folder below the root once for all the trees compared with `r` (a
+  // folder is its oid's bytes): the same lookup, name by name, as entryAt's.
+  let root: RawTree | null = null;
+  const folder = async (oid: string): Promise<RawTree> => {
+    if (oid === tree) return (root ??= await store.objects.readRawTree(oid));
+    let raw = r.folders.get(oid);
+    if (!raw) {
+      raw = await store.objects.readRawTree(oid);
+      if (r.folders.size >= KEPT_FOLDERS) r.folders.clear();
+      r.folders.set(oid, raw);
+    }
+    return raw;
+  };
   const entryAt = async (path: string): Promise<TreeEntry | null> => {
     const parts = path.split('/').filter((p) => p !== '');
     if (parts.length === 0) return null;
     let at = tree;
     for (let i = 0; ; i++) {
-      let raw = folders.get(at);
-      if (!raw) folders.set(at, (raw = await store.objects.readRawTree(at)));
+      const raw = await folder(at);
       const entry = raw.find(parts[i]!);
       if (i === parts.length - 1 || entry === null) return entry;
       if (entry.kind !== 'tree') return null;
