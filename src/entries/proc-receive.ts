@@ -9,6 +9,7 @@
 // Whatever goes wrong before the answer is written (a protocol it does not know, an error of
 // its own) is answered with fall-through for every ref it was given: receive-pack's own path.
 
+import { parseCommandArgs } from '../args';
 import { FLUSH, PktReader, pkt, writeAll } from '../git/pkt-line';
 import { createRefsAtomically } from '../git/update-refs';
 import { UsageError, type CliIO } from '../io';
@@ -19,11 +20,9 @@ import { gitdirOf } from '../server/receive';
 const USAGE = 'receipt-gate proc-receive (git\'s proc-receive hook, from server-hooks/proc-receive; speaks pkt-lines with receive-pack)';
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
-  if (args.length > 0) throw new UsageError(`unexpected argument '${args[0]}'\nusage: ${USAGE}`);
+  const parsed = parseCommandArgs(args, {}, USAGE, io);
+  if (!parsed) return 0;
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0]}'\nusage: ${USAGE}`);
   const reader = new PktReader(0);
   const out = (bytes: Buffer) => writeAll(1, bytes);
 
