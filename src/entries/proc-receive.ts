@@ -48,19 +48,22 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   try {
     const gitdir = gitdirOf(io.cwd, io.env);
     const batch = batchOf({ gitdir, env: io.env, updates: commands, atomic: caps.includes('atomic'), predict: false });
-    if (batch === null || batch.length !== commands.length) {
+    if (batch === null) {
       answer = fallThrough();
     } else {
+      const batched = new Set(batch.map((c) => c.ref));
+      // The refs left out of the batch go back to receive-pack, which applies each after it.
+      const others = commands.filter((c) => !batched.has(c.ref)).flatMap((c) => [pkt(`ok ${c.ref}`), pkt('option fall-through')]);
       const pushPid = receivePackPid(process.ppid, io.env.RECEIPT_GATE_HOOK_PARENT);
       const env: NodeJS.ProcessEnv = { ...io.env, RECEIPT_GATE_PUSH_PID: pushPid === null ? '' : String(pushPid) };
       delete env.RECEIPT_GATE_HOOK_PARENT;
       const made = createRefsAtomically(gitdir, env, batch, 'push');
       if (made.stderr) io.stderr(made.stderr.endsWith('\n') ? made.stderr : `${made.stderr}\n`);
       if (made.ok) {
-        answer = Buffer.concat([...batch.map((c) => pkt(`ok ${c.ref}`)), FLUSH]);
+        answer = Buffer.concat([...batch.map((c) => pkt(`ok ${c.ref}`)), ...others, FLUSH]);
       } else {
         const why = `the ${batch.length} new refs of this push are created together, and git refused: ${made.error.replace(/[\r\n]+/g, ' ')}; nothing was created, push again`;
-        answer = Buffer.concat([...batch.map((c) => pkt(`ng ${c.ref} ${why}`.slice(0, 1000))), FLUSH]);
+        answer = Buffer.concat([...batch.map((c) => pkt(`ng ${c.ref} ${why}`.slice(0, 1000))), ...others, FLUSH]);
       }
     }
   } catch (err) {

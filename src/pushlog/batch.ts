@@ -13,11 +13,12 @@
 //
 // A batch is made only where it is exactly what receive-pack would do with each update, when
 // all of them succeed:
-//   - two or more creations (old = zero, new not zero), every one a name both git's
+//   - two or more creations (old = zero, new not zero), each a name both git's
 //     check_refname_format and receive-pack's own check (refs/<one or more>/<name>) accept,
-//     by a conservative pattern (no `..`, `@{`, `.lock`, control or special characters), and
-//     none under refs/receipt-gate/ (the log's own refs);
-//   - none of them the branch HEAD names (receive-pack's denyCurrentBranch checks it);
+//     by a conservative pattern (no `..`, `@{`, `.lock`, control or special characters), not
+//     under refs/receipt-gate/ (the log's own refs) and not the branch HEAD names (receive-pack's
+//     denyCurrentBranch checks it): a creation that is not so is left out of the batch, and
+//     receive-pack applies it alone after it;
 //   - no `update` hook (receive-pack runs it per ref), no GIT_NAMESPACE, no
 //     receive.shallowUpdate, the log on for the repository;
 //   - not an --atomic push (receive-pack applies it in one transaction already);
@@ -65,17 +66,19 @@ export interface BatchQuestion {
 }
 
 /** The creations git will apply in one transaction, in push order; null: none (each update is
- * receive-pack's, as without proc-receive). */
+ * receive-pack's, as without proc-receive). The push's other updates are receive-pack's, one
+ * transaction each, applied after the batch in push order. */
 export function batchOf(q: BatchQuestion): RefCommand[] | null {
   if (q.atomic === true) return null;
-  const creations = q.updates.filter((u) => u.old === ZERO && u.new !== ZERO);
-  if (creations.length < 2) return null;
   if (q.env.GIT_NAMESPACE) return null;
-  if (!logEnabled(q.gitdir)) return null;
-  if (!creations.every((u) => batchSafeRef(u.ref) && !u.ref.startsWith('refs/receipt-gate/'))) return null;
-  if (new Set(creations.map((u) => u.ref)).size !== creations.length) return null;
+  const all = q.updates.filter((u) => u.old === ZERO && u.new !== ZERO);
+  if (new Set(all.map((u) => u.ref)).size !== all.length) return null;
+  // A name outside the pattern, under refs/receipt-gate/, or the branch HEAD names is left out
+  // of the batch: receive-pack applies it alone, after the batch, as without the hook.
   const head = headSymrefTarget(q.gitdir);
-  if (head !== null && creations.some((u) => u.ref === head)) return null;
+  const creations = all.filter((u) => batchSafeRef(u.ref) && !u.ref.startsWith('refs/receipt-gate/') && u.ref !== head);
+  if (creations.length < 2) return null;
+  if (!logEnabled(q.gitdir)) return null;
   const config = gitConfigEntries(q.gitdir, q.env);
   const last = (key: string) => {
     let v: string | undefined;

@@ -98,6 +98,25 @@ test('a single new tag, and new refs with an update hook installed: receive-pack
   assert.is(v.status, 0, v.text);
 });
 
+test('new refs with the branch HEAD names and a name outside the batch\'s pattern among them: those two are applied by receive-pack after the batch, in push order; one entry each; all by the shell', () => {
+  const r = freshRepo(server, 'many-mixed');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  gitValue(r.bare, ['symbolic-ref', 'HEAD', 'refs/heads/trunk']);
+  const refs = ['refs/heads/trunk', 'refs/tags/t1', 'refs/tags/t2', 'refs/tags/t3', 'refs/tags/a=b'];
+  gitValue(r.work, ['update-ref', '--stdin'], { input: refs.map((t) => `create ${t} ${head}\n`).join('') });
+  const n0 = logEntries(r.bare).length;
+  rmSync(nodeStarts, { force: true });
+  const p = push(r.work, [`file://${r.bare}`, ...refs], { RECEIPT_GATE_NODE: nodeWrapper });
+  assert.is(p.status, 0, p.stderr);
+  const starts = readFileSync(nodeStarts, 'utf8').trim().split('\n');
+  assert.equal(starts.filter((l) => / reference-transaction /.test(`${l} `)), [], starts.join('\n'));
+  assert.equal(logEntries(r.bare).slice(n0).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/t1', 'refs/tags/t2', 'refs/tags/t3'], ['refs/heads/trunk'], ['refs/tags/a=b']]);
+  for (const ref of refs) assert.is(gitValue(r.bare, ['rev-parse', ref]), head);
+  const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'refs/heads/trunk', '--ref', 'refs/tags/a=b', '--ref', 'refs/tags/t2');
+  assert.is(v.status, 0, v.text);
+});
+
 test('new tags with --atomic: receive-pack applies them in its own one transaction (the proc-receive hook answers fall-through), one entry, by the shell hook', () => {
   const r = freshRepo(server, 'many-atomic');
   gitValue(r.work, ['checkout', '-q', 'main']);
