@@ -12,7 +12,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import { cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
-import { codes, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
+import { codes, execCli, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
 
 let server: LogServer;
 let nodeWrapper: string;
@@ -168,6 +168,10 @@ test('new tags over git daemon and over smart HTTP: one entry each push, by the 
   assert.equal(entries.map((e) => e.kind), ['push', 'push']);
   const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', viaDaemon[0]!, '--ref', viaHttp[39]!);
   assert.is(v.status, 0, v.text);
+  // A short name is the ref git takes for it: the tag d0, not a branch of that name.
+  const short = execCli(['verify-log', '--repo', r.bare, '--pub', server.pub, '--json', '--ref', 'd0', '--ref', 'main']);
+  assert.is(short.status, 0, short.stdout + short.stderr);
+  assert.equal((JSON.parse(short.stdout) as { refs: { ref: string }[] }).refs.map((x) => x.ref).sort(), ['refs/heads/main', 'refs/tags/d0']);
 });
 
 test.run();
