@@ -51,7 +51,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (positionals[0] !== 'acknowledge' || positionals.length !== 1) {
     throw new UsageError(`name the subcommand: acknowledge${positionals.length ? ` (got '${positionals.join(' ')}')` : ''}\nusage: ${USAGE}`);
   }
-  const refs = [...new Set(((values.ref as unknown as string[] | undefined) ?? []).map((r) => (r.startsWith('refs/') ? r : `refs/heads/${r}`)))];
+  const named = (values.ref as unknown as string[] | undefined) ?? [];
+  let refs = [...new Set(named.map((r) => (r.startsWith('refs/') ? r : `refs/heads/${r}`)))];
   if (refs.length === 0) throw new UsageError(`--ref REF is required: the ref whose moves the owner accepts (e.g. --ref main)\nusage: ${USAGE}`);
   for (const r of refs) if (r.startsWith(RESERVED_PREFIX)) throw new UsageError(`--ref ${r}: refs under ${RESERVED_PREFIX} are never logged, so there is nothing to acknowledge`);
   const reason = (values.reason ?? '').trim();
@@ -63,6 +64,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
 
   const store = await openRepository(values.repo ?? io.cwd, io.env);
   const gitdir = store.gitdir;
+  // A short name is the ref git rev-parse takes for it (a tag's name, its tag), as verify-log
+  // reads it; one that names no ref now (a deleted branch) is refs/heads/NAME.
+  refs = [...new Set(named.map((r) => (r.startsWith('refs/') ? r : (dwimRef(store.refs.dwim(r)) ?? `refs/heads/${r}`))))];
+  for (const r of refs) {
+    if (!r.startsWith(RESERVED_PREFIX)) continue;
+    store.close();
+    throw new UsageError(`--ref ${r}: refs under ${RESERVED_PREFIX} are never logged, so there is nothing to acknowledge`);
+  }
   if (!logEnabled(gitdir)) {
     store.close();
     // A clone or a mirror has the log but is not where it is written: an entry appended there
@@ -173,4 +182,9 @@ function accountName(env: NodeJS.ProcessEnv): string | null {
   } catch {
     return env.USER || env.LOGNAME || null;
   }
+}
+
+/** A full name under refs/ that `dwim` gave, or null. */
+function dwimRef(full: string | null): string | null {
+  return full !== null && full.startsWith('refs/') ? full : null;
 }
