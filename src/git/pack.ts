@@ -34,12 +34,13 @@ function hexWord(oid: string, at: number): number {
   return v;
 }
 
-const OBJ_COMMIT = 1;
-const OBJ_TREE = 2;
-const OBJ_BLOB = 3;
-const OBJ_TAG = 4;
-const OBJ_OFS_DELTA = 6;
-const OBJ_REF_DELTA = 7;
+/** The object types of a pack entry's header (gitformat-pack(5)). */
+export const OBJ_COMMIT = 1;
+export const OBJ_TREE = 2;
+export const OBJ_BLOB = 3;
+export const OBJ_TAG = 4;
+export const OBJ_OFS_DELTA = 6;
+export const OBJ_REF_DELTA = 7;
 
 const TYPE_NAMES: Record<number, ObjectType> = {
   [OBJ_COMMIT]: 'commit',

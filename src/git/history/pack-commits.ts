@@ -31,17 +31,11 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { PackIndex } from '../pack';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, OBJ_TREE, PackIndex } from '../pack';
 import { Inflater } from '../inflate';
 import { parseCommit } from '../parse/commit';
 import type { CachedCommit } from './commit-cache';
 
-const OBJ_COMMIT = 1;
-const OBJ_TREE = 2;
-const OBJ_BLOB = 3;
-const OBJ_TAG = 4;
-const OBJ_OFS_DELTA = 6;
-const OBJ_REF_DELTA = 7;
 /** Entries read per question at most. */
 const CHUNK = 2048;
 /** Bytes a cursor reads from the pack at a time at most (more when one entry needs more), and
