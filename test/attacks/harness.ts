@@ -7,7 +7,7 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { assertRejected, cleanup, makeTemplate, machine, push, type PushResult, type Remote } from '../server/helpers';
+import { assertRejected, cleanup, commitAll, makeTemplate, machine, POLICY, push, type PushResult, type Remote, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
 
 export * from '../server/helpers';
@@ -89,4 +89,24 @@ export function pushAs(a: Arena, refspecs: string[], who: Record<string, string>
 export function accept(a: Arena, result: PushResult): void {
   assert.is(result.status, 0, `push should be accepted:\n${result.stderr}`);
   a.refs = serverRefs(a.bare);
+}
+
+/** The policy with `timeoutMs`, pushed to main by its owner. */
+export function budget(r: Arena, timeoutMs: number): void {
+  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, limits: { timeoutMs, maxEvidenceBytes: 1048576 } }, null, 2)}\n`);
+  commitAll(r.work, `a ${timeoutMs} ms budget`);
+  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
+}
+
+/** A branch `name` of `count` commits on main, each changing one of 50 files (fast-import). */
+export function longBranch(r: Arena, name: string, count: number): void {
+  const main = gitValue(r.work, ['rev-parse', 'HEAD']);
+  let stream = '';
+  for (let i = 0; i < count; i++) {
+    const body = `${name} ${i}\n`;
+    stream += `commit refs/heads/${name}\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
+    stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
+    stream += `M 100644 inline src/f${i % 50}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+  }
+  gitValue(r.work, ['fast-import', '--quiet'], { input: stream });
 }

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, EPOCH_ID, GENERATOR, machine, POLICY, push, serverRefs, sha256, type Arena, type PushResult, write } from './harness';
+import { accept, ALICE, arenaPerFile, budget, longBranch, assertClosed, BOB, commitAll, EPOCH_ID, GENERATOR, machine, POLICY, push, serverRefs, sha256, type Arena, type PushResult, write } from './harness';
 import { gitValue } from '../helpers/git';
 import { hardTimeoutFor, WALL_FACTOR } from '../../src/deadline';
 
@@ -28,25 +28,6 @@ function underLoad<T>(count: number, work: () => T): T {
   }
 }
 
-/** The policy with `timeoutMs`, pushed to main by its owner. */
-function budget(r: Arena, timeoutMs: number): void {
-  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, limits: { timeoutMs, maxEvidenceBytes: 1048576 } }, null, 2)}\n`);
-  commitAll(r.work, `a ${timeoutMs} ms budget`);
-  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
-}
-
-/** A branch `name` of `count` commits on main, each changing one of 50 files (fast-import). */
-function longBranch(r: Arena, name: string, count: number): void {
-  const main = gitValue(r.work, ['rev-parse', 'HEAD']);
-  let stream = '';
-  for (let i = 0; i < count; i++) {
-    const body = `${name} ${i}\n`;
-    stream += `commit refs/heads/${name}\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
-    stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
-    stream += `M 100644 inline src/f${i % 50}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
-  }
-  gitValue(r.work, ['fast-import', '--quiet'], { input: stream });
-}
 
 function assertAccepted(r: Arena, result: PushResult, ref: string, name: string): void {
   assert.is(result.status, 0, `push should be accepted:\n${result.stderr}`);

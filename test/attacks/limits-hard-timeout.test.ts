@@ -12,31 +12,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { accept, ALICE, arenaPerFile, assertClosed, BOB, commitAll, POLICY, push, serverRefs, type Arena, type PushResult, write } from './harness';
+import { arenaPerFile, budget, longBranch, assertClosed, BOB, commitAll, POLICY, push, serverRefs, type Arena, type PushResult, write } from './harness';
 import { gitValue } from '../helpers/git';
 import { hardTimeoutFor } from '../../src/deadline';
 
 const arena = arenaPerFile(test);
 
-/** The policy with `timeoutMs`, pushed to main by its owner. */
-function budget(r: Arena, timeoutMs: number): void {
-  write(r.work, '.receipt-gate.json', `${JSON.stringify({ ...POLICY, limits: { timeoutMs, maxEvidenceBytes: 1048576 } }, null, 2)}\n`);
-  commitAll(r.work, `a ${timeoutMs} ms budget`);
-  accept(r, push(r.work, ['origin', 'HEAD:main'], ALICE));
-}
-
-/** A branch `name` of `count` commits on main, each changing one of 50 files (fast-import). */
-function longBranch(r: Arena, name: string, count: number): void {
-  const main = gitValue(r.work, ['rev-parse', 'HEAD']);
-  let stream = '';
-  for (let i = 0; i < count; i++) {
-    const body = `${name} ${i}\n`;
-    stream += `commit refs/heads/${name}\nmark :${i + 1}\ncommitter T <t@example.com> ${1700000000 + i} +0000\ndata 2\nc\n`;
-    stream += i === 0 ? `from ${main}\n` : `from :${i}\n`;
-    stream += `M 100644 inline src/f${i % 50}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`;
-  }
-  gitValue(r.work, ['fast-import', '--quiet'], { input: stream });
-}
 
 /** An executable script in the arena, used as RECEIPT_GATE_NODE. */
 function script(r: Arena, name: string, body: string): string {
