@@ -10,7 +10,7 @@
 // its own) is answered with fall-through for every ref it was given: receive-pack's own path.
 
 import { parseCommandArgs } from '../args';
-import { FLUSH, PktReader, pkt, writeAll } from '../git/pkt-line';
+import { fallThroughReport, FLUSH, PktReader, pkt, writeAll } from '../git/pkt-line';
 import { createRefsAtomically } from '../git/update-refs';
 import { UsageError, type CliIO } from '../io';
 import { batchOf, type RefCommand } from '../pushlog/batch';
@@ -42,7 +42,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const [old, neu, ref] = p.toString('latin1').replace(/\n$/, '').split(' ', 3);
     return { old: old ?? '', new: neu ?? '', ref: ref ?? '' };
   });
-  const fallThrough = () => Buffer.concat([...commands.flatMap((c) => [pkt(`ok ${c.ref}`), pkt('option fall-through')]), FLUSH]);
+  const fallThrough = () => Buffer.concat([...fallThroughReport(commands.map((c) => c.ref)), FLUSH]);
 
   let answer: Buffer;
   try {
@@ -53,7 +53,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     } else {
       const batched = new Set(batch.map((c) => c.ref));
       // The refs left out of the batch go back to receive-pack, which applies each after it.
-      const others = commands.filter((c) => !batched.has(c.ref)).flatMap((c) => [pkt(`ok ${c.ref}`), pkt('option fall-through')]);
+      const others = fallThroughReport(commands.filter((c) => !batched.has(c.ref)).map((c) => c.ref));
       const pushPid = receivePackPid(process.ppid, io.env.RECEIPT_GATE_HOOK_PARENT);
       const env: NodeJS.ProcessEnv = { ...io.env, RECEIPT_GATE_PUSH_PID: pushPid === null ? '' : String(pushPid) };
       delete env.RECEIPT_GATE_HOOK_PARENT;

@@ -83,6 +83,12 @@ export function pkt(payload: string | Buffer): Buffer {
 
 export const FLUSH = Buffer.from('0000', 'latin1');
 
+/** The proc-receive hook's report handing `refs` back to receive-pack (`ok REF` and `option
+ * fall-through` for each, git 2.29+), without the final flush. */
+export function fallThroughReport(refs: readonly string[]): Buffer[] {
+  return refs.flatMap((r) => [pkt(`ok ${r}`), pkt('option fall-through')]);
+}
+
 /** Writes every byte to a file descriptor (blocking). */
 export function writeAll(fd: number, bytes: Buffer): void {
   let off = 0;

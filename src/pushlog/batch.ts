@@ -29,12 +29,12 @@
 // with git's reason: the creations of a push are applied together, like --atomic.
 
 import { gitConfigEntries } from '../git/config';
+import { ZERO_OID } from '../types';
 import { headSymrefTarget, hookPresent, hooksDirOf, hookText } from '../git/hooks';
 import { logEnabled } from './server-state';
 
 export const PROC_RECEIVE_REFS = 'a:refs/';
 export const PROC_RECEIVE_MARKER = 'receipt-gate proc-receive hook';
-const ZERO = '0000000000000000000000000000000000000000';
 
 export interface RefCommand {
   ref: string;
@@ -71,8 +71,8 @@ export interface BatchQuestion {
 export function batchOf(q: BatchQuestion): RefCommand[] | null {
   if (q.atomic === true) return null;
   if (q.env.GIT_NAMESPACE) return null;
-  const all = q.updates.filter((u) => u.old === ZERO && u.new !== ZERO);
-  if (new Set(all.map((u) => u.ref)).size !== all.length) return null;
+  const all = q.updates.filter((u) => u.old === ZERO_OID && u.new !== ZERO_OID);
+  if (all.length < 2 || new Set(all.map((u) => u.ref)).size !== all.length) return null;
   // A name outside the pattern, under refs/receipt-gate/, or the branch HEAD names is left out
   // of the batch: receive-pack applies it alone, after the batch, as without the hook.
   const head = headSymrefTarget(q.gitdir);
@@ -86,7 +86,7 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
     return v;
   };
   if (boolConfig(last('receive.shallowupdate'))) return null;
-  const hooks = hooksDirOf(q.gitdir, q.env);
+  const hooks = hooksDirOf(q.gitdir, q.env, config);
   if (hookPresent(hooks, 'update')) return null;
   if (q.predict) {
     const routes = config.filter((e) => e.key === 'receive.procreceiverefs').map((e) => e.value);

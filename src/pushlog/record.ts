@@ -12,11 +12,10 @@ import { ObjectStore } from '../git/store';
 import type { PushDecision } from '../decision';
 import type { LoggedUpdate, LoggedVerdict, PushCertificate } from './entry';
 import { logKey } from './hook';
+import { ZERO_OID } from '../types';
 import { batchOf } from './batch';
 import { prepareCandidates, shellSafeRef, type PushFacts } from './prepare';
 import { audit, logEnabled, receivePackPid, sweepPending, writeFallThrough, writePending } from './server-state';
-
-const ZERO = '0'.repeat(40);
 
 /** Records the decision; returns why an accepted push could not be recorded (null when it
  * was, when the log is off, or when the push was rejected anyway). `receivePid`: the
@@ -58,7 +57,8 @@ export async function recordDecision(gitdir: string, env: NodeJS.ProcessEnv, out
       const batch = batchOf({ gitdir, env, updates, atomic: null, predict: true }) as LoggedUpdate[] | null;
       // No batch: the proc-receive shim hands the push's new refs back to receive-pack from
       // this answer, written now, without starting Node (batch.ts).
-      writeFallThrough(gitdir, pid, batch === null && !env.GIT_NAMESPACE ? updates.filter((u) => u.old === ZERO && u.new !== ZERO).map((u) => u.ref) : null);
+      const created = updates.filter((u) => u.old === ZERO_OID && u.new !== ZERO_OID).map((u) => u.ref);
+      writeFallThrough(gitdir, pid, batch === null && !env.GIT_NAMESPACE && created.every(shellSafeRef) ? created : null);
       await prepareFastPath(gitdir, env, pid, facts, updates, batch);
     }
     return null;

@@ -23,7 +23,7 @@
 
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FLUSH, pkt } from '../git/pkt-line';
+import { fallThroughReport, FLUSH, pkt } from '../git/pkt-line';
 import { processAlive } from '../git/ref-lock';
 import type { LoggedUpdate, PushCertificate } from './entry';
 
@@ -117,12 +117,12 @@ export function writePending(gitdir: string, pending: PendingPush): void {
 export function writeFallThrough(gitdir: string, receivePid: number, refs: readonly string[] | null): void {
   const dir = pendingDir(gitdir);
   const file = join(dir, `${receivePid}.proc`);
-  if (refs === null || refs.length === 0 || refs.some((r) => !/^refs\/[\x21-\x7e]+$/.test(r))) {
+  if (refs === null || refs.length === 0) {
     rmSync(file, { force: true });
     return;
   }
   mkdirSync(dir, { recursive: true });
-  const answer = Buffer.concat([pkt('version=1\n'), FLUSH, ...refs.flatMap((r) => [pkt(`ok ${r}`), pkt('option fall-through')]), FLUSH]);
+  const answer = Buffer.concat([pkt('version=1\n'), FLUSH, ...fallThroughReport(refs), FLUSH]);
   const tmp = join(dir, `.${receivePid}.proc.${process.pid}`);
   writeFileSync(tmp, answer);
   renameSync(tmp, file);
