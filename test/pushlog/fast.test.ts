@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
-import { codes, freshRepo, logEntries, startServers, verifyLog, type LogRepo, type LogServer } from './helpers';
+import { codes, freshRepo, logEntries, nodeRecorder, startServers, verifyLog, type LogRepo, type LogServer } from './helpers';
 
 const ZERO = '0'.repeat(40);
 
@@ -23,10 +23,7 @@ let nodeStarts: string;
 
 test.before(async () => {
   server = await startServers('pushlog-fast');
-  nodeStarts = join(server.root, 'node-starts.txt');
-  nodeWrapper = join(server.root, 'node-wrapper.sh');
-  writeFileSync(nodeWrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${nodeStarts}'\nexec node "$@"\n`);
-  chmodSync(nodeWrapper, 0o755);
+  ({ wrapper: nodeWrapper, starts: nodeStarts } = nodeRecorder(server));
 });
 
 test.after(() => {

@@ -3,7 +3,7 @@
 // served by git daemon and by smart HTTP (lighttpd + git http-backend) on loopback.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseEnv, CLI, freePort, installHook, makeTemplate, waitForPort, writeLighttpdConfig, PASSWORD, type Remote } from '../server/helpers';
 import type { LogPredicate } from '../../src/pushlog/entry';
@@ -126,4 +126,14 @@ export function logEntries(bare: string): (LogPredicate & { commit: string })[] 
 
 export function codes(v: VerifyOutput): string[] {
   return v.findings.map((f) => f.code).sort();
+}
+
+/** A node wrapper for RECEIPT_GATE_NODE that notes each start (its arguments, a line each) in
+ * `starts`, so that a test can tell which path of the hooks ran node. */
+export function nodeRecorder(server: LogServer): { wrapper: string; starts: string } {
+  const starts = join(server.root, 'node-starts.txt');
+  const wrapper = join(server.root, 'node-wrapper.sh');
+  writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${starts}'\nexec node "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  return { wrapper, starts };
 }

@@ -12,7 +12,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import { cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
-import { codes, execCli, freshRepo, logEntries, startServers, verifyLog, type LogServer } from './helpers';
+import { codes, execCli, freshRepo, logEntries, nodeRecorder, startServers, verifyLog, type LogServer } from './helpers';
 
 let server: LogServer;
 let nodeWrapper: string;
@@ -20,10 +20,7 @@ let nodeStarts: string;
 
 test.before(async () => {
   server = await startServers('pushlog-many-refs');
-  nodeStarts = join(server.root, 'node-starts.txt');
-  nodeWrapper = join(server.root, 'node-wrapper.sh');
-  writeFileSync(nodeWrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${nodeStarts}'\nexec node "$@"\n`);
-  chmodSync(nodeWrapper, 0o755);
+  ({ wrapper: nodeWrapper, starts: nodeStarts } = nodeRecorder(server));
 });
 
 test.after(() => {
