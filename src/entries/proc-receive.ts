@@ -60,10 +60,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       const made = createRefsAtomically(gitdir, env, batch, 'push');
       if (made.stderr) io.stderr(made.stderr.endsWith('\n') ? made.stderr : `${made.stderr}\n`);
       if (made.ok) {
-        answer = Buffer.concat([...batch.map((c) => pkt(`ok ${c.ref}`)), ...others, FLUSH]);
+        answer = Buffer.concat([...batch.map((c) => pkt(Buffer.from(`ok ${c.ref}`, 'latin1'))), ...others, FLUSH]);
       } else {
         const why = `the ${batch.length} new refs of this push are created together, and git refused: ${made.error.replace(/[\r\n]+/g, ' ')}; nothing was created, push again`;
-        answer = Buffer.concat([...batch.map((c) => pkt(`ng ${c.ref} ${why}`.slice(0, 1000))), ...others, FLUSH]);
+        answer = Buffer.concat([...batch.map((c) => pkt(Buffer.concat([Buffer.from(`ng ${c.ref} `, 'latin1'), Buffer.from(why.slice(0, 900), 'utf8')]))), ...others, FLUSH]);
       }
     }
   } catch (err) {

@@ -29,7 +29,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const pid = Number(io.env.RECEIPT_GATE_TXN_PID);
-  const ctx: HookContext = { gitdir: gitdirOf(io.cwd, io.env), env: io.env, gitPid: Number.isSafeInteger(pid) && pid > 1 ? pid : null };
+  const push = Number(io.env.RECEIPT_GATE_PUSH_PID);
+  const ctx: HookContext = {
+    gitdir: gitdirOf(io.cwd, io.env),
+    env: io.env,
+    gitPid: Number.isSafeInteger(pid) && pid > 1 ? pid : null,
+    pushPid: Number.isSafeInteger(push) && push > 1 ? push : null,
+  };
   if (state === 'prepared') {
     await prepared(ctx, await io.readStdin());
   } else if (state === 'committed') {

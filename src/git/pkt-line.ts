@@ -84,9 +84,10 @@ export function pkt(payload: string | Buffer): Buffer {
 export const FLUSH = Buffer.from('0000', 'latin1');
 
 /** The proc-receive hook's report handing `refs` back to receive-pack (`ok REF` and `option
- * fall-through` for each, git 2.29+), without the final flush. */
+ * fall-through` for each, git 2.29+), without the final flush. A name is its bytes, held one
+ * character per byte (latin1), as read from receive-pack. */
 export function fallThroughReport(refs: readonly string[]): Buffer[] {
-  return refs.flatMap((r) => [pkt(`ok ${r}`), pkt('option fall-through')]);
+  return refs.flatMap((r) => [pkt(Buffer.from(`ok ${r}`, 'latin1')), pkt('option fall-through')]);
 }
 
 /** Writes every byte to a file descriptor (blocking). */

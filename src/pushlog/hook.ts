@@ -38,6 +38,9 @@ export interface HookContext {
   env: NodeJS.ProcessEnv;
   /** The git process running the transaction (the shim's parent): receive-pack for a push. */
   gitPid: number | null;
+  /** The receive-pack whose push this is, when another git process applies it (the proc-receive
+   * hook's `git update-ref`): where its pending decisions are. Default: gitPid. */
+  pushPid?: number | null;
   now?: () => Date;
 }
 
@@ -136,7 +139,7 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   }
   if (applied.length === 0) return { logged: null };
   const time = (ctx.now ?? (() => new Date()))().toISOString();
-  const pending = takePending(gitdir, ctx.gitPid, applied);
+  const pending = takePending(gitdir, ctx.pushPid ?? ctx.gitPid, applied);
   const decided: LoggedUpdate[] = [];
   const ungated: LoggedUpdate[] = [];
   for (const u of applied) {

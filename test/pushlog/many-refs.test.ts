@@ -8,9 +8,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanup, commitAll, push, refOid, write } from '../server/helpers';
+import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
 import { codes, execCli, freshRepo, logEntries, nodeRecorder, startServers, verifyLog, type LogServer } from './helpers';
 
@@ -112,6 +113,25 @@ test('new refs with the branch HEAD names and a name outside the batch\'s patter
   for (const ref of refs) assert.is(gitValue(r.bare, ['rev-parse', ref]), head);
   const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'refs/heads/trunk', '--ref', 'refs/tags/a=b', '--ref', 'refs/tags/t2');
   assert.is(v.status, 0, v.text);
+});
+
+test('new tags with a name of bytes >= 0x80 among them (refs/tags/caf\\xe9): that one goes back to receive-pack by its bytes, the others are one batch; every tag created and logged, verify-log clean', () => {
+  const r = freshRepo(server, 'many-bytes');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  const plain = ['refs/tags/b1', 'refs/tags/b2'];
+  gitValue(r.work, ['update-ref', '--stdin'], { input: plain.map((t) => `create ${t} ${head}\n`).join('') });
+  // The name's bytes as they are (latin1 é, not UTF-8): git takes any byte from 0x80 up.
+  spawnSync('git', ['-C', r.work, 'update-ref', Buffer.from('refs/tags/caf\xe9', 'latin1').toString('latin1'), head], { env: baseEnv() });
+  const n0 = logEntries(r.bare).length;
+  const p = push(r.work, [`file://${r.bare}`, ...plain, 'refs/tags/caf\xe9']);
+  assert.is(p.status, 0, p.stderr);
+  assert.not.match(p.stderr, /unknown ref|NOT recorded|failed to report/);
+  assert.equal(logEntries(r.bare).slice(n0).map((e) => e.updates.length), [2, 1]);
+  for (const t of plain) assert.is(gitValue(r.bare, ['rev-parse', t]), head);
+  const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'refs/tags/b1');
+  assert.is(v.status, 0, v.text);
+  assert.equal(codes(verifyLog(r.bare, server.pub)), []);
 });
 
 test('new tags with --atomic: receive-pack applies them in its own one transaction (the proc-receive hook answers fall-through), one entry, by the shell hook', () => {
