@@ -95,6 +95,33 @@ test('a pack whose blobs come first: nothing is answered (the commits are read o
   for (const oid of lines(git(repo, ['rev-list', '--all']))) assert.is(packs.lookup(oid), undefined, oid);
 });
 
+test('a pack written oldest first, commits between trees and blobs (git fast-import): asked newest first, every commit answered as git reads it', () => {
+  const repo = initRepo({ bare: true });
+  let stream = '';
+  for (let i = 0; i < 300; i++) {
+    const msg = `c${i}\n`;
+    // Dates skewed now and then, a merge every 25 commits.
+    const when = 1_800_000_000 + i * 60 - (i % 17 === 0 ? 86_400 : 0);
+    stream += `blob\nmark :${i + 1}\ndata ${String(i).length + 6}\nblob ${i}\n\n`;
+    stream += `commit refs/heads/main\nmark :${1000 + i}\ncommitter C <c@example.com> ${when} +0000\ndata ${msg.length}\n${msg}`;
+    if (i > 0) stream += `from :${999 + i}\n`;
+    if (i > 30 && i % 25 === 0) stream += `merge :${1000 + i - 30}\n`;
+    stream += `M 100644 :${i + 1} f${i % 7}.txt\n\n`;
+  }
+  git(repo, ['fast-import', '--quiet'], { input: stream });
+  const want = truth(repo);
+  const packs = new PackCommits([packDir(repo)]);
+  let answered = 0;
+  for (const oid of lines(git(repo, ['rev-list', '--all', '--date-order']))) {
+    const got = packs.lookup(oid);
+    if (got === undefined) continue;
+    answered++;
+    assert.equal({ parents: [...got.parents], time: got.time }, want.get(oid), oid);
+  }
+  packs.release();
+  assert.is(answered, want.size, 'every commit answered from the pack, read backward');
+});
+
 test('a pack damaged in its commit region: every answer given is still the commit\'s own', () => {
   const repo = packedHistory();
   const want = truth(repo);

@@ -24,9 +24,11 @@
 // a walk that asks for commits in about pack order reads them in one run, and a question about
 // a commit far away reads only around it (the walks do not ask here for the existing refs' tips,
 // which lie all over a pack). At most CHUNK entries are read per question, so a walk's deadline
-// is checked between chunks. No file descriptor is kept: the pack is opened for each window
-// read (16 KiB at first, doubling up to 1 MiB while a cursor reads on); the index is read
-// through PackIndex (pack.ts) and closed after each walk (release()).
+// is checked between chunks. The pack's bytes are read in windows the pack's cursors share (16
+// KiB at first, doubling up to 1 MiB while the reading goes on in one direction): a pack
+// written oldest first (git fast-import's order) is asked for backward, and a window is then read
+// to end where the last one began, so the commits just below are read with it. The pack and its
+// index stay open during a walk and are closed after it (release()); what was read stays.
 
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,18 +52,23 @@ const MAX_CURSORS = 4;
 const MAX_ENTRY = 1 << 20;
 const TYPE_NAMES: Record<number, string> = { [OBJ_COMMIT]: 'commit', [OBJ_TREE]: 'tree', [OBJ_BLOB]: 'blob', [OBJ_TAG]: 'tag' };
 
-/** A place a pack's reading has got to: the next entry's offset and the bytes read around it. */
+/** A place a pack's reading has got to: the next entry's offset. */
 interface Cursor {
   pos: number;
-  window: Buffer;
-  windowAt: number;
-  /** Bytes the next window read takes: small for a cursor that reads one entry (a ref's tip),
-   * doubling while it is read on. */
-  windowBytes: number;
   ended: boolean;
   /** When it was last used (the least recently used one goes first). */
   used: number;
 }
+
+/** Bytes of the pack read at `at`. */
+interface Window {
+  at: number;
+  bytes: Buffer;
+  used: number;
+}
+
+/** Windows kept per pack (one per cursor). */
+const MAX_WINDOWS = MAX_CURSORS;
 
 /** One pack, read in order from the places walks ask about. */
 class PackScan {
@@ -71,7 +78,13 @@ class PackScan {
    * does not know). */
   private bad = false;
   private cursors: Cursor[] = [];
+  private windows: Window[] = [];
+  /** Bytes the next window read takes: small for a question far from everything read (a
+   * ref's tip), doubling while the reading goes on next to what was read. */
+  private windowBytes = FIRST_WINDOW;
   private stamp = 0;
+  /** The pack's file while a walk reads it (closed by release()). */
+  private fd: number | null = null;
   /** Commits read and not asked for yet. */
   private readonly found = new Map<string, CachedCommit>();
 
@@ -97,10 +110,19 @@ class PackScan {
     }
   }
 
-  /** Closes the index's file (reopened by the next question); what was read stays. */
+  /** Closes the index's and the pack's files (reopened by the next question); what was read
+   * stays. */
   release(): void {
     this.idx?.close();
     this.idx = null;
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // closing a file only read from: nothing to say
+      }
+      this.fd = null;
+    }
   }
 
   /** The commit at `offset` (whose name is `oid`): read on from the cursor just below it, or
@@ -143,7 +165,7 @@ class PackScan {
         const oldest = this.cursors.reduce((a, b) => (a.used <= b.used ? a : b));
         this.cursors = this.cursors.filter((c) => c !== oldest);
       }
-      best = { pos: offset, window: Buffer.alloc(0), windowAt: 0, windowBytes: FIRST_WINDOW, ended: false, used: 0 };
+      best = { pos: offset, ended: false, used: 0 };
       this.cursors.push(best);
     }
     best.used = ++this.stamp;
@@ -154,7 +176,7 @@ class PackScan {
    * a blob ends the cursor. */
   private next(cur: Cursor): void {
     const start = cur.pos;
-    let head = this.bytes(cur, start, 32);
+    let head = this.bytes(start, 32);
     let i = 0;
     let c = head[i++]!;
     const type = (c >> 4) & 7;
@@ -189,7 +211,7 @@ class PackScan {
     }
     // zlib's deflateBound, and room past it: a stream that ends leaves input unread.
     const bound = size + Math.ceil(size / 4096) + Math.ceil(size / 16384) + 64;
-    head = this.bytes(cur, start + i, bound);
+    head = this.bytes(start + i, bound);
     const taken = this.inflater.exactTaking(head, size);
     if (taken === null) {
       cur.ended = true;
@@ -204,43 +226,55 @@ class PackScan {
     this.found.set(oid, { parents: parsed.parents, time: parsed.committerTime });
   }
 
-  /** Up to `length` bytes at `at` (fewer at the end of the file), from the cursor's window; the
-   * file is opened for each window read and closed again (no descriptor is kept between a
-   * walk's questions). */
-  private bytes(cur: Cursor, at: number, length: number): Buffer {
+  /** Up to `length` bytes at `at` (fewer at the end of the file), from a window read before or
+   * a new one. A new window just below one read before (a walk asking backward, through a pack
+   * written oldest first) ends where that one begins, so the entries below are read with it;
+   * any other starts at `at`. Its size doubles while reads follow what was read (up to WINDOW),
+   * and starts small again for a question far from it. */
+  private bytes(at: number, length: number): Buffer {
     const end = Math.min(at + length, this.size);
-    if (at < cur.windowAt || end > cur.windowAt + cur.window.length) {
-      const want = Math.max(Math.min(Math.max(cur.windowBytes, end - at), this.size - at), 0);
-      cur.windowBytes = Math.min(cur.windowBytes * 2, WINDOW);
-      cur.window = this.read(at, want);
-      cur.windowAt = at;
+    let above: Window | null = null;
+    let near = false;
+    for (const w of this.windows) {
+      const wEnd = w.at + w.bytes.length;
+      if (at >= w.at && end <= wEnd) {
+        w.used = ++this.stamp;
+        return w.bytes.subarray(at - w.at, end - w.at);
+      }
+      if (w.at > at && w.at - at <= this.windowBytes && (above === null || w.at < above.at)) above = w;
+      if (at >= w.at && at <= wEnd + GAP) near = true;
     }
-    return cur.window.subarray(at - cur.windowAt, Math.max(end - cur.windowAt, at - cur.windowAt));
+    this.windowBytes = above !== null || near ? Math.min(this.windowBytes * 2, WINDOW) : FIRST_WINDOW;
+    let from = at;
+    let to = Math.min(Math.max(at + this.windowBytes, end), this.size);
+    if (above !== null) {
+      to = Math.max(end, above.at);
+      from = Math.max(0, Math.min(at, to - this.windowBytes));
+    }
+    const w: Window = { at: from, bytes: this.read(from, Math.max(to - from, 0)), used: ++this.stamp };
+    if (this.windows.length >= MAX_WINDOWS) {
+      const oldest = this.windows.reduce((a, b) => (a.used <= b.used ? a : b));
+      this.windows = this.windows.filter((x) => x !== oldest);
+    }
+    this.windows.push(w);
+    return w.bytes.subarray(at - from, Math.max(end - from, at - from));
   }
 
   private read(at: number, length: number): Buffer {
     const buf = Buffer.allocUnsafe(length);
     let got = 0;
-    const fd = openSync(this.packPath, 'r');
-    try {
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, at + got);
-        if (n === 0) break;
-        got += n;
-      }
-    } finally {
-      closeSync(fd);
+    const fd = (this.fd ??= openSync(this.packPath, 'r'));
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, at + got);
+      if (n === 0) break;
+      got += n;
     }
     return buf.subarray(0, got);
   }
 
   private open(): void {
-    const fd = openSync(this.packPath, 'r');
-    try {
-      this.size = fstatSync(fd).size;
-    } finally {
-      closeSync(fd);
-    }
+    this.fd ??= openSync(this.packPath, 'r');
+    this.size = fstatSync(this.fd).size;
     const head = this.read(0, 12);
     const version = head.length === 12 ? head.readUInt32BE(4) : 0;
     if (head.toString('latin1', 0, 4) !== 'PACK' || (version !== 2 && version !== 3)) this.bad = true;
