@@ -44,9 +44,11 @@ export class Inflater {
 
   /** As exact(), and how many bytes of `input` the stream took, for entries read one after
    * the other (src/git/history/pack-commits.ts): null unless the stream ended before the end of
-   * `input` (so that an input cut short is never taken for a whole stream). */
-  exactTaking(input: Uint8Array, size: number): { data: Buffer; used: number } | null {
-    const done = this.run(input, size + 1);
+   * `input` (so that an input cut short is never taken for a whole stream). The bytes are
+   * written into `scratch` when it is large enough (the caller's, reused: they are only good
+   * until its next call). */
+  exactTaking(input: Uint8Array, size: number, scratch?: Buffer): { data: Buffer; used: number } | null {
+    const done = this.run(input, size + 1, scratch);
     return done !== null && done.got === size && done.inputLeft > 0 ? { data: done.out.subarray(0, size), used: input.length - done.inputLeft } : null;
   }
 
@@ -64,10 +66,10 @@ export class Inflater {
 
   /** One stream through the engine into `space` bytes, with Z_FINISH: what it wrote and what of
    * the input it left; null on an error (the engine is then let go). */
-  private run(input: Uint8Array, space: number): { out: Buffer; got: number; inputLeft: number } | null {
+  private run(input: Uint8Array, space: number, scratch?: Buffer): { out: Buffer; got: number; inputLeft: number } | null {
     const engine = this.engine === undefined ? (this.engine = makeEngine()) : this.engine;
     if (engine === null) return null;
-    const out = Buffer.allocUnsafe(space);
+    const out = scratch !== undefined && scratch.length >= space ? scratch.subarray(0, space) : Buffer.allocUnsafe(space);
     try {
       engine.handle.writeSync(constants.Z_FINISH, input, 0, input.length, out, 0, out.length);
     } catch {

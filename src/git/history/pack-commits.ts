@@ -83,6 +83,8 @@ class PackScan {
    * ref's tip), doubling while the reading goes on next to what was read. */
   private windowBytes = FIRST_WINDOW;
   private stamp = 0;
+  /** Where an entry is inflated (reused: a commit's facts are taken from it at once). */
+  private scratch = Buffer.allocUnsafe(4096);
   /** The pack's file while a walk reads it (closed by release()). */
   private fd: number | null = null;
   /** Commits read and not asked for yet. */
@@ -96,6 +98,14 @@ class PackScan {
     private readonly packPath: string,
     private readonly inflater: Inflater,
   ) {}
+
+  /** The commit `oid` when a reading of this pack has passed over it and it was not asked for
+   * yet (handed out once). */
+  taken(oid: string): CachedCommit | undefined {
+    const have = this.found.get(oid);
+    if (have) this.found.delete(oid);
+    return have;
+  }
 
   /** Where the pack holds `oid`, or null (also when its index cannot be read: the pack is then
    * not read here at all). */
@@ -144,7 +154,7 @@ class PackScan {
       // The entries read must lead to the one the index places at `offset`: one that starts
       // past it means this reading lost its way, and this cursor stops.
       if (cur.pos > offset) cur.ended = true;
-      else if (cur.pos === offset && !cur.ended) this.next(cur);
+      else if (cur.pos === offset && !cur.ended) this.next(cur, oid);
     } catch {
       if (cur) cur.ended = true;
     }
@@ -173,8 +183,12 @@ class PackScan {
   }
 
   /** Reads the entry at the cursor: a commit is recorded, a tag or delta passed over, a tree or
-   * a blob ends the cursor. */
-  private next(cur: Cursor): void {
+   * a blob ends the cursor. `asked` is the name the pack's index gives the entry at the cursor,
+   * when the cursor stands at the offset the index gives for it: the commit is kept under that
+   * name without hashing it again, as the object store takes the repository's own packed
+   * objects (git checked each one's SHA-1 when its pack arrived, and the index is its list of
+   * them); an entry read on past that one is kept under the SHA-1 of its bytes. */
+  private next(cur: Cursor, asked?: string): void {
     const start = cur.pos;
     let head = this.bytes(start, 32);
     let i = 0;
@@ -212,16 +226,15 @@ class PackScan {
     // zlib's deflateBound, and room past it: a stream that ends leaves input unread.
     const bound = size + Math.ceil(size / 4096) + Math.ceil(size / 16384) + 64;
     head = this.bytes(start + i, bound);
-    const taken = this.inflater.exactTaking(head, size);
+    if (this.scratch.length <= size) this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
+    const taken = this.inflater.exactTaking(head, size, this.scratch);
     if (taken === null) {
       cur.ended = true;
       return;
     }
     cur.pos = start + i + taken.used;
     if (type !== OBJ_COMMIT) return;
-    const hash = createHash('sha1');
-    hash.update(`${TYPE_NAMES[type]} ${size}\0`);
-    const oid = hash.update(taken.data).digest('hex');
+    const oid = asked ?? createHash('sha1').update(`${TYPE_NAMES[type]} ${size}\0`).update(taken.data).digest('hex');
     const parsed = parseCommit(oid, taken.data);
     this.found.set(oid, { parents: parsed.parents, time: parsed.committerTime });
   }
@@ -292,7 +305,14 @@ export class PackCommits {
   /** The commit's parents and date when a pack of the repository holds it and it is read here;
    * undefined otherwise (then it is read from its object). */
   lookup(oid: string): CachedCommit | undefined {
-    for (const scan of (this.packs ??= this.open())) {
+    const packs = (this.packs ??= this.open());
+    // A commit a reading has already passed over (a pack written newest first, read on) needs
+    // no search of the index.
+    for (const scan of packs) {
+      const read = scan.taken(oid);
+      if (read) return read;
+    }
+    for (const scan of packs) {
       const offset = scan.find(oid);
       if (offset !== null) return scan.commit(oid, offset);
     }
