@@ -8,6 +8,10 @@
 //              NEW... --not --all | cat-file --batch`, one call for all the push's refs)
 //   rev-list   git's own `rev-list NEW... --not --all` alone (what deciding the new commits
 //              costs git)
+//   node       the installed shim and Node's own start, on a bundle that answers at once
+//              (bench/lib/node-only.mjs)
+// Issue 29's target for a push is 2× the reference's CPU plus Node's: the table has it beside
+// the gate's CPU, with whether the gate is within it.
 // The reference hook runs git a few times per ref: it is left out of a push of more than
 // 1,000 refs (the tags case at full size; its column then says so).
 //
@@ -15,6 +19,12 @@
 //   deep       1 commit whose parent is 20,000 commits below the tips (a branch forked long ago)
 //   deepgraph  the same into a repository with a commit-graph (`git commit-graph write
 //              --reachable` in the target, where the gate and git both read it)
+//              Both are the steady state: one unmeasured push of the gate first writes what
+//              the gate keeps in $GIT_DIR/receipt-gate-cache/ (its commit cache, the record
+//              of a commit-graph it checked whole).
+//   deepfirst, deepgraphfirst  the same pushes as first pushes: before every gate push
+//              (warm-up and measured) $GIT_DIR/receipt-gate-cache/ is removed, as on a server
+//              whose history arrived without the gate (a fetch, a mirror, a restore)
 //   c1010      1,010 commits on top of main          c10009   10,009 commits on top of main
 //   refs1m     1 commit on top of main, the repository holding 1,000,000 packed refs
 //   rename     a tree of --tree-files files (default 100,000; git/git's 1M with
@@ -41,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { FastImport } from './lib/fast-import.mjs';
 import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
 import { filesBelow } from './lib/files.mjs';
+import { installNodeOnlyHook } from './lib/node-only.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -53,10 +64,12 @@ const SIZES = {
   full: { deep: 20_000, c1010: 1010, c10009: 10_009, refs: 1_000_000, treeFiles: 100_000, folders: 1000, tags: 50_000 },
   tiny: { deep: 200, c1010: 11, c10009: 31, refs: 3000, treeFiles: 2000, folders: 20, tags: 60 },
 };
-export const CASE_IDS = ['deep', 'deepgraph', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k', 'tags1c'];
+export const CASE_IDS = ['deep', 'deepgraph', 'deepfirst', 'deepgraphfirst', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k', 'tags1c'];
 /** The tags of the tag cases live in the push repository under these names. */
 const ONE_COMMIT_TAGS = 'refs/one-commit-tags/';
-const SIDES = ['gate', 'reference', 'floor', 'revlist'];
+const SIDES = ['gate', 'reference', 'floor', 'revlist', 'node'];
+/** What the gate keeps between pushes in a repository (src/git/history/commit-cache.ts). */
+const gateCache = (gitdir) => join(gitdir, 'receipt-gate-cache');
 
 function git(args, opts = {}) {
   return execFileSync('git', args, { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'pipe'], ...opts }).trimEnd();
@@ -174,7 +187,7 @@ function addOneCommitTags(dir, seed, count, depth) {
   return at;
 }
 
-/** The hooks of a target: the installed gate and the three others, behind the measurer. */
+/** The hooks of a target: the installed gate and the four others, behind the measurer. */
 function installHooks(gitdir, bundle) {
   const hooks = join(gitdir, 'hooks');
   rmSync(hooks, { recursive: true, force: true });
@@ -184,6 +197,7 @@ function installHooks(gitdir, bundle) {
   if (out.status !== 0) throw new Error(`./install.sh --server ${gitdir} failed: ${out.stderr || out.stdout}`);
   renameSync(join(hooks, 'pre-receive'), join(hooks, 'pre-receive.gate'));
   cpSync(REFERENCE, join(hooks, 'pre-receive.reference'));
+  installNodeOnlyHook(hooks);
   writeFileSync(
     join(hooks, 'pre-receive.floor'),
     '#!/bin/sh\n# receipt-gate bench: reads every pushed commit and tree once.\n' +
@@ -237,10 +251,14 @@ function listObjects(gitdir) {
 }
 
 /** One push of `refspecs` from the push repository into `target`, measured with `hook`; the
- * target is put back as it was (the refs the push made deleted, its object files removed). */
+ * target is put back as it was (the refs the push made deleted, its object files removed).
+ * A first-push case removes the gate's commit cache before every push of the gate; a gate run
+ * records whether the cache was there when it started. */
 function push(c, hook) {
   const out = join(process.env.TMPDIR ?? '/tmp', `bench-scale-${process.pid}.jsonl`);
   rmSync(out, { force: true });
+  if (hook === 'gate' && c.firstPush) rmSync(gateCache(c.target), { recursive: true, force: true });
+  const cacheBefore = existsSync(gateCache(c.target));
   const before = listObjects(c.target);
   const refsBefore = listRefFiles(c.target);
   const packedBefore = readFileSync(join(c.target, 'packed-refs'));
@@ -262,7 +280,31 @@ function push(c, hook) {
   const finding = /"code":"([A-Z_]+)","severity":"closed"/.exec(r.stderr)?.[1] ?? null;
   // A refused push names its first closing finding (LIMIT_EXCEEDED when the budget ran out).
   const verdict = said !== null && said !== 'eligible' && finding !== null ? `${said} (${finding})` : said;
-  return { cpuMs: Math.round(m.user_ms + m.sys_ms), wallMs: Math.round(m.wall_ms), rssMb: Math.round(m.maxrss_kb / 1024), exit: m.exit, verdict, finding };
+  const run = { cpuMs: Math.round(m.user_ms + m.sys_ms), wallMs: Math.round(m.wall_ms), rssMb: Math.round(m.maxrss_kb / 1024), exit: m.exit, verdict, finding };
+  return hook === 'gate' ? { ...run, cacheBefore } : run;
+}
+
+/** When each target's commit-graph was written. The gate records a graph file it checked whole
+ * only when the file was last changed two seconds or more before (src/git/history/
+ * commit-graph.ts, VerifiedGraphs), as a server's graph written by maintenance long ago is: a
+ * case on a target waits until its graph is that old, so that its warm-up push leaves the record
+ * a steady-state push has. */
+const graphWritten = new Map();
+function writeGraph(gitdir) {
+  git(['--git-dir', gitdir, 'commit-graph', 'write', '--reachable']);
+  graphWritten.set(gitdir, Date.now());
+}
+function settleGraph(gitdir) {
+  const left = (graphWritten.get(gitdir) ?? -Infinity) + 2500 - Date.now();
+  if (left > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, left);
+}
+
+/** Issue 29's target for a push, from the medians of its sides: 2× the reference's CPU plus
+ * Node's own start, and whether the gate's CPU is within it. No target (NaN, null) where the
+ * reference was not run. */
+export function issueTarget(sum) {
+  const targetMs = 2 * sum.reference.cpuMs + sum.node.cpuMs;
+  return { targetMs, withinTarget: Number.isNaN(targetMs) ? null : sum.gate.cpuMs <= targetMs };
 }
 
 const median = (xs) => {
@@ -311,7 +353,7 @@ export async function main(argv) {
   const ids = opts.only ?? CASE_IDS;
   log(`installing the hooks (${bundle})`);
   const targets = [];
-  if (ids.some((id) => !['refs1m', 'deepgraph'].includes(id))) {
+  if (ids.some((id) => !['refs1m', 'deepgraph', 'deepgraphfirst'].includes(id))) {
     makeTarget(plain, seed, 0, bundle);
     targets.push(plain);
   }
@@ -319,14 +361,22 @@ export async function main(argv) {
     makeTarget(many, seed, size.refs, bundle);
     targets.push(many);
   }
-  if (ids.includes('deepgraph')) {
+  if (ids.includes('deepgraph') || ids.includes('deepgraphfirst')) {
     makeTarget(graphed, seed, 0, bundle);
-    git(['--git-dir', graphed, 'commit-graph', 'write', '--reachable']);
+    writeGraph(graphed);
   }
-  if (opts.graph) for (const t of targets) git(['--git-dir', t, 'commit-graph', 'write', '--reachable']);
+  if (opts.graph) for (const t of targets) writeGraph(t);
+  const deepLabel = `1 commit whose parent is ${size.deep.toLocaleString('en')} commits deep`;
+  const deepPush = ['refs/heads/p-deep:refs/heads/bench/work'];
+  const FIRST = 'first push (no commit cache)';
+  // The deep cases start with one unmeasured push of the gate: the steady cases' rows are then
+  // the pushes after the first (which writes the commit cache), the first-push cases' rows
+  // pushes on a page cache as warm as theirs.
   const cases = {
-    deep: { label: `1 commit whose parent is ${size.deep.toLocaleString('en')} commits deep${opts.graph ? ', with a commit-graph' : ', no commit-graph'}`, target: plain, refspecs: ['refs/heads/p-deep:refs/heads/bench/work'] },
-    deepgraph: { label: `1 commit whose parent is ${size.deep.toLocaleString('en')} commits deep, with a commit-graph`, target: graphed, refspecs: ['refs/heads/p-deep:refs/heads/bench/work'] },
+    deep: { label: `${deepLabel}${opts.graph ? ', with a commit-graph' : ', no commit-graph'}`, target: plain, refspecs: deepPush, warmup: true },
+    deepgraph: { label: `${deepLabel}, with a commit-graph`, target: graphed, refspecs: deepPush, warmup: true },
+    deepfirst: { label: `${deepLabel}${opts.graph ? ', with a commit-graph' : ', no commit-graph'}, ${FIRST}`, target: plain, refspecs: deepPush, warmup: true, firstPush: true },
+    deepgraphfirst: { label: `${deepLabel}, with a commit-graph, ${FIRST}`, target: graphed, refspecs: deepPush, warmup: true, firstPush: true },
     c1010: { label: `${size.c1010.toLocaleString('en')} commits`, target: plain, refspecs: ['refs/heads/p-c1010:refs/heads/bench/work'] },
     c10009: { label: `${size.c10009.toLocaleString('en')} commits`, target: plain, refspecs: ['refs/heads/p-c10009:refs/heads/bench/work'] },
     refs1m: { label: `1 commit, ${size.refs.toLocaleString('en')} packed refs`, target: many, refspecs: ['refs/heads/p-one:refs/heads/bench/work'] },
@@ -340,13 +390,27 @@ export async function main(argv) {
     const c = { id, pushDir, ...cases[id] };
     log(`${id}: ${c.label}`);
     const sides = id.startsWith('tags') && size.tags > 1000 ? SIDES.filter((s) => s !== 'reference') : SIDES;
+    settleGraph(c.target);
+    const warmup = c.warmup ? push(c, 'gate') : null;
     const runs = Object.fromEntries(sides.map((s) => [s, []]));
     for (let r = 0; r < opts.runs; r++) for (const side of sides) runs[side].push(push(c, side));
     const none = { cpuMs: NaN, wallMs: NaN, rssMb: NaN };
     const sum = Object.fromEntries(
       SIDES.map((s) => [s, runs[s] ? { cpuMs: median(runs[s].map((x) => x.cpuMs)), wallMs: median(runs[s].map((x) => x.wallMs)), rssMb: median(runs[s].map((x) => x.rssMb)) } : none]),
     );
-    rows.push({ id, label: c.label, runs, ...sum, ratioReference: sum.gate.cpuMs / sum.reference.cpuMs, ratioRevlist: sum.gate.cpuMs / sum.revlist.cpuMs, ratioFloor: sum.gate.cpuMs / sum.floor.cpuMs, verdicts: runs.gate.map((x) => x.verdict ?? x.finding ?? `exit ${x.exit}`) });
+    rows.push({
+      id,
+      label: c.label,
+      firstPush: Boolean(c.firstPush),
+      warmup,
+      runs,
+      ...sum,
+      ...issueTarget(sum),
+      ratioReference: sum.gate.cpuMs / sum.reference.cpuMs,
+      ratioRevlist: sum.gate.cpuMs / sum.revlist.cpuMs,
+      ratioFloor: sum.gate.cpuMs / sum.floor.cpuMs,
+      verdicts: runs.gate.map((x) => x.verdict ?? x.finding ?? `exit ${x.exit}`),
+    });
   }
   const md = render(rows, { size, sizeName, runs: opts.runs, graph: opts.graph });
   process.stdout.write(md);
@@ -354,17 +418,28 @@ export async function main(argv) {
   if (opts.json) writeFileSync(opts.json, JSON.stringify({ size: sizeName, sizes: size, runs: opts.runs, graph: opts.graph, cases: rows, targets: { plain, refs: ids.includes('refs1m') ? many : null, graph: ids.includes('deepgraph') ? graphed : null }, seed, pushDir, oneCommitTags: { prefix: ONE_COMMIT_TAGS, at: oneCommit } }, null, 2));
 }
 
-function render(rows, { size, sizeName, runs, graph }) {
+export function render(rows, { size, sizeName, runs, graph }) {
   const f = (ms) => (Number.isNaN(ms) ? 'not run' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
   const x = (r) => (Number.isNaN(r) ? '—' : `${r.toFixed(1)}×`);
   const lines = [
     `receipt-gate scale benchmark (${sizeName}; ${runs} run${runs === 1 ? '' : 's'} per hook, interleaved; medians; ${graph ? 'with' : 'no'} commit-graph; ${cpus().length} cores)`,
     '',
-    '| case | gate CPU | gate wall | gate RSS | reference CPU | floor CPU | rev-list CPU | gate / reference | gate / rev-list | gate verdicts |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| case | gate CPU | gate wall | gate RSS | reference CPU | node CPU | target (2× reference + node) | gate ≤ target? | floor CPU | rev-list CPU | gate / reference | gate / rev-list | gate verdicts |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.label} | ${f(r.gate.cpuMs)} | ${f(r.gate.wallMs)} | ${r.gate.rssMb} MB | ${f(r.reference.cpuMs)} | ${f(r.floor.cpuMs)} | ${f(r.revlist.cpuMs)} | ${x(r.ratioReference)} | ${x(r.ratioRevlist)} | ${r.verdicts.join(', ')} |`);
+    const target = Number.isNaN(r.targetMs) ? '—' : f(r.targetMs);
+    const within = r.withinTarget === null ? '—' : r.withinTarget ? 'yes' : 'no';
+    lines.push(
+      `| ${r.label} | ${f(r.gate.cpuMs)} | ${f(r.gate.wallMs)} | ${r.gate.rssMb} MB | ${f(r.reference.cpuMs)} | ${f(r.node.cpuMs)} | ${target} | ${within} | ${f(r.floor.cpuMs)} | ${f(r.revlist.cpuMs)} | ${x(r.ratioReference)} | ${x(r.ratioRevlist)} | ${r.verdicts.join(', ')} |`,
+    );
+  }
+  // The runs behind each median, in the order they ran.
+  lines.push('', 'gate CPU per run:', '');
+  for (const r of rows) {
+    const warm = r.warmup ? `warm-up (not counted) ${f(r.warmup.cpuMs)}; ` : '';
+    const first = r.firstPush ? ' (each a first push: the commit cache removed before it)' : '';
+    lines.push(`- ${r.id}: ${warm}${r.runs.gate.map((run) => f(run.cpuMs)).join(', ')}${first}`);
   }
   lines.push('', `sizes: ${JSON.stringify(size)}`, '');
   return lines.join('\n');

@@ -287,7 +287,7 @@ test('BENCH_REPO adds a repository of the user\'s, guarded on top of its own HEA
   assert.is(git(['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname)']), before);
 });
 
-test('npm run bench -- scale on a tiny size: every case and hook measured, honest pushes accepted, the repositories of the promised shape, the targets put back', () => {
+test('npm run bench -- scale on a tiny size: every case and hook measured (Node\'s start included), honest pushes accepted, first pushes without the commit cache, the repositories of the promised shape, the targets put back', () => {
   const out = join(tmp, 'scale.json');
   const res = spawnSync(
     'node',
@@ -295,17 +295,30 @@ test('npm run bench -- scale on a tiny size: every case and hook measured, hones
     { cwd: ROOT, encoding: 'utf8' },
   );
   assert.is(res.status, 0, `bench scale --tiny failed:\n${res.stderr}`);
+  type ScaleRun = { cpuMs: number; wallMs: number; rssMb: number; exit: number; verdict: string | null; cacheBefore?: boolean };
+  type Median = { cpuMs: number; wallMs: number; rssMb: number };
   const scale = JSON.parse(readFileSync(out, 'utf8')) as {
     sizes: { deep: number; refs: number; tags: number; c1010: number; c10009: number };
-    cases: { id: string; runs: Record<string, { cpuMs: number; wallMs: number; rssMb: number; exit: number; verdict: string | null }[]> }[];
+    cases: {
+      id: string;
+      label: string;
+      firstPush: boolean;
+      warmup: ScaleRun | null;
+      runs: Record<string, ScaleRun[]>;
+      gate: Median;
+      reference: Median;
+      node: Median;
+      targetMs: number | null;
+      withinTarget: boolean | null;
+    }[];
     targets: { plain: string; refs: string; graph: string };
     seed: string;
     pushDir: string;
     oneCommitTags: { prefix: string; at: string };
   };
-  assert.equal(scale.cases.map((c) => c.id), ['deep', 'deepgraph', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k', 'tags1c']);
+  assert.equal(scale.cases.map((c) => c.id), ['deep', 'deepgraph', 'deepfirst', 'deepgraphfirst', 'c1010', 'c10009', 'refs1m', 'rename', 'rewrite', 'tags50k', 'tags1c']);
   for (const c of scale.cases) {
-    assert.equal(Object.keys(c.runs).sort(), ['floor', 'gate', 'reference', 'revlist']);
+    assert.equal(Object.keys(c.runs).sort(), ['floor', 'gate', 'node', 'reference', 'revlist']);
     for (const [side, runs] of Object.entries(c.runs)) {
       assert.is(runs.length, 1, `${c.id} ${side}`);
       assert.ok(runs[0]!.wallMs > 0 && runs[0]!.rssMb > 0, `${c.id} ${side}: measured`);
@@ -313,7 +326,35 @@ test('npm run bench -- scale on a tiny size: every case and hook measured, hones
     }
     assert.is(c.runs.gate![0]!.verdict, 'eligible', `${c.id}: the gate judged the honest push eligible`);
     assert.ok(c.runs.gate![0]!.cpuMs > 0, `${c.id}: the gate's CPU time was measured`);
+    // Node's start through the installed shim: the node-only bundle's own answer.
+    assert.is(c.runs.node![0]!.verdict, 'eligible', `${c.id}: the node-only hook answered`);
+    assert.ok(c.runs.node![0]!.cpuMs > 0, `${c.id}: Node's CPU time was measured`);
+    // Issue 29's target, from the reference's and Node's CPU (at tiny size the reference runs
+    // in every case).
+    assert.ok(c.reference.cpuMs > 0, `${c.id}: the reference ran`);
+    assert.is(c.targetMs, 2 * c.reference.cpuMs + c.node.cpuMs, `${c.id}: target`);
+    assert.is(c.withinTarget, c.gate.cpuMs <= c.targetMs!, `${c.id}: gate ≤ target`);
   }
+  // The deep cases: one unmeasured gate push first, eligible. The steady ones then start with
+  // what it left in $GIT_DIR/receipt-gate-cache/ (the commit cache, or the record of the
+  // commit-graph checked whole); a first push starts without it, every time.
+  for (const id of ['deep', 'deepgraph', 'deepfirst', 'deepgraphfirst']) {
+    const c = scale.cases.find((x) => x.id === id)!;
+    assert.is(c.warmup?.verdict, 'eligible', `${id}: warm-up push`);
+    assert.is(c.warmup?.cacheBefore, false, `${id}: a new target has no commit cache`);
+    assert.is(c.firstPush, id.endsWith('first'), id);
+    for (const run of c.runs.gate!) assert.is(run.cacheBefore, !c.firstPush, `${id}: commit cache present before a measured push`);
+    if (c.firstPush) assert.match(c.label, 'first push (no commit cache)');
+  }
+  // What the gate left in the targets after its last push: a commit cache in the one without a
+  // commit-graph, the record of the checked graph in the other.
+  assert.ok(existsSync(join(scale.targets.plain, 'receipt-gate-cache', 'commit-index')));
+  assert.ok(existsSync(join(scale.targets.graph, 'receipt-gate-cache', 'commit-graph-verified')));
+  // The table: a column per new number, and the gate's CPU of every run listed under it.
+  const md = readFileSync(join(tmp, 'scale.md'), 'utf8');
+  assert.match(md, '| node CPU | target (2× reference + node) | gate ≤ target? |');
+  const perRun = md.split('\n').filter((l) => l.startsWith('- '));
+  assert.equal(perRun.map((l) => l.slice(2, l.indexOf(':'))), scale.cases.map((c) => c.id));
   const count = (args: string[]) => git(args).split('\n').filter(Boolean).length;
   // The shapes, counted by the git CLI.
   assert.is(Number(git(['--git-dir', scale.seed, 'rev-list', '--count', 'refs/heads/main'])), scale.sizes.deep + 1);
@@ -329,6 +370,27 @@ test('npm run bench -- scale on a tiny size: every case and hook measured, hones
   // Every push was undone: no branch or tag the pushes made is left in the targets.
   assert.is(count(['--git-dir', scale.targets.plain, 'for-each-ref', '--format=%(refname)', 'refs/tags/', 'refs/heads/bench/']), 0);
   assert.is(count(['--git-dir', scale.targets.refs, 'for-each-ref', '--format=%(refname)', 'refs/heads/bench/']), 0);
+});
+
+test('the scale table: a push the reference is not run on has no target ("—"), one it is run on has one', async () => {
+  const scaleModule = join(ROOT, 'bench', 'scale.mjs'); // a path, so TypeScript leaves the .mjs untyped
+  const { issueTarget, render } = await import(scaleModule);
+  const side = (cpuMs: number) => ({ cpuMs, wallMs: cpuMs, rssMb: 50 });
+  const row = (id: string, reference: number) => {
+    const sum = { gate: side(300), reference: side(reference), node: side(80), floor: side(20), revlist: side(10) };
+    return { id, label: `case ${id}`, firstPush: false, warmup: null, runs: { gate: [{ cpuMs: 300 }] }, ...sum, ...issueTarget(sum), ratioReference: 300 / reference, ratioRevlist: 30, ratioFloor: 15, verdicts: ['eligible'] };
+  };
+  const noReference = row('tags', NaN);
+  assert.ok(Number.isNaN(noReference.targetMs));
+  assert.is(noReference.withinTarget, null);
+  // 2 × 100 + 80 = 280 < 300; 2 × 110 + 80 = 300, the gate exactly at the target.
+  assert.is(row('under', 100).withinTarget, false);
+  assert.is(row('at', 110).targetMs, 300);
+  assert.is(row('at', 110).withinTarget, true);
+  const md: string = render([noReference, row('at', 110)], { size: {}, sizeName: 'tiny', runs: 1, graph: false });
+  const lines = md.split('\n');
+  assert.ok(lines.includes('| case tags | 300 ms | 300 ms | 50 MB | not run | 80 ms | — | — | 20 ms | 10 ms | — | 30.0× | eligible |'), md);
+  assert.ok(lines.includes('| case at | 300 ms | 300 ms | 50 MB | 110 ms | 80 ms | 300 ms | yes | 20 ms | 10 ms | 2.7× | 30.0× | eligible |'), md);
 });
 
 test.run();
