@@ -26,7 +26,7 @@
 // Every failure is a GitReadError whose message names the object and the repository, never
 // the push's quarantine directory.
 
-import { createHash } from 'node:crypto';
+import { objectId } from './object-id';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { LooseBaseNeeded, ObjectsView, looseHeaderOfPrefix, parseLooseHeader, type LooseLocation, type ObjectDirectory, type ObjectLocation, type PackedLocation } from './object-dirs';
@@ -284,7 +284,7 @@ export class ObjectDatabase {
   /** The object read from `loc`, its SHA-1 checked (see readChecked), kept. */
   private checked(oid: string, loc: ObjectLocation, type: ObjectType, content: Uint8Array): StoredObject {
     if (this.hasQuarantine && !loc.dir.quarantine) return this.keep(oid, type, content);
-    const sha = createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest('hex');
+    const sha = objectId(type, content);
     if (sha !== oid) {
       throw new GitReadError(`Object ${oid} in ${this.view.describe(loc, oid)} cannot be read (SHA-1 check failed: its content hashes to ${sha}); the object is corrupt. Run \`git fsck\`.`, oid, true);
     }

@@ -32,7 +32,7 @@
 
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { objectId } from '../object-id';
 import { OBJ_BLOB, OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, OBJ_TREE, PackIndex } from '../pack';
 import { Inflater } from '../inflate';
 import { parseCommit } from '../parse/commit';
@@ -234,7 +234,7 @@ class PackScan {
     }
     cur.pos = start + i + taken.used;
     if (type !== OBJ_COMMIT) return;
-    const oid = asked ?? createHash('sha1').update(`${TYPE_NAMES[type]} ${size}\0`).update(taken.data).digest('hex');
+    const oid = asked ?? objectId(TYPE_NAMES[type]!, taken.data);
     const parsed = parseCommit(oid, taken.data);
     this.found.set(oid, { parents: parsed.parents, time: parsed.committerTime });
   }
