@@ -126,11 +126,18 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   const { gitdir } = ctx;
   // An update through a symbolic ref (HEAD -> main) is reported for both names; the symbolic
   // one only records the reflog, the ref it names is what moved.
+  // A push to a symbolic ref the server holds (refs/heads/alias -> refs/heads/main) was judged
+  // by the gate under the pushed name as an update of the ref it names: that ref's move is
+  // logged under that decision.
   const applied: RefUpdate[] = [];
+  const symbolic: { ref: string; target: string; old: string; new: string }[] = [];
   for (const u of lines) {
     if (!u.ref.startsWith('refs/')) continue;
     const raw = storedRef(store, u.ref);
-    if (raw && 'symbolic' in raw) continue;
+    if (raw && 'symbolic' in raw) {
+      symbolic.push({ ref: u.ref, target: raw.symbolic, old: u.old, new: u.new });
+      continue;
+    }
     // A deletion after which the ref still holds its old value moved nothing: `git pack-refs`
     // removing a loose ref that packed-refs holds with the same value (docs/push-log.md,
     // "Maintenance is not a move").
@@ -139,12 +146,19 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   }
   if (applied.length === 0) return { logged: null };
   const time = (ctx.now ?? (() => new Date()))().toISOString();
-  const pending = takePending(gitdir, ctx.pushPid ?? ctx.gitPid, applied);
+  // The name each move was pushed under: its own, or that of the symbolic ref naming it that
+  // moved with it in this transaction.
+  const pushedAs = applied.map((u) => symbolic.find((x) => x.target === u.ref && x.old === u.old && x.new === u.new)?.ref ?? u.ref);
+  const pending = takePending(
+    gitdir,
+    ctx.pushPid ?? ctx.gitPid,
+    applied.map((u, k) => ({ ...u, ref: pushedAs[k]! })),
+  );
   const decided: LoggedUpdate[] = [];
   const ungated: LoggedUpdate[] = [];
-  for (const u of applied) {
-    const d = pending?.decided.get(u.ref);
-    if (d) decided.push({ ...d, old: u.old, new: u.new });
+  for (const [k, u] of applied.entries()) {
+    const d = pending?.decided.get(pushedAs[k]!) ?? (pushedAs[k] !== u.ref ? pending?.decided.get(u.ref) : undefined);
+    if (d) decided.push({ ...d, ref: u.ref, old: u.old, new: u.new });
     else ungated.push({ ref: u.ref, old: u.old, new: u.new, verdict: null, findings: [], protected: false });
   }
   const base = { schema: 'receipt-gate-push-log/v1' as const, time, tool_version: VERSION };
