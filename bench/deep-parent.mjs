@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { FastImport } from './lib/fast-import.mjs';
 import { BENCH_TODAY, evidenceFiles } from './lib/evidence.mjs';
 import { filesBelow } from './lib/files.mjs';
+import { installNodeOnlyHook } from './lib/node-only.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -119,9 +120,6 @@ async function build(opts) {
   return dir;
 }
 
-const NOOP =
-  "process.stderr.write('receipt-gate: push accepted: eligible\\n');\n" + "process.exitCode = process.env.RECEIPT_GATE_SHIM === '1' ? 80 : 0;\n";
-
 function makeTarget(dir, bundle, graph) {
   const target = join(dir, graph ? 'target-graph.git' : 'target.git');
   rmSync(target, { recursive: true, force: true });
@@ -137,8 +135,7 @@ function makeTarget(dir, bundle, graph) {
   execFileSync('mv', [join(hooks, 'pre-receive'), join(hooks, 'pre-receive.gate')]);
   cpSync(REFERENCE, join(hooks, 'pre-receive.reference'));
   writeFileSync(join(hooks, 'pre-receive.revlist'), '#!/bin/sh\nwhile read old new ref; do git rev-list "$new" --not --all >/dev/null || exit 1; done\n', { mode: 0o755 });
-  writeFileSync(join(hooks, 'noop.cjs'), NOOP);
-  writeFileSync(join(hooks, 'pre-receive.node'), '#!/bin/sh\nRECEIPT_GATE_BUNDLE="$(dirname "$0")/noop.cjs" exec "$(dirname "$0")/pre-receive.gate" "$@"\n', { mode: 0o755 });
+  installNodeOnlyHook(hooks);
   writeFileSync(join(hooks, 'pre-receive'), `#!/bin/sh\nexec python3 '${MEASURE}' "$BENCH_MEASURE_OUT" "$BENCH_HOOK" "$(dirname "$0")/pre-receive.$BENCH_HOOK"\n`, { mode: 0o755 });
   return { target, objects: listObjects(target) };
 }

@@ -29,6 +29,7 @@ import { renderMarkdown, summarise, summariseJson } from './lib/report.mjs';
 import { adversarialIds, adversarialSpecs, ensureAdversarial } from './lib/adversarial.mjs';
 import { JSON_SCENARIOS, prepareJson, runJson } from './lib/json-bench.mjs';
 import { CONTEXT_IDS, ensureContextRepos } from './lib/contexts.mjs';
+import { NOOP_SOURCE, installNodeOnlyHook } from './lib/node-only.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -143,13 +144,7 @@ function installHooks(gitdir) {
   renameSync(join(hooks, 'pre-receive'), join(hooks, 'pre-receive.gate'));
   cpSync(REFERENCE, join(hooks, 'pre-receive.reference'));
   // Node's own start: the installed shim, on a bundle that answers at once.
-  writeFileSync(join(hooks, 'noop.cjs'), NOOP_SOURCE);
-  writeFileSync(
-    join(hooks, 'pre-receive.node'),
-    '#!/bin/sh\n# receipt-gate bench: the installed shim and Node, without the gate\'s work.\n' +
-      'RECEIPT_GATE_BUNDLE="$(dirname "$0")/noop.cjs" exec "$(dirname "$0")/pre-receive.gate" "$@"\n',
-    { mode: 0o755 },
-  );
+  installNodeOnlyHook(hooks);
   writeFileSync(
     join(hooks, 'pre-receive'),
     '#!/bin/sh\n# receipt-gate bench: runs the hook named by BENCH_HOOK, measured from outside.\n' +
@@ -158,12 +153,6 @@ function installHooks(gitdir) {
   );
 }
 
-/** What the node-only hook runs: it answers as the gate would for a clean push, and exits. */
-const NOOP_SOURCE =
-  // Exits as the gate does under the shim (SHIM_EXIT.accepted in src/verdict.ts).
-  "process.stderr.write('receipt-gate: push accepted: eligible\\n');\n" +
-  'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n' +
-  "process.exitCode = process.env.RECEIPT_GATE_SHIM === '1' ? 80 : 0;\n";
 let NOOP = null; // written into the run's work directory
 
 /** The three hooks of every scenario. */

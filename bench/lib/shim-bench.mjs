@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_TODAY, evidenceFiles } from './evidence.mjs';
+import { installNodeOnlyHook } from './node-only.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MEASURE = join(ROOT, 'bench', 'measure.py');
@@ -90,13 +91,7 @@ function makeTarget(work, tree) {
       `exec node ${flags} "$d/receipt-gate.cjs" pre-receive\n`,
     { mode: 0o755 },
   );
-  writeFileSync(
-    join(hooks, 'noop.cjs'),
-    "process.stderr.write('receipt-gate: push accepted: eligible\\n');\n" +
-      'process.stderr.write(\'receipt-gate: {"verdict":"eligible","blocked_paths":[],"findings":[],"recommended_action":"none"}\\n\');\n' +
-      "process.exitCode = process.env.RECEIPT_GATE_SHIM === '1' ? 80 : 0;\n",
-  );
-  writeFileSync(join(hooks, 'pre-receive.node'), '#!/bin/sh\nRECEIPT_GATE_BUNDLE="${0%/*}/noop.cjs" exec "${0%/*}/pre-receive.gate" "$@"\n', { mode: 0o755 });
+  installNodeOnlyHook(hooks);
   writeFileSync(
     join(hooks, 'pre-receive'),
     `#!/bin/sh\nexec timeout -s KILL ${GIVE_UP_S + 30} python3 '${MEASURE}' "$BENCH_MEASURE_OUT" "$BENCH_HOOK" "\${0%/*}/pre-receive.$BENCH_HOOK"\n`,
