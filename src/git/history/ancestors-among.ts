@@ -28,6 +28,19 @@ const DATE_SLACK_S = 86_400;
 export async function noteAncestorsAmong(history: History, tip: string, candidates: readonly string[], deadline: Deadline): Promise<Set<string>> {
   const found = new Set<string>();
   if (candidates.length === 0) return found;
+  // What the walk read joins the server's commit cache (when one is in use), even when the
+  // deadline ends it; the packs it read are let go either way.
+  try {
+    await walkAmong(history, tip, candidates, deadline, found);
+  } finally {
+    history.saveCommitCache();
+  }
+  history.noteAncestors(tip, found);
+  return found;
+}
+
+/** The walk of noteAncestorsAmong: adds to `found` the candidates it reaches from `tip`. */
+async function walkAmong(history: History, tip: string, candidates: readonly string[], deadline: Deadline, found: Set<string>): Promise<void> {
   const idx = await history.commitIndex(deadline, [tip]);
   const targets = new Marks(idx.size);
   let left = 0;
@@ -70,8 +83,4 @@ export async function noteAncestorsAmong(history: History, tip: string, candidat
       queue.push(p, idx.gen(p), idx.time(p));
     }
   }
-  // What the walk read joins the server's commit cache (when one is in use).
-  history.saveCommitCache();
-  history.noteAncestors(tip, found);
-  return found;
 }

@@ -24,10 +24,16 @@ export async function isAncestor(history: History, a: string, b: string, deadlin
   const idx = await history.commitIndex(deadline, [ca, cb]);
   const target = idx.idOf(ca);
   const from = idx.idOf(cb);
-  await idx.prepare(target, deadline);
-  await idx.prepare(from, deadline);
-  const search = idx.hasGenerations ? await searchByGeneration(idx, from, target, deadline) : await searchByDate(idx, from, target, deadline);
-  history.saveCommitCache();
+  let search: Search;
+  // What the walk read joins the server's commit cache even when the deadline ends it, and
+  // the packs it read are let go either way.
+  try {
+    await idx.prepare(target, deadline);
+    await idx.prepare(from, deadline);
+    search = idx.hasGenerations ? await searchByGeneration(idx, from, target, deadline) : await searchByDate(idx, from, target, deadline);
+  } finally {
+    history.saveCommitCache();
+  }
   if (search.found) return true;
   if (search.boundary) {
     throw new ShallowBoundaryError(`Whether ${ca} is an ancestor of ${cb} depends on history beyond a shallow clone's boundary: ${search.boundary}. ${SHALLOW_FIX}.`, ca);
@@ -214,9 +220,14 @@ export async function mergeBases(history: History, a: string, b: string, deadlin
   const two = idx.idOf(cb);
   // A side that starts at an existing ref's commit (on the server, after the new-commits walk).
   const fromRefs = (history.isExistingTip(ca) ? PARENT1 : 0) | (history.isExistingTip(cb) ? PARENT2 : 0);
-  const paint = await paintDownToCommon(idx, one, [two], deadline, fromRefs);
-  // What the paint read joins the server's commit cache (when one is in use).
-  history.saveCommitCache();
+  let paint: Awaited<ReturnType<typeof paintDownToCommon>>;
+  // What the paint read joins the server's commit cache (when one is in use), even when the
+  // deadline ends it; the packs it read are let go either way.
+  try {
+    paint = await paintDownToCommon(idx, one, [two], deadline, fromRefs);
+  } finally {
+    history.saveCommitCache();
+  }
   let bases = byDate(
     idx,
     paint.results.filter((c) => !(paint.flags.get(c) & STALE)),
