@@ -77,7 +77,7 @@ class PackScan {
   /** The pack cannot be read here at all (an unreadable index, no pack header, a version this
    * does not know). */
   private bad = false;
-  private cursors: Cursor[] = [];
+  private readonly cursors: Cursor[] = [];
   private windows: Window[] = [];
   /** Bytes the next window read takes: small for a question far from everything read (a
    * ref's tip), doubling while the reading goes on next to what was read. */
@@ -154,7 +154,7 @@ class PackScan {
       // The entries read must lead to the one the index places at `offset`: one that starts
       // past it means this reading lost its way, and this cursor stops.
       if (cur.pos > offset) cur.ended = true;
-      else if (cur.pos === offset && !cur.ended) this.next(cur, oid);
+      else if (cur.pos === offset && !cur.ended) return this.next(cur, oid);
     } catch {
       if (cur) cur.ended = true;
     }
@@ -168,15 +168,25 @@ class PackScan {
    * reads on with one cursor, a question far from every cursor reads only around itself. */
   private cursorFor(offset: number): Cursor {
     let best: Cursor | null = null;
-    for (const c of this.cursors) if (!c.ended && c.pos <= offset && offset - c.pos <= GAP && (best === null || c.pos > best.pos)) best = c;
-    if (best === null) {
-      this.cursors = this.cursors.filter((c) => !c.ended);
-      if (this.cursors.length >= MAX_CURSORS) {
-        const oldest = this.cursors.reduce((a, b) => (a.used <= b.used ? a : b));
-        this.cursors = this.cursors.filter((c) => c !== oldest);
+    // The slot a new cursor takes: an ended one, else the least recently used when all are kept.
+    let slot = -1;
+    const cursors = this.cursors;
+    for (let k = 0; k < cursors.length; k++) {
+      const c = cursors[k]!;
+      if (c.ended) {
+        slot = k;
+        continue;
       }
+      if (c.pos <= offset && offset - c.pos <= GAP && (best === null || c.pos > best.pos)) best = c;
+    }
+    if (best === null) {
       best = { pos: offset, ended: false, used: 0 };
-      this.cursors.push(best);
+      if (slot < 0 && cursors.length >= MAX_CURSORS) {
+        slot = 0;
+        for (let k = 1; k < cursors.length; k++) if (cursors[k]!.used < cursors[slot]!.used) slot = k;
+      }
+      if (slot < 0) cursors.push(best);
+      else cursors[slot] = best;
     }
     best.used = ++this.stamp;
     return best;
@@ -188,7 +198,7 @@ class PackScan {
    * name without hashing it again, as the object store takes the repository's own packed
    * objects (git checked each one's SHA-1 when its pack arrived, and the index is its list of
    * them); an entry read on past that one is kept under the SHA-1 of its bytes. */
-  private next(cur: Cursor, asked?: string): void {
+  private next(cur: Cursor, asked?: string): CachedCommit | undefined {
     const start = cur.pos;
     let head = this.bytes(start, 32);
     let i = 0;
@@ -236,7 +246,11 @@ class PackScan {
     if (type !== OBJ_COMMIT) return;
     const oid = asked ?? objectId(TYPE_NAMES[type]!, taken.data);
     const parsed = parseCommit(oid, taken.data);
-    this.found.set(oid, { parents: parsed.parents, time: parsed.committerTime });
+    const facts = { parents: parsed.parents, time: parsed.committerTime };
+    // The commit asked for is handed out at once; one read on past it waits to be asked.
+    if (asked !== undefined) return facts;
+    this.found.set(oid, facts);
+    return undefined;
   }
 
   /** Up to `length` bytes at `at` (fewer at the end of the file), from a window read before or
