@@ -84,7 +84,7 @@ export class CommitCache {
 
   /** The cached commit, or undefined. */
   lookup(oid: string): CachedCommit | undefined {
-    if (!isOid(oid)) return undefined;
+    if (this.count === 0 || !isOid(oid)) return undefined;
     const row = this.row(oid);
     if (row < 0) return undefined;
     const { buf } = this;
