@@ -431,15 +431,6 @@ export class ObjectDatabase {
     return (await this.readRequested(oid, {}, true))?.type ?? null;
   }
 
-  /** The tree when `oid` is a tree (read and cached as readRawTree does), its type when it is
-   * another object, null when it is absent: one read where asking the type first took two. */
-  async treeOrType(oid: string): Promise<RawTree | ObjectType | null> {
-    if (!isOid(oid)) throw new GitReadError(`"${oid}" is not a full 40-hex object id.`, oid);
-    const entry = await this.readRequested(oid, {}, true);
-    if (!entry) return null;
-    return entry.type === 'tree' ? this.rawTreeOf(oid, entry) : entry.type;
-  }
-
   /** Reads a blob, refusing (BlobTooLargeError) when it is over `maxBytes`: a packed blob from
    * its entry headers before it is inflated, a loose one by inflating no further than the
    * limit. A header objectInfo learnt is not read again. */
