@@ -41,6 +41,19 @@ function packDir(repo: string): string {
   return join(objectsDir(repo), 'pack');
 }
 
+/** Asks `packs` for each of `order`, in that order: every answer must be the commit as git
+ * reads it (`want`); how many were answered. */
+function answered(packs: PackCommits, order: readonly string[], want: ReturnType<typeof truth>): number {
+  let n = 0;
+  for (const oid of order) {
+    const got = packs.lookup(oid);
+    if (got === undefined) continue;
+    n++;
+    assert.equal({ parents: [...got.parents], time: got.time }, want.get(oid), oid);
+  }
+  return n;
+}
+
 test('a pack git wrote: the commits are answered in walk order, each as git reads it', () => {
   const repo = packedHistory();
   const mirror = join(tempDir(), 'mirror.git');
@@ -48,16 +61,10 @@ test('a pack git wrote: the commits are answered in walk order, each as git read
   for (const r of [repo, mirror]) {
     const want = truth(r);
     const packs = new PackCommits([packDir(r)]);
-    let answered = 0;
     // Newest first, as a walk from the refs asks.
-    for (const oid of lines(git(r, ['rev-list', '--all', '--date-order']))) {
-      const got = packs.lookup(oid);
-      if (got === undefined) continue;
-      answered++;
-      assert.equal({ parents: [...got.parents], time: got.time }, want.get(oid), oid);
-    }
+    const n = answered(packs, lines(git(r, ['rev-list', '--all', '--date-order'])), want);
     packs.release();
-    assert.ok(answered >= want.size * 0.9, `most commits answered from the pack (${answered} of ${want.size})`);
+    assert.ok(n >= want.size * 0.9, `most commits answered from the pack (${n} of ${want.size})`);
     // Asked again after release(): what was handed out is not kept, the rest goes on.
     assert.is(new PackCommits([packDir(r)]).lookup('0'.repeat(40)), undefined);
   }
@@ -67,17 +74,9 @@ test('commits asked out of order: an older one first, then newer ones (read one 
   const repo = packedHistory();
   const want = truth(repo);
   const order = lines(git(repo, ['rev-list', '--all', '--date-order']));
-  const packs = new PackCommits([packDir(repo)]);
   const asked = [order[150]!, ...order.slice(0, 150), ...order.slice(151)];
-  let answered = 0;
-  for (const oid of asked) {
-    const got = packs.lookup(oid);
-    if (got) {
-      answered++;
-      assert.equal({ parents: [...got.parents], time: got.time }, want.get(oid), oid);
-    }
-  }
-  assert.ok(answered > 40, `the commits after the first question are answered (${answered})`);
+  const n = answered(new PackCommits([packDir(repo)]), asked, want);
+  assert.ok(n > 40, `the commits after the first question are answered (${n})`);
 });
 
 test('a pack whose blobs come first: nothing is answered (the commits are read one by one)', () => {
@@ -111,15 +110,9 @@ test('a pack written oldest first, commits between trees and blobs (git fast-imp
   git(repo, ['fast-import', '--quiet'], { input: stream });
   const want = truth(repo);
   const packs = new PackCommits([packDir(repo)]);
-  let answered = 0;
-  for (const oid of lines(git(repo, ['rev-list', '--all', '--date-order']))) {
-    const got = packs.lookup(oid);
-    if (got === undefined) continue;
-    answered++;
-    assert.equal({ parents: [...got.parents], time: got.time }, want.get(oid), oid);
-  }
+  const n = answered(packs, lines(git(repo, ['rev-list', '--all', '--date-order'])), want);
   packs.release();
-  assert.is(answered, want.size, 'every commit answered from the pack, read backward');
+  assert.is(n, want.size, 'every commit answered from the pack, read backward');
 });
 
 test('a pack damaged in its commit region: every answer given is still the commit\'s own', () => {
@@ -132,15 +125,8 @@ test('a pack damaged in its commit region: every answer given is still the commi
   // Bytes flipped a third of the way into the commits (they come first, ~150 bytes each).
   for (const at of [12 + 30 * 150, 12 + 30 * 150 + 7]) buf[at] ^= 0x5a;
   writeFileSync(pack, buf);
-  const packs = new PackCommits([dir]);
-  let answered = 0;
-  for (const oid of order) {
-    const got = packs.lookup(oid);
-    if (got === undefined) continue;
-    answered++;
-    assert.equal({ parents: [...got.parents], time: got.time }, want.get(oid), oid);
-  }
-  assert.ok(answered < want.size, `the reading stopped at the damage (${answered} of ${want.size})`);
+  const n = answered(new PackCommits([dir]), order, want);
+  assert.ok(n < want.size, `the reading stopped at the damage (${n} of ${want.size})`);
 });
 
 test.run();
