@@ -45,4 +45,25 @@ test('a push through a symbolic ref is logged as the move of the ref it names, u
   assert.is(v.verdict, 'eligible', v.text);
 });
 
+test('a push through a symbolic ref that names no ref yet creates it, in one batch with a tag, logged under the decision', () => {
+  const r = freshRepo(server, 'symref-new');
+  const sym = gitResult(r.bare, ['symbolic-ref', 'refs/heads/alias', 'refs/heads/fresh'], { env: baseEnv() });
+  assert.is(sym.status, 0, sym.stderr);
+  const before = logEntries(r.bare).length;
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  write(r.work, 'src/fresh.py', 'x = 2\n');
+  const oid = commitAll(r.work, 'a new branch, pushed through the alias');
+  gitValue(r.work, ['tag', 'v-fresh', oid]);
+  const p = push(r.work, [`file://${r.bare}`, 'HEAD:refs/heads/alias', 'refs/tags/v-fresh']);
+  assert.is(p.status, 0, p.stderr);
+  assert.is(refOid(r.bare, 'refs/heads/fresh'), oid, 'the ref the alias names was created');
+  const entries = logEntries(r.bare).slice(before);
+  assert.ok(entries.length >= 1, 'the push was logged');
+  assert.ok(entries.every((e) => e.kind === 'push'), `every entry is a push entry: ${entries.map((e) => e.kind).join(', ')}`);
+  const moved = entries.flatMap((e) => e.updates.map((u) => [u.ref, u.new, u.verdict]));
+  assert.equal(moved.sort(), [['refs/heads/fresh', oid, 'eligible'], ['refs/tags/v-fresh', oid, 'eligible']]);
+  const v = verifyLog(r.bare, server.pub, '--ref', 'refs/heads/fresh', '--ref', 'refs/tags/v-fresh');
+  assert.is(v.status, 0, v.text);
+});
+
 test.run();
