@@ -7,11 +7,13 @@
 // as it takes them from the commit cache.
 //
 // It never changes an answer. An entry's facts (parents, committer date) come from the commit
-// object's own bytes through the one commit parser (parse/commit.ts), and the name they are kept
-// under is the SHA-1 of those bytes (`commit <size>\0<content>`, as git names it): they are the
-// facts the object store would give for that oid, whatever else the pack holds. A commit is only
-// asked for here once the pack's index places it in this pack, and the reading must arrive at
-// exactly the offset the index gives. The packs are the repository's own and its alternates'
+// object's own bytes through the one commit parser (parse/commit.ts), kept under the name the
+// pack's index gives the entry at the offset asked (as the object store takes the repository's
+// own packed objects: git checked their SHA-1 when the pack arrived) or, for an entry read on
+// past it, under the SHA-1 of its bytes (`commit <size>\0<content>`, as git names it): they are
+// the facts the object store would give for that oid, whatever else the pack holds. A commit is
+// only asked for here once the pack's index places it in this pack, and the reading must arrive
+// at exactly the offset the index gives. The packs are the repository's own and its alternates'
 // (never the push's quarantine), so each commit read here was in the repository before the push. Anything unusual
 // (an index or pack that cannot be read, a version this does not know, a stream that does not
 // end where it should, a reading that does not arrive at the offset asked, a commit the parser
