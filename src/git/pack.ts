@@ -713,18 +713,19 @@ function readDeltaVarint(buf: Buffer, cursor: { at: number }, oid: string): numb
 }
 
 /** Applies a git delta (copy/insert instructions) to `base`. */
-/** Objects rebuilt from deltas up to this size are carved from a shared slab. */
-const SLAB_ITEM_MAX = 32 * 1024;
-const SLAB_BYTES = 256 * 1024;
+/** Objects rebuilt from deltas up to this size are cut from a shared block. */
+const SLAB_ITEM_MAX = 16 * 1024;
+const SLAB_BYTES = 64 * 1024;
 let slab: Buffer | null = null;
 let slabAt = 0;
 
 /**
- * `size` bytes for an object rebuilt from a delta. Node gives a buffer over 4 KiB its own
- * memory (a tree of a hundred entries is one), and a push of 10,000 commits rebuilds some
- * 30,000 trees: each allocation, and collecting it, cost more than the copying. Up to
- * SLAB_ITEM_MAX they are cut one after another from a shared block instead (as Buffer's own
- * pool does for small ones); a block is freed once nothing holds a part of it.
+ * `size` bytes for an object rebuilt from a delta. Node gives a buffer over 4 KiB memory of its
+ * own (a tree of a hundred entries is one), and a push of 10,000 commits rebuilds some 30,000
+ * trees: each allocation, and collecting it, cost more than the copying. Up to 16 KiB they are
+ * cut one after another from a shared 64 KiB block instead (as Buffer's own pool does for small
+ * ones, from 8 KiB blocks); a block is freed once nothing holds a part of it, so an object the
+ * caches keep holds at most 64 KiB (a block of 256 KiB measured no faster).
  */
 function slabAlloc(size: number): Buffer {
   if (size > SLAB_ITEM_MAX) return Buffer.allocUnsafe(size);
