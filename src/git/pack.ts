@@ -365,6 +365,57 @@ interface EntryHeader {
   baseOid?: string;
 }
 
+/** A pack entry's header as its bytes give it (gitformat-pack(5)): the type code, the size
+ * field, how many bytes the header takes, and for a delta where its base is named (`back`
+ * bytes before the entry for OFS_DELTA, the 20 bytes at `baseAt` for REF_DELTA). */
+export interface RawEntryHeader {
+  typeCode: number;
+  size: number;
+  length: number;
+  back?: number;
+  baseAt?: number;
+}
+
+/**
+ * Reads the header at the start of `head` (the entry's first 32 bytes, fewer at the end of the
+ * pack), or says why it cannot be read there. The one reading of entry headers: the object
+ * store's (Pack) and the first push's reading of commits in pack order (history/pack-commits.ts).
+ */
+export function readEntryHeader(head: Uint8Array): RawEntryHeader | { problem: string } {
+  let i = 0;
+  let c = head[i++]!;
+  const typeCode = (c >> 4) & 7;
+  let size = c & 15;
+  let shift = 4;
+  while (c & 0x80) {
+    if (i >= head.length) return { problem: 'its header runs past the end of the pack' };
+    c = head[i++]!;
+    size += (c & 0x7f) * 2 ** shift;
+    shift += 7;
+  }
+  if (typeCode === OBJ_OFS_DELTA) {
+    c = head[i++]!;
+    let back = c & 0x7f;
+    while (c & 0x80) {
+      if (i >= head.length) return { problem: 'its delta offset runs past the end of the pack' };
+      c = head[i++]!;
+      back = (back + 1) * 128 + (c & 0x7f);
+    }
+    return { typeCode, size, length: i, back };
+  }
+  if (typeCode === OBJ_REF_DELTA) {
+    if (i + 20 > head.length) return { problem: 'its delta base name is truncated' };
+    return { typeCode, size, length: i + 20, baseAt: i };
+  }
+  return { typeCode, size, length: i };
+}
+
+/** Bytes a zlib stream of `size` bytes of output can take at most (zlib's deflateBound, and
+ * some room: a stream that ends leaves what follows unread). */
+export function deflateBound(size: number): number {
+  return size + Math.ceil(size / 4096) + Math.ceil(size / 16384) + 64;
+}
+
 /** Look-up of an object anywhere in the repository, for REF_DELTA bases outside this pack. */
 export type ExternalReader = (oid: string) => { type: ObjectType; data: Buffer };
 
@@ -527,34 +578,16 @@ export class PackFile {
 
   private entryHeader(oid: string, offset: number): EntryHeader {
     const head = this.readAt(oid, offset, 32);
-    let i = 0;
-    let c = head[i++]!;
-    const typeCode = (c >> 4) & 7;
-    let size = c & 15;
-    let shift = 4;
-    while (c & 0x80) {
-      if (i >= head.length) throw this.corrupt(oid, offset, 'its header runs past the end of the pack');
-      c = head[i++]!;
-      size += (c & 0x7f) * 2 ** shift;
-      shift += 7;
+    const h = readEntryHeader(head);
+    if ('problem' in h) throw this.corrupt(oid, offset, h.problem);
+    const { typeCode, size, length } = h;
+    if (h.back !== undefined) {
+      if (h.back <= 0 || h.back > offset) throw this.corrupt(oid, offset, 'its delta base lies outside the pack');
+      return { typeCode, size, dataAt: offset + length, baseOffset: offset - h.back };
     }
-    if (typeCode === OBJ_OFS_DELTA) {
-      c = head[i++]!;
-      let back = c & 0x7f;
-      while (c & 0x80) {
-        if (i >= head.length) throw this.corrupt(oid, offset, 'its delta offset runs past the end of the pack');
-        c = head[i++]!;
-        back = (back + 1) * 128 + (c & 0x7f);
-      }
-      if (back <= 0 || back > offset) throw this.corrupt(oid, offset, 'its delta base lies outside the pack');
-      return { typeCode, size, dataAt: offset + i, baseOffset: offset - back };
-    }
-    if (typeCode === OBJ_REF_DELTA) {
-      if (i + 20 > head.length) throw this.corrupt(oid, offset, 'its delta base name is truncated');
-      return { typeCode, size, dataAt: offset + i + 20, baseOid: head.toString('hex', i, i + 20) };
-    }
+    if (h.baseAt !== undefined) return { typeCode, size, dataAt: offset + length, baseOid: head.toString('hex', h.baseAt, h.baseAt + 20) };
     if (!TYPE_NAMES[typeCode]) throw this.corrupt(oid, offset, `its type code ${typeCode} is not a git object type`);
-    return { typeCode, size, dataAt: offset + i };
+    return { typeCode, size, dataAt: offset + length };
   }
 
   private corrupt(oid: string, offset: number, why: string): GitReadError {
@@ -565,8 +598,7 @@ export class PackFile {
   private inflateEntry(oid: string, entry: EntryHeader, offset: number): Buffer {
     // A deflate stream is never longer than its input plus ~0.03% and a few bytes of framing
     // (zlib's deflateBound); reading that much is enough, and zlib ignores what follows.
-    const bound = entry.size + Math.ceil(entry.size / 4096) + Math.ceil(entry.size / 16384) + 64;
-    const compressed = this.readAt(oid, entry.dataAt, bound);
+    const compressed = this.readAt(oid, entry.dataAt, deflateBound(entry.size));
     let out: Buffer;
     try {
       // The shared engine answers when the stream holds exactly `size` bytes. Otherwise

@@ -35,7 +35,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { objectId } from '../object-id';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, OBJ_TREE, PackIndex } from '../pack';
+import { OBJ_BLOB, OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, OBJ_TREE, PackIndex, deflateBound, readEntryHeader } from '../pack';
 import { Inflater } from '../inflate';
 import { parseCommit } from '../parse/commit';
 import type { CachedCommit } from './commit-cache';
@@ -52,6 +52,8 @@ const GAP = 16 << 10;
 const MAX_CURSORS = 4;
 /** Entries larger than this are not read here (a commit this large is read one by one). */
 const MAX_ENTRY = 1 << 20;
+/** Entries a reading goes on past (deltas and tags) or reads (commits). */
+const SKIPPED_OR_READ = new Set([OBJ_COMMIT, OBJ_TAG, OBJ_OFS_DELTA, OBJ_REF_DELTA]);
 const TYPE_NAMES: Record<number, string> = { [OBJ_COMMIT]: 'commit', [OBJ_TREE]: 'tree', [OBJ_BLOB]: 'blob', [OBJ_TAG]: 'tag' };
 
 /** A place a pack's reading has got to: the next entry's offset. */
@@ -202,49 +204,21 @@ class PackScan {
    * them); an entry read on past that one is kept under the SHA-1 of its bytes. */
   private next(cur: Cursor, asked?: string): CachedCommit | undefined {
     const start = cur.pos;
-    let head = this.bytes(start, 32);
-    let i = 0;
-    let c = head[i++]!;
-    const type = (c >> 4) & 7;
-    let size = c & 15;
-    let shift = 4;
-    while (c & 0x80) {
-      if (i >= head.length || shift > 28) {
-        cur.ended = true;
-        return;
-      }
-      c = head[i++]!;
-      size += (c & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
-    if (type === OBJ_TREE || type === OBJ_BLOB || size > MAX_ENTRY) {
+    const h = readEntryHeader(this.bytes(start, 32));
+    // A tree or a blob ends the reading (the commits are behind it); a delta or a tag is passed over.
+    if ('problem' in h || !SKIPPED_OR_READ.has(h.typeCode) || h.size > MAX_ENTRY) {
       cur.ended = true;
       return;
     }
-    if (type === OBJ_OFS_DELTA) {
-      do {
-        if (i >= head.length) {
-          cur.ended = true;
-          return;
-        }
-        c = head[i++]!;
-      } while (c & 0x80);
-    } else if (type === OBJ_REF_DELTA) {
-      i += 20;
-    } else if (type !== OBJ_COMMIT && type !== OBJ_TAG) {
-      cur.ended = true;
-      return;
-    }
-    // zlib's deflateBound, and room past it: a stream that ends leaves input unread.
-    const bound = size + Math.ceil(size / 4096) + Math.ceil(size / 16384) + 64;
-    head = this.bytes(start + i, bound);
+    const { typeCode: type, size } = h;
+    const head = this.bytes(start + h.length, deflateBound(size));
     if (this.scratch.length <= size) this.scratch = Buffer.allocUnsafe(Math.max(size + 1, this.scratch.length * 2));
     const taken = this.inflater.exactTaking(head, size, this.scratch);
     if (taken === null) {
       cur.ended = true;
       return;
     }
-    cur.pos = start + i + taken.used;
+    cur.pos = start + h.length + taken.used;
     if (type !== OBJ_COMMIT) return;
     const oid = asked ?? objectId(TYPE_NAMES[type]!, taken.data);
     const parsed = parseCommit(oid, taken.data);
