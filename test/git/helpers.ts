@@ -1,6 +1,7 @@
 // Raw objects for the object-store tests (repositories and git itself: test/helpers/git.ts).
 
 import { commitAll, git, writeFiles } from '../helpers/git';
+import type { RawTree } from '../../src/git/raw-tree';
 
 /** Writes files, stages everything and commits; returns the commit oid. */
 export function commit(repo: string, files: Record<string, string | Buffer>, message = 'change'): string {
@@ -32,3 +33,16 @@ export function rawTree(entries: { mode: string; name: Buffer | string; oid: str
   );
 }
 
+/** Everything a reader of a RawTree can ask, or the error reading it gives: two readings of the
+ * same bytes compare equal exactly when every reader would see the same tree. */
+export function reading(read: () => RawTree): unknown {
+  let t: RawTree;
+  try {
+    t = read();
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+  const entries = [];
+  for (let i = 0; i < t.length; i++) entries.push([t.rawMode(i), Buffer.from(t.rawName(i)).toString('hex'), t.side(i).oid, t.isTree(i), t.isFirstOfName(i), t.hasUnsafeName(i)]);
+  return { length: t.length, ordered: t.ordered, entries, problems: t.problems, unsafe: t.unsafeProblems, ids: t.fsckIds() };
+}

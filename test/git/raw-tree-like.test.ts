@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { RawTree } from '../../src/git/raw-tree';
-import { rawTree } from './helpers';
+import { rawTree, reading } from './helpers';
 
 type Entry = { mode: string; name: string; oid: string };
 
@@ -77,19 +77,6 @@ function damaged(buf: Buffer, d: { at: number; bytes: Uint8Array; cut: boolean }
   const copy = Buffer.from(buf);
   copy.set(d.bytes.subarray(0, copy.length - at), at);
   return copy;
-}
-
-/** Everything a reader of the tree can ask, or the error it gives. */
-function reading(read: () => RawTree): unknown {
-  let t: RawTree;
-  try {
-    t = read();
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  const entries = [];
-  for (let i = 0; i < t.length; i++) entries.push([t.rawMode(i), Buffer.from(t.rawName(i)).toString('hex'), t.side(i).oid, t.isTree(i), t.isFirstOfName(i), t.hasUnsafeName(i)]);
-  return { length: t.length, ordered: t.ordered, entries, problems: t.problems, unsafe: t.unsafeProblems, ids: t.fsckIds() };
 }
 
 test('parseLike reads every edited tree exactly as parse does (seeded)', () => {

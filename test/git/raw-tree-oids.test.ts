@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { RawTree } from '../../src/git/raw-tree';
-import { rawTree } from './helpers';
+import { rawTree, reading } from './helpers';
 
 type Entry = { mode: string; name: string; oid: string };
 const isDir = (mode: string) => mode === '40000';
@@ -26,18 +26,6 @@ const baseArb = fc.uniqueArray(fc.record({ mode, name, oid: randomOid }), { minL
 const oidEdits = fc.array(fc.record({ at: fc.nat(), oid: hexOid }), { minLength: 0, maxLength: 5 });
 /** Bytes overwritten in place (the length kept): anywhere, or none. */
 const overwrite = fc.option(fc.record({ at: fc.nat(), bytes: fc.uint8Array({ minLength: 1, maxLength: 3 }) }), { freq: 3 });
-
-function reading(read: () => RawTree): unknown {
-  let t: RawTree;
-  try {
-    t = read();
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  const entries = [];
-  for (let i = 0; i < t.length; i++) entries.push([t.rawMode(i), Buffer.from(t.rawName(i)).toString('hex'), t.side(i).oid, t.isTree(i), t.isFirstOfName(i), t.hasUnsafeName(i)]);
-  return { length: t.length, ordered: t.ordered, entries, problems: t.problems, unsafe: t.unsafeProblems, ids: t.fsckIds() };
-}
 
 test('a folder whose oids changed reads exactly as parse reads it, and serves as the next base (seeded)', () => {
   let oidsOnly = 0;

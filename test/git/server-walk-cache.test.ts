@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ObjectStore } from '../../src/git/store';
@@ -18,7 +18,7 @@ import { History } from '../../src/git/history/history';
 import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
 import { CommitCache, commitCachePath, verifiedGraphsPath } from '../../src/git/history/commit-cache';
 import { readCommitGraph } from '../../src/git/history/commit-graph';
-import { buildDag, dagArb, objectsDir, removeGraphs } from './walk-dag';
+import { buildDag, dagArb, objectsDir, quarantine, removeGraphs, type Quarantine } from './walk-dag';
 import { cleanupTempDirs, git, GIT_ENV, tempDir } from '../helpers/git';
 
 test.after(cleanupTempDirs);
@@ -28,18 +28,6 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
 function lines(s: string): string[] {
   return s.split('\n').filter(Boolean);
-}
-
-interface Quarantine {
-  dir: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/** An empty quarantine for `repo`, with the variables receive-pack gives its hooks. */
-function quarantine(repo: string): Quarantine {
-  const dir = join(tempDir(), 'incoming');
-  mkdirSync(join(dir, 'pack'), { recursive: true });
-  return { dir, env: { GIT_DIR: repo, GIT_QUARANTINE_PATH: dir, GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir(repo) } };
 }
 
 /** A new commit written into the quarantine, dated `time`. */

@@ -24,7 +24,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ObjectStore } from '../../src/git/store';
 import { Deadline } from '../../src/deadline';
@@ -32,7 +32,7 @@ import { History } from '../../src/git/history/history';
 import { newCommitsOnServer } from '../../src/git/history/server-new-commits';
 import { mergeBases } from '../../src/git/history/merge-base';
 import { CommitCache, commitCachePath } from '../../src/git/history/commit-cache';
-import { buildDag, dagArb, objectsDir, type DagCommit } from './walk-dag';
+import { buildDag, dagArb, objectsDir, quarantine, type DagCommit, type Quarantine } from './walk-dag';
 import { cleanupTempDirs, git, GIT_ENV, tempDir } from '../helpers/git';
 
 test.after(cleanupTempDirs);
@@ -165,17 +165,6 @@ test('first push on a fetched, mirrored (with and without a commit-graph), bundl
     assert.ok(back.record.exact.length > 1, `${kind}: the unreferenced commits count as new (${back.record.exact.length})`);
   }
 });
-
-interface Quarantine {
-  dir: string;
-  env: NodeJS.ProcessEnv;
-}
-
-function quarantine(repo: string): Quarantine {
-  const dir = join(tempDir(), 'incoming');
-  mkdirSync(join(dir, 'pack'), { recursive: true });
-  return { dir, env: { GIT_DIR: repo, GIT_QUARANTINE_PATH: dir, GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir(repo) } };
-}
 
 /** The new commits, and then on the same History the merge bases of each existing ref's commit
  * and the pushed one, each against git merge-base --all in the quarantine's environment. */

@@ -4,7 +4,7 @@
 // the walks must read (or refuse).
 
 import fc from 'fast-check';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git, initRepo, tempDir } from '../helpers/git';
 
@@ -115,4 +115,17 @@ export function writeGraph(dag: Dag, variant: GraphVariant): void {
 export function removeGraphs(repo: string): void {
   const info = join(objectsDir(repo), 'info');
   for (const p of ['commit-graph', 'commit-graphs']) rmSync(join(info, p), { recursive: true, force: true });
+}
+
+/** A push's quarantine: its object folder and the variables receive-pack gives its hooks. */
+export interface Quarantine {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** An empty quarantine for `repo`, with the variables receive-pack gives its hooks. */
+export function quarantine(repo: string): Quarantine {
+  const dir = join(tempDir(), 'incoming');
+  mkdirSync(join(dir, 'pack'), { recursive: true });
+  return { dir, env: { GIT_DIR: repo, GIT_QUARANTINE_PATH: dir, GIT_OBJECT_DIRECTORY: dir, GIT_ALTERNATE_OBJECT_DIRECTORIES: objectsDir(repo) } };
 }
