@@ -49,7 +49,8 @@ async function walkAmong(history: History, tip: string, candidates: readonly str
   for (const c of new Set(candidates)) {
     deadline.tick();
     const id = idx.idOf(c);
-    await idx.prepare(id, deadline);
+    // Refs' commits lie all over a pack: read one by one, not by the pack's cursors.
+    await idx.prepare(id, deadline, false, false);
     if (targets.get(id)) continue;
     targets.set(id, 1);
     left++;
@@ -79,7 +80,7 @@ async function walkAmong(history: History, tip: string, candidates: readonly str
     for (const p of idx.parents(c)) {
       if (seen.get(p)) continue;
       seen.set(p, 1);
-      if (!idx.ready(p)) await idx.prepare(p, deadline, true);
+      if (!idx.prepareKnown(p, true)) await idx.prepare(p, deadline, true);
       queue.push(p, idx.gen(p), idx.time(p));
     }
   }

@@ -220,14 +220,18 @@ export async function mergeBases(history: History, a: string, b: string, deadlin
   const two = idx.idOf(cb);
   // A side that starts at an existing ref's commit (on the server, after the new-commits walk).
   const fromRefs = (history.isExistingTip(ca) ? PARENT1 : 0) | (history.isExistingTip(cb) ? PARENT2 : 0);
-  let paint: Awaited<ReturnType<typeof paintDownToCommon>>;
-  // What the paint read joins the server's commit cache (when one is in use), even when the
-  // deadline ends it; the packs it read are let go either way.
+  // What the walks read joins the server's commit cache (when one is in use), even when the
+  // deadline ends them; the packs they read are let go either way.
   try {
-    paint = await paintDownToCommon(idx, one, [two], deadline, fromRefs);
+    return await basesOf(idx, ca, cb, one, two, fromRefs, deadline);
   } finally {
     history.saveCommitCache();
   }
+}
+
+/** mergeBases' walks: the paint, then the redundant bases dropped. */
+async function basesOf(idx: CommitIndex, ca: string, cb: string, one: number, two: number, fromRefs: number, deadline: Deadline): Promise<string[]> {
+  const paint = await paintDownToCommon(idx, one, [two], deadline, fromRefs);
   let bases = byDate(
     idx,
     paint.results.filter((c) => !(paint.flags.get(c) & STALE)),

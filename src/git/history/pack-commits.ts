@@ -35,7 +35,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { objectId } from '../object-id';
-import { OBJ_BLOB, OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, OBJ_TREE, PackIndex, deflateBound, readEntryHeader } from '../pack';
+import { OBJ_COMMIT, OBJ_OFS_DELTA, OBJ_REF_DELTA, OBJ_TAG, PackIndex, deflateBound, readEntryHeader } from '../pack';
 import { Inflater } from '../inflate';
 import { parseCommit } from '../parse/commit';
 import type { CachedCommit } from './commit-cache';
@@ -54,7 +54,6 @@ const MAX_CURSORS = 4;
 const MAX_ENTRY = 1 << 20;
 /** Entries a reading goes on past (deltas and tags) or reads (commits). */
 const SKIPPED_OR_READ = new Set([OBJ_COMMIT, OBJ_TAG, OBJ_OFS_DELTA, OBJ_REF_DELTA]);
-const TYPE_NAMES: Record<number, string> = { [OBJ_COMMIT]: 'commit', [OBJ_TREE]: 'tree', [OBJ_BLOB]: 'blob', [OBJ_TAG]: 'tag' };
 
 /** A place a pack's reading has got to: the next entry's offset. */
 interface Cursor {
@@ -143,11 +142,6 @@ class PackScan {
    * from a new cursor at `offset` (the index gives where an entry starts); undefined when it is
    * not read here (then it is read one by one). */
   commit(oid: string, offset: number): CachedCommit | undefined {
-    const have = this.found.get(oid);
-    if (have) {
-      this.found.delete(oid);
-      return have;
-    }
     if (this.bad) return undefined;
     let cur: Cursor | null = null;
     try {
@@ -162,9 +156,7 @@ class PackScan {
     } catch {
       if (cur) cur.ended = true;
     }
-    const got = this.found.get(oid);
-    if (got) this.found.delete(oid);
-    return got;
+    return this.taken(oid);
   }
 
   /** The cursor nearest below `offset` within GAP bytes, else a new one at `offset` (the least
@@ -220,7 +212,7 @@ class PackScan {
     }
     cur.pos = start + h.length + taken.used;
     if (type !== OBJ_COMMIT) return;
-    const oid = asked ?? objectId(TYPE_NAMES[type]!, taken.data);
+    const oid = asked ?? objectId('commit', taken.data);
     const parsed = parseCommit(oid, taken.data);
     const facts = { parents: parsed.parents, time: parsed.committerTime };
     // The commit asked for is handed out at once; one read on past it waits to be asked.

@@ -57,8 +57,8 @@ function noteWhatTheWalkShowed(history: History, idx: CommitIndex, start: string
   // Below a boundary (a parent absent, a shallow list) there is history the walk did not see.
   if (idx.sawBoundary || idx.shallow.size > 0) return;
   const bases = old.map((c) => idx.oid(c));
-  let tips: Set<string> | null = null;
-  history.notePushedOnto(start, bases, (commit) => (tips ??= existing.tipCommits()).has(commit));
+  const tips = existing.tipCommitsWhenAsked();
+  history.notePushedOnto(start, bases, (commit) => tips().has(commit));
   for (const c of old) {
     for (const tip of existing.tipsAbove(c)) history.noteAncestors(idx.oid(tip), [idx.oid(c)]);
   }
@@ -145,9 +145,23 @@ class ExistingTips {
   /** The existing tips' commits as far as known: the literal tips, and the peeled ones once
    * the walk started. */
   tipCommits(): Set<string> {
-    const out = new Set(this.literal);
-    for (const t of this.walk?.tipIds ?? []) out.add(this.idx.oid(t));
-    return out;
+    return this.tipCommitsWhenAsked()();
+  }
+
+  /** tipCommits() made when first asked, by a function that holds the tips only (not the
+   * walk's marks and links, sized to the whole commit index): what a History keeps for the
+   * rest of the run. */
+  tipCommitsWhenAsked(): () => Set<string> {
+    const { literal, idx } = this;
+    const tipIds = this.walk?.tipIds;
+    let tips: Set<string> | null = null;
+    return () => {
+      if (tips === null) {
+        tips = new Set(literal);
+        for (const t of tipIds ?? []) tips.add(idx.oid(t));
+      }
+      return tips;
+    };
   }
 
   /** Tips (ids) from which the walk's parent links lead down to `c` (a tip itself is one). */
