@@ -2,7 +2,7 @@
 // the proc-receive hook's question of whether a batch of new refs is what receive-pack would
 // apply (src/pushlog/batch.ts).
 
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gitConfigEntries, type ConfigEntry } from './config';
 
@@ -38,9 +38,19 @@ export function hookText(hooksDir: string, name: string): string | null {
 /** The ref HEAD names (`ref: refs/heads/main`), or null for a detached or unreadable HEAD. */
 export function headSymrefTarget(gitdir: string): string | null {
   try {
-    const m = /^ref: (\S+)\s*$/.exec(readFileSync(resolve(gitdir, 'HEAD'), 'utf8'));
+    const m = /^ref:\s*(\S+)\s*$/.exec(readFileSync(resolve(gitdir, 'HEAD'), 'utf8'));
     return m ? m[1]! : null;
   } catch {
     return null;
+  }
+}
+
+/** True when the repository has linked worktrees (`$GIT_DIR/worktrees/` holds any): a branch
+ * one of them has checked out is not the one HEAD names. */
+export function hasLinkedWorktrees(gitdir: string): boolean {
+  try {
+    return readdirSync(resolve(gitdir, 'worktrees')).length > 0;
+  } catch {
+    return false;
   }
 }

@@ -23,10 +23,13 @@ export function createRefsAtomically(gitdir: string, env: NodeJS.ProcessEnv, ref
   const input = refs.map((r) => `create ${r.ref} ${r.new}\n`).join('');
   const run = spawnSync('git', ['--git-dir', gitdir, 'update-ref', '-m', message, '--stdin'], {
     env,
-    input,
+    // Ref names are held one character per byte (as receive-pack sent them).
+    input: Buffer.from(input, 'latin1'),
     encoding: 'utf8',
     stdio: ['pipe', 'ignore', 'pipe'],
-    maxBuffer: 1 << 20,
+    // git's and its hooks' messages for every ref of a large push: never cut short (a cut
+    // would kill git after its transaction may have committed).
+    maxBuffer: 256 << 20,
   });
   const stderr = run.stderr ?? '';
   if (run.error) return { ok: false, error: `git update-ref could not run: ${run.error.message}`, stderr };

@@ -30,7 +30,7 @@
 
 import { gitConfigEntries } from '../git/config';
 import { ZERO_OID } from '../types';
-import { headSymrefTarget, hookPresent, hooksDirOf, hookText } from '../git/hooks';
+import { hasLinkedWorktrees, headSymrefTarget, hookPresent, hooksDirOf, hookText } from '../git/hooks';
 import { logEnabled } from './server-state';
 
 export const PROC_RECEIVE_REFS = 'a:refs/';
@@ -48,10 +48,6 @@ export function batchSafeRef(ref: string): boolean {
   const parts = ref.split('/');
   if (parts.length < 3) return false;
   return parts.every((c) => c !== '' && !c.startsWith('.') && !c.endsWith('.lock') && !c.endsWith('.')) && !ref.includes('..');
-}
-
-function boolConfig(value: string | undefined): boolean {
-  return value !== undefined && /^(true|yes|on|1)$/i.test(value.trim());
 }
 
 export interface BatchQuestion {
@@ -85,7 +81,12 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
     for (const e of config) if (e.key === key) v = e.value;
     return v;
   };
-  if (boolConfig(last('receive.shallowupdate'))) return null;
+  // Any value of receive.shallowUpdate that is not plainly false (git reads a number other than
+  // 0 as true) leaves the push to receive-pack, whose update() checks a shallow push's refs.
+  const shallowUpdate = last('receive.shallowupdate');
+  if (shallowUpdate !== undefined && !/^(false|no|off|0)$/i.test(shallowUpdate.trim())) return null;
+  // A linked worktree may have a branch checked out that HEAD does not name (denyCurrentBranch).
+  if (hasLinkedWorktrees(q.gitdir)) return null;
   const hooks = hooksDirOf(q.gitdir, q.env, config);
   if (hookPresent(hooks, 'update')) return null;
   if (q.predict) {
@@ -95,3 +96,4 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
   }
   return creations;
 }
+

@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
@@ -93,6 +93,28 @@ test('a single new tag, and new refs with an update hook installed: receive-pack
   const entries = logEntries(r.bare);
   assert.equal(entries.slice(n0 + 1).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/u1'], ['refs/tags/u2']]);
   const v = verifyLog(r.bare, server.pub, '--every-signature', '--ref', 'refs/tags/u1', '--ref', 'refs/tags/solo');
+  assert.is(v.status, 0, v.text);
+});
+
+test('new tags with receive.shallowUpdate=2 (git reads it as true), and with a linked worktree: receive-pack applies each itself, one entry per ref', () => {
+  const r = freshRepo(server, 'many-shallow-worktree');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  const n0 = logEntries(r.bare).length;
+  gitValue(r.bare, ['config', 'receive.shallowUpdate', '2']);
+  gitValue(r.work, ['tag', 's1', head]);
+  gitValue(r.work, ['tag', 's2', head]);
+  let p = push(r.work, [`file://${r.bare}`, 'refs/tags/s1', 'refs/tags/s2']);
+  assert.is(p.status, 0, p.stderr);
+  assert.equal(logEntries(r.bare).slice(n0).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/s1'], ['refs/tags/s2']]);
+  gitValue(r.bare, ['config', '--unset', 'receive.shallowUpdate']);
+  mkdirSync(join(r.bare, 'worktrees', 'elsewhere'), { recursive: true });
+  gitValue(r.work, ['tag', 'w1', head]);
+  gitValue(r.work, ['tag', 'w2', head]);
+  p = push(r.work, [`file://${r.bare}`, 'refs/tags/w1', 'refs/tags/w2']);
+  assert.is(p.status, 0, p.stderr);
+  assert.equal(logEntries(r.bare).slice(n0 + 2).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/w1'], ['refs/tags/w2']]);
+  const v = verifyLog(r.bare, server.pub, '--ref', 'refs/tags/s2', '--ref', 'refs/tags/w2');
   assert.is(v.status, 0, v.text);
 });
 
