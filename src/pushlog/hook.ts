@@ -147,8 +147,16 @@ async function commit(ctx: HookContext, store: ObjectStore, lines: RefUpdate[]):
   if (applied.length === 0) return { logged: null };
   const time = (ctx.now ?? (() => new Date()))().toISOString();
   // The name each move was pushed under: its own, or that of the symbolic ref naming it that
-  // moved with it in this transaction.
-  const pushedAs = applied.map((u) => symbolic.find((x) => x.target === u.ref && x.old === u.old && x.new === u.new)?.ref ?? u.ref);
+  // moved with it in this transaction, followed up a chain (alias -> alias2 -> main).
+  const pushedAs = applied.map((u) => {
+    let name = u.ref;
+    for (let hops = 0; hops < symbolic.length; hops++) {
+      const above = symbolic.find((x) => x.target === name && x.old === u.old && x.new === u.new);
+      if (above === undefined) break;
+      name = above.ref;
+    }
+    return name;
+  });
   const pending = takePending(
     gitdir,
     ctx.pushPid ?? ctx.gitPid,

@@ -66,4 +66,24 @@ test('a push through a symbolic ref that names no ref yet creates it, in one bat
   assert.is(v.status, 0, v.text);
 });
 
+test('a push through a chain of symbolic refs (alias -> alias2 -> main) is logged as the move of main, under the decision', () => {
+  const r = freshRepo(server, 'symref-chain');
+  for (const [from, to] of [['refs/heads/alias2', 'refs/heads/main'], ['refs/heads/alias', 'refs/heads/alias2']]) {
+    const sym = gitResult(r.bare, ['symbolic-ref', from!, to!], { env: baseEnv() });
+    assert.is(sym.status, 0, sym.stderr);
+  }
+  const before = logEntries(r.bare).length;
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  write(r.work, 'src/through-chain.py', 'x = 3\n');
+  const oid = commitAll(r.work, 'an honest change, pushed through two aliases');
+  const p = push(r.work, [`file://${r.bare}`, 'HEAD:refs/heads/alias']);
+  assert.is(p.status, 0, p.stderr);
+  assert.is(refOid(r.bare, 'refs/heads/main'), oid, 'main moved through both aliases');
+  const entries = logEntries(r.bare).slice(before);
+  assert.equal(entries.map((e) => e.kind), ['push']);
+  assert.equal(entries[0]!.updates.map((u) => [u.ref, u.new, u.verdict]), [['refs/heads/main', oid, 'eligible']]);
+  const v = verifyLog(r.bare, server.pub, '--ref', 'main');
+  assert.is(v.status, 0, v.text);
+});
+
 test.run();
