@@ -25,7 +25,8 @@
 // and `candidates/<receive-pack pid>/` holds each under the entry it extends, so that the hook
 // finds it by the log's tip, one file read, whatever the push's size: `<parent>` for a
 // one-update transaction (`<commit> <old> <new> <ref> <i> <n>`: i of the push's n updates
-// applied once it is), `<parent>.txn` for the batch and `all.txn` for the whole push (a line
+// applied once it is), `<parent>.txn` for the batch and `all.txn` for the whole push (none when
+// the batch is the whole push: its entry is the push's) (a line
 // `<commit> <parent> <i> <n>`, then the transaction's lines exactly as git gives them to the hook).
 //
 // The hook uses a candidate only when the updates git committed are exactly its updates and
@@ -112,8 +113,10 @@ export async function prepareCandidates(
   const chain: LoggedUpdate[][] = batch && batch.length ? [[...batch]] : [];
   for (const u of updates) if (!inBatch.has(u)) chain.push([u]);
   let applied = 0;
+  let first: { commit: string; parent: string } | null = null;
   chain.forEach((txn) => {
     const c = entry(after, txn);
+    first ??= c;
     applied += txn.length;
     if (txn.length === 1) {
       const u = txn[0]!;
@@ -126,9 +129,12 @@ export async function prepareCandidates(
     after = c;
   });
   if (updates.length > 1) {
-    const all = entry(head, [...updates]);
+    // A batch of the whole push, in push order, is already the push's entry on the same tip
+    // (its `<parent>.txn` is the same text): it is not signed and written a second time.
+    const whole = chain.length === 1 && chain[0]!.length === updates.length && chain[0]!.every((u, i) => u === updates[i]);
+    const all = whole ? first! : entry(head, [...updates]);
     lines.push(`all ${all.commit} ${all.parent}`);
-    writeFileSync(join(byParent, 'all.txn'), transactionText(all.commit, all.parent, updates.length, updates.length, updates));
+    if (!whole) writeFileSync(join(byParent, 'all.txn'), transactionText(all.commit, all.parent, updates.length, updates.length, updates));
   }
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${receivePid}.log.${process.pid}`);
