@@ -314,12 +314,10 @@ export class RefReader {
   private readReal(real: string): RawRef | null {
     if (real !== 'HEAD' && !validReal(real)) return null;
     const listed = this.looseListing;
-    if (listed !== null && real.startsWith(this.ns + 'refs/') && !listed.has(real)) {
-      // A name no file here could hold (a component over NAME_MAX, a path over PATH_MAX) is
-      // the error the stat below gives it, listing or not: the same answer either way.
-      if (real.split('/').some((c) => c.length > 255) || this.dirFor(real).length + real.length >= 4095) {
-        throw new GitReadError(`Cannot read the ref ${quoteReal(real)} (${join(this.dirFor(real), quoteReal(real))}): ENAMETOOLONG.`);
-      }
+    // A name the listing does not hold is packed or absent, when a file could hold it at all:
+    // one no file could (a component over NAME_MAX, a path over PATH_MAX) is asked of the file
+    // system below, which says what it says of such a name.
+    if (listed !== null && real.startsWith(this.ns + 'refs/') && !listed.has(real) && !real.split('/').some((c) => c.length > 255) && Buffer.byteLength(this.dirFor(real)) + real.length < 4095) {
       const packed = this.packedLookup(real);
       return packed ? { oid: packed } : null;
     }
@@ -447,8 +445,8 @@ export class RefReader {
     const prefix = this.ns + 'refs/';
     const excluded = exclude.map((e) => this.ns + refNameLatin1(e));
     const isExcluded = (real: string) => excluded.some((e) => real.startsWith(e));
-    const loose = this.looseUnder(prefix);
-    this.listedLoose = loose;
+    const { loose, complete } = this.looseListingUnder(prefix);
+    this.listedLoose = complete ? loose : null;
     const out = new Set<string>();
     for (const real of loose) {
       if (isExcluded(real)) continue;
@@ -486,17 +484,27 @@ export class RefReader {
   /** The loose refs (on-disk names) under `prefix` (an on-disk folder ending in `/`), in the
    * common directory and, for a linked worktree, its own. */
   private looseUnder(prefix: string): Set<string> {
+    return this.looseListingUnder(prefix).loose;
+  }
+
+  /** looseUnder, and whether the listing saw every folder: a folder that could not be listed
+   * (a file in it may still be read by its name) or a symbolic link to one (git reads refs
+   * through it) leaves it incomplete, and then it never stands for the folders' contents. */
+  private looseListingUnder(prefix: string): { loose: Set<string>; complete: boolean } {
     const loose = new Set<string>();
+    let complete = true;
     const walk = (dir: string, name: string) => {
       let items: import('node:fs').Dirent<Buffer>[];
       try {
         // Names as bytes: a ref whose name is not UTF-8 is listed as git lists it.
         items = readdirSync(refPath(dir, name), { withFileTypes: true, encoding: 'buffer' });
-      } catch {
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') complete = false;
         return;
       }
       for (const item of items) {
         const child = `${name}/${Buffer.from(item.name as unknown as Uint8Array).toString('latin1')}`;
+        if (item.isSymbolicLink()) complete = false;
         if (item.isDirectory()) walk(dir, child);
         else if (validReal(child)) loose.add(child);
       }
@@ -504,7 +512,7 @@ export class RefReader {
     const top = prefix.slice(0, -1);
     walk(this.commondir, top);
     if (this.commondir !== this.gitdir && existsSync(join(this.gitdir, 'refs'))) walk(this.gitdir, top);
-    return loose;
+    return { loose, complete };
   }
 
   /** Every ref under refs/ that resolves, full name -> oid (dangling symbolic refs left out). */

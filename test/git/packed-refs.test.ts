@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RefReader } from '../../src/git/refs';
 import { GitReadError } from '../../src/git/types';
@@ -74,6 +74,31 @@ test('packed refs resolve as git rev-parse resolves them', () => {
   assert.throws(() => reader.readRaw(long), (e: unknown) => e instanceof GitReadError && /Cannot read the ref .*ENAMETOOLONG/.test((e as Error).message));
   // A ref below a file (refs/heads/b is a file, refs/heads/b/x cannot exist) is absent.
   assert.is(reader.readRaw('refs/heads/main/x'), null);
+});
+
+test('read through the loose listing (a push of many refs): the same answers as git, also for a name too long for a file and for refs in a folder reached by a symbolic link', () => {
+  const repo = initRepo();
+  const old = commit(repo, { 'a.txt': 'a\n' });
+  const next = commit(repo, { 'a.txt': 'b\n' });
+  git(repo, ['branch', 'kept/x', old]);
+  git(repo, ['pack-refs', '--all']);
+  // A loose ref newer than its packed line, in a folder that is a symbolic link (git follows it).
+  const gitdir = join(repo, '.git');
+  mkdirSync(join(gitdir, 'elsewhere'));
+  writeFileSync(join(gitdir, 'elsewhere', 'x'), `${next}\n`);
+  rmSync(join(gitdir, 'refs', 'heads', 'kept'), { recursive: true, force: true });
+  symlinkSync(join(gitdir, 'elsewhere'), join(gitdir, 'refs', 'heads', 'kept'));
+  assert.is(git(repo, ['rev-parse', 'refs/heads/kept/x']).trim(), next, 'git reads the loose ref through the link');
+  const reader = new RefReader(gitdir, gitdir);
+  reader.distinctOids([]);
+  const done = reader.useLooseListing();
+  try {
+    assert.is(reader.resolveFull('refs/heads/kept/x'), next);
+    const long = `refs/heads/${'a'.repeat(10_000)}`;
+    assert.throws(() => reader.readRaw(long), (e: unknown) => e instanceof GitReadError && /Cannot read the ref .*ENAMETOOLONG/.test((e as Error).message));
+  } finally {
+    done();
+  }
 });
 
 test.run();
