@@ -66,7 +66,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const gitdir = store.gitdir;
   // A short name is the ref git rev-parse takes for it (a tag's name, its tag), as verify-log
   // reads it; one that names no ref now (a deleted branch) is refs/heads/NAME.
-  refs = [...new Set(named.map((r) => (r.startsWith('refs/') ? r : (dwimRef(store.refs.dwim(r)) ?? `refs/heads/${r}`))))];
+  refs = [...new Set(named.map((r) => store.refs.refArgument(r)))];
   for (const r of refs) {
     if (!r.startsWith(RESERVED_PREFIX)) continue;
     store.close();
@@ -184,7 +184,3 @@ function accountName(env: NodeJS.ProcessEnv): string | null {
   }
 }
 
-/** A full name under refs/ that `dwim` gave, or null. */
-function dwimRef(full: string | null): string | null {
-  return full !== null && full.startsWith('refs/') ? full : null;
-}

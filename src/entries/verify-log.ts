@@ -69,7 +69,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     // A short name is the ref git would take for it (`v1` → refs/tags/v1 when that tag exists,
     // `main` → refs/heads/main), as `git rev-parse` picks; one that names no ref now (a deleted
     // branch) is refs/heads/NAME.
-    const only = (values.ref as unknown as string[] | undefined)?.map((r) => (r.startsWith('refs/') ? r : (refsDwim(store, r) ?? `refs/heads/${r}`)));
+    const only = (values.ref as unknown as string[] | undefined)?.map((r) => store.refs.refArgument(r));
     const result = await runLogCheck(store, new History(store), { publicKeys, logRef: values.log, remote: values.remote ?? null, only, checkpoint, everySignature: values['every-signature'] === true });
     const trusted = !result.findings.some((f) => f.code === 'LOG_SIGNATURE' || f.code === 'LOG_FORKED');
     if (checkpointFile && trusted && result.tip) {
@@ -87,11 +87,6 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** The full ref a short name stands for in the repository, by git's rules, or null. */
-function refsDwim(store: Awaited<ReturnType<typeof openRepository>>, name: string): string | null {
-  const full = store.refs.dwim(name);
-  return full !== null && full.startsWith('refs/') ? full : null;
-}
 
 /** The terminal form: the header, each acknowledgement of the log, the findings, the verdict. */
 function logText(outcome: Outcome, result: VerifyLogResult): string {

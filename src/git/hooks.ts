@@ -4,13 +4,12 @@
 
 import { accessSync, constants, readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { gitConfigEntries, type ConfigEntry } from './config';
+import { gitConfigEntries, lastValue, type ConfigEntry } from './config';
 
 /** Where git looks for this repository's hooks: core.hooksPath (relative to the repository,
  * a leading `~/` from HOME), else hooks/. `config`: the entries git reads, when already read. */
 export function hooksDirOf(gitdir: string, env: NodeJS.ProcessEnv, config: readonly ConfigEntry[] = gitConfigEntries(gitdir, env)): string {
-  const set = config.filter((e) => e.key === 'core.hookspath');
-  const value = set.length ? set[set.length - 1]!.value : '';
+  const value = lastValue(config, 'core.hookspath') ?? '';
   if (value === '') return resolve(gitdir, 'hooks');
   if (value.startsWith('~/') && env.HOME) return resolve(env.HOME, value.slice(2));
   return resolve(gitdir, value);

@@ -215,6 +215,14 @@ export class RefReader {
     return this.resolveFull(name);
   }
 
+  /** The ref a name given on a command line (`--ref`) names: a full name as it is, else the
+   * ref under refs/ dwim() finds, else the branch of that name (which may not exist yet). */
+  refArgument(name: string): string {
+    if (name.startsWith('refs/')) return name;
+    const full = this.dwim(name);
+    return full !== null && full.startsWith('refs/') ? full : `refs/heads/${name}`;
+  }
+
   /** The full ref name a short name stands for by git's rev-parse rules (`main` →
    * refs/heads/main, tags first), before following symbolic refs; null when none exists. */
   dwim(name: string): string | null {

@@ -28,7 +28,7 @@
 // that is not a commit), nothing of it is applied and every creation of the push is refused
 // with git's reason: the creations of a push are applied together, like --atomic.
 
-import { gitConfigEntries } from '../git/config';
+import { gitConfigEntries, lastValue } from '../git/config';
 import { ZERO_OID } from '../types';
 import { hasLinkedWorktrees, headSymrefTarget, hookPresent, hooksDirOf, hookText } from '../git/hooks';
 import { logEnabled } from './server-state';
@@ -76,15 +76,10 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
   if (creations.length < 2) return null;
   if (!logEnabled(q.gitdir)) return null;
   const config = gitConfigEntries(q.gitdir, q.env);
-  const last = (key: string) => {
-    let v: string | undefined;
-    for (const e of config) if (e.key === key) v = e.value;
-    return v;
-  };
   // Any value of receive.shallowUpdate that is not plainly false (git reads a number other than
   // 0 as true) leaves the push to receive-pack, whose update() checks a shallow push's refs.
-  const shallowUpdate = last('receive.shallowupdate');
-  if (shallowUpdate !== undefined && !/^(false|no|off|0)$/i.test(shallowUpdate.trim())) return null;
+  const shallowUpdate = lastValue(config, 'receive.shallowupdate');
+  if (shallowUpdate !== null && !/^(false|no|off|0)$/i.test(shallowUpdate.trim())) return null;
   // A linked worktree may have a branch checked out that HEAD does not name (denyCurrentBranch).
   if (hasLinkedWorktrees(q.gitdir)) return null;
   const hooks = hooksDirOf(q.gitdir, q.env, config);
