@@ -84,6 +84,11 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
   if (hasLinkedWorktrees(q.gitdir)) return null;
   const hooks = hooksDirOf(q.gitdir, q.env, config);
   if (hookPresent(hooks, 'update')) return null;
+  // The folder git ran the proc-receive hook from (its shim says), where git runs the update
+  // hook too, whatever config this reads differently from git (`git -c`, includeIf): an update
+  // hook there also leaves the refs to receive-pack. It can only add a reason not to batch.
+  const ran = q.env.RECEIPT_GATE_HOOKS_DIR;
+  if (ran && hookPresent(ran, 'update')) return null;
   if (q.predict) {
     const routes = config.filter((e) => e.key === 'receive.procreceiverefs').map((e) => e.value);
     if (routes.length !== 1 || routes[0] !== PROC_RECEIVE_REFS) return null;

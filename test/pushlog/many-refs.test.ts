@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseEnv, cleanup, commitAll, push, refOid, write } from '../server/helpers';
 import { gitValue } from '../helpers/git';
@@ -116,6 +116,26 @@ test('new tags with receive.shallowUpdate=2 (git reads it as true), and with a l
   assert.equal(logEntries(r.bare).slice(n0 + 2).map((e) => e.updates.map((u) => u.ref)), [['refs/tags/w1'], ['refs/tags/w2']]);
   const v = verifyLog(r.bare, server.pub, '--ref', 'refs/tags/s2', '--ref', 'refs/tags/w2');
   assert.is(v.status, 0, v.text);
+});
+
+test('hooks moved by a config include git reads (includeIf) with an update hook there: git runs the update hook for every new ref, none is batched past it', () => {
+  const r = freshRepo(server, 'many-include-hooks');
+  gitValue(r.work, ['checkout', '-q', 'main']);
+  const head = gitValue(r.work, ['rev-parse', 'HEAD']);
+  const moved = join(r.bare, 'hooks-moved');
+  cpSync(join(r.bare, 'hooks'), moved, { recursive: true, verbatimSymlinks: true });
+  writeFileSync(join(moved, 'update'), '#!/bin/sh\necho "update hook: $1" >&2\nexit 0\n');
+  chmodSync(join(moved, 'update'), 0o755);
+  writeFileSync(join(r.bare, 'moved.config'), `[core]\n\thooksPath = ${moved}\n`);
+  gitValue(r.bare, ['config', '--add', `includeIf.gitdir:${r.bare}/.path`, join(r.bare, 'moved.config')]);
+  assert.is(gitValue(r.bare, ['config', 'core.hooksPath']), moved, 'git reads the included hooks folder');
+  gitValue(r.work, ['tag', 'i1', head]);
+  gitValue(r.work, ['tag', 'i2', head]);
+  const p = push(r.work, [`file://${r.bare}`, 'refs/tags/i1', 'refs/tags/i2']);
+  assert.is(p.status, 0, p.stderr);
+  assert.match(p.stderr, /update hook: refs\/tags\/i1/);
+  assert.match(p.stderr, /update hook: refs\/tags\/i2/);
+  assert.is(gitValue(r.bare, ['rev-parse', 'refs/tags/i2']), head);
 });
 
 test('new refs with the branch HEAD names and a name outside the batch\'s pattern among them: those two are applied by receive-pack after the batch, in push order; one entry each; all by the shell', () => {
