@@ -722,7 +722,10 @@ export class PackFile {
       const { offset: deltaAt, entry } = chain[i]!;
       const delta = i === 0 && top ? top : this.inflateEntry(oid, entry, deltaAt);
       base = { type: base.type, data: applyDelta(delta, base.data, oid) };
-      if (i > 0) this.bases.set(BaseCache.key(this.baseKey, deltaAt), base);
+      // The object asked for is kept too: a pack's delta chains run from newer versions to
+      // older ones, and a walk that reads older versions first asks for each one's delta
+      // next, which would otherwise rebuild this object again from the base below it.
+      this.bases.set(BaseCache.key(this.baseKey, deltaAt), base);
     }
     return base;
   }
