@@ -66,7 +66,11 @@ async function diffTreesWithin(store: ObjectStore, a: string | null, b: string |
   const out: PathChange[] = [];
   const ta = await treeOf(store, a);
   const tb = await treeOf(store, b);
-  if (ta !== tb) await compareTrees({ store, out, deadline, only, onlyNames: only === null ? null : namesByDirectory(only) }, ta, tb, '', null, null);
+  if (ta !== tb) {
+    // The compare itself reads synchronously (one promise per diff, not one per tree).
+    await store.objects.ready();
+    compareTrees({ store, out, deadline, only, onlyNames: only === null ? null : namesByDirectory(only) }, ta, tb, '', null, null);
+  }
   return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
@@ -122,23 +126,23 @@ interface Level {
  * unsafe (a directory above has an unsafe name), or null; `own` is how the path `prefix`
  * itself was reported by the caller (the side of `a` there), for a marker on this tree.
  */
-async function compareTrees(
+function compareTrees(
   w: Walk,
   a: string | null,
   b: string | null,
   prefix: string,
   inherited: string | null,
   own: { before: Side | undefined } | null,
-): Promise<void> {
-  const ra = a !== null ? await w.store.objects.readRawTree(a) : null;
+): void {
+  const ra = a !== null ? w.store.objects.readRawTreeNow(a) : null;
   // The new side is usually the old one with a few entries changed: split it from it.
-  const rb = b !== null ? await w.store.objects.readRawTree(b, ra) : null;
+  const rb = b !== null ? w.store.objects.readRawTreeNow(b, ra) : null;
   if (ra === null || rb === null) {
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.
     const t = (ra ?? rb)!;
     if (ra !== null || t.unsafeProblems.length === 0) {
-      await addedOrDeleted(w, t, ra === null, prefix, inherited);
+      addedOrDeleted(w, t, ra === null, prefix, inherited);
       return;
     }
   }
@@ -154,7 +158,7 @@ async function compareTrees(
   for (const key of level.after.keys()) if (!level.before.has(key)) keys.push(key);
   for (const key of keys) {
     w.deadline?.tick();
-    await compareEntry(w, level, level.before.get(key), level.after.get(key));
+    compareEntry(w, level, level.before.get(key), level.after.get(key));
   }
   if (level.problems) reportLaterCopies(w, level, rb!);
 }
@@ -253,7 +257,7 @@ function oldEntry(level: Level, key: string): Slot | undefined {
 }
 
 /** Reports the entry of one name, a's (`sa`) against b's (`sb`), descending into directories. */
-async function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slot | undefined): Promise<void> {
+function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slot | undefined): void {
   const { prefix, inherited, problems } = level;
   const ea = sa?.e;
   const eb = sb?.e;
@@ -277,18 +281,18 @@ async function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slo
     return;
   }
   if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') {
-    await compareTrees(w, ea.oid, eb.oid, path, below, { before: side(ea) });
+    compareTrees(w, ea.oid, eb.oid, path, below, { before: side(ea) });
     if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
     return;
   }
   if (!eb) {
-    if (ea!.kind === 'tree') await compareTrees(w, ea!.oid, null, path, nameReason, null);
+    if (ea!.kind === 'tree') compareTrees(w, ea!.oid, null, path, nameReason, null);
     else record({ path, change: 'delete', before: side(ea!) });
     return;
   }
   if (!ea) {
     if (eb.kind === 'tree') {
-      await compareTrees(w, null, eb.oid, path, below, { before: undefined });
+      compareTrees(w, null, eb.oid, path, below, { before: undefined });
       if (flagged) record({ path, change: 'add', after: side(eb) });
     } else {
       record({ path, change: 'add', after: side(eb) });
@@ -296,8 +300,8 @@ async function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slo
     return;
   }
   record({ path, change: changeKind(ea, eb), before: side(ea), after: side(eb) });
-  if (ea.kind === 'tree') await compareTrees(w, ea.oid, null, path, nameReason, null);
-  if (eb.kind === 'tree') await compareTrees(w, null, eb.oid, path, below, { before: side(ea) });
+  if (ea.kind === 'tree') compareTrees(w, ea.oid, null, path, nameReason, null);
+  if (eb.kind === 'tree') compareTrees(w, null, eb.oid, path, below, { before: side(ea) });
 }
 
 /** Later copies of a name in b (a duplicateEntries tree, or any other problem on a copy):
@@ -320,7 +324,7 @@ function reportLaterCopies(w: Walk, level: Level, rb: RawTree): void {
 
 /** Every path below tree `t`, added (`added`) or deleted, for a tree git fsck has nothing to
  * say about (or one on the old side, which is not judged). */
-async function addedOrDeleted(w: Walk, t: RawTree, added: boolean, prefix: string, inherited: string | null): Promise<void> {
+function addedOrDeleted(w: Walk, t: RawTree, added: boolean, prefix: string, inherited: string | null): void {
   const out = w.out;
   for (let i = 0; i < t.length; i++) {
     w.deadline?.tick();
@@ -331,7 +335,7 @@ async function addedOrDeleted(w: Walk, t: RawTree, added: boolean, prefix: strin
     const reason = inherited ?? (t.hasUnsafeName(i) ? unsafeNameReason(name) : null);
     const s = t.side(i);
     if (s.kind === 'tree') {
-      await compareTrees(w, added ? null : s.oid, added ? s.oid : null, path, reason, added ? { before: undefined } : null);
+      compareTrees(w, added ? null : s.oid, added ? s.oid : null, path, reason, added ? { before: undefined } : null);
       continue;
     }
     const c: PathChange = added ? { path, change: 'add', after: s, unsafe: reason !== null } : { path, change: 'delete', before: s, unsafe: reason !== null };

@@ -193,7 +193,11 @@ export class ObjectDatabase {
   /** The object git reads for `oid`: its replacement, followed as git follows it (at most
    * MAX_REPLACE_DEPTH replace refs), or `oid` itself. */
   private async lookupReplace(oid: string): Promise<string> {
-    const map = this.replacements ?? (await this.replaceMap());
+    return this.replaced(this.replacements ?? (await this.replaceMap()), oid);
+  }
+
+  /** lookupReplace with the replace refs read. */
+  private replaced(map: Map<string, string>, oid: string): string {
     if (map.size === 0) return oid;
     let current = oid;
     for (let depth = 0; depth < MAX_REPLACE_DEPTH; depth++) {
@@ -214,12 +218,35 @@ export class ObjectDatabase {
     return (await this.readRequested(requested, { expected }, false))!;
   }
 
+  /**
+   * Reads the replace refs (once): after it, the `...Now` reads answer synchronously. Every
+   * read of an object is synchronous underneath (positional reads, zlib's sync calls); only
+   * the replace refs need the config, which is read asynchronously. A walk over many objects
+   * (a tree diff) calls this once and then reads without a promise per object.
+   */
+  async ready(): Promise<void> {
+    if (this.replacements === null) await this.replaceMap();
+  }
+
+  /** `read`, synchronously: only after `ready()`. */
+  readNow(requested: string, expected?: ObjectType): StoredObject {
+    return this.readRequestedNow(requested, { expected }, false)!;
+  }
+
   /** The object, or null when it is absent (with `orNull`). */
   private async readRequested(requested: string, request: ReadRequest, orNull: boolean): Promise<StoredObject | null> {
+    if (this.replacements === null) await this.replaceMap();
+    return this.readRequestedNow(requested, request, orNull);
+  }
+
+  /** readRequested with the replace refs read. */
+  private readRequestedNow(requested: string, request: ReadRequest, orNull: boolean): StoredObject | null {
+    const map = this.replacements;
+    if (map === null) throw new Error('ObjectDatabase: a synchronous read before ready()');
     if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
     // Every lookup goes through the replace refs, as git's does; the cache holds objects by
     // their own oid (a delta base is never replaced).
-    const oid = this.replacements !== null && this.replacements.size === 0 ? requested : await this.lookupReplace(requested);
+    const oid = map.size === 0 ? requested : this.replaced(map, requested);
     const { expected, maxBlob } = request;
     let hit = this.objects.get(oid);
     if (hit) {
@@ -240,8 +267,7 @@ export class ObjectDatabase {
         };
         // A loose object is inflated no further than the largest object the read accepts.
         const bound = (expected === 'blob' && maxBlob !== undefined ? maxBlob : MAX_NON_BLOB_BYTES) + MAX_LOOSE_HEADER;
-        const read = this.readChecked(oid, loc, 0, refuse, bound);
-        hit = read instanceof Promise ? await read : read;
+        hit = this.readChecked(oid, loc, 0, refuse, bound);
       }
     }
     if (expected && hit.type !== expected) {
@@ -255,28 +281,19 @@ export class ObjectDatabase {
    * Reads `oid` from where it was located, checks its SHA-1 and keeps it (budget
    * permitting). `refuse`, when given, sees the type and size as soon as they are known
    * (before a packed object is inflated; a loose one is inflated to `bound` bytes at most)
-   * and throws to refuse the object. The object itself when it was read at once (no delta
-   * base had to be read as a loose object first), else a promise of it.
+   * and throws to refuse the object.
    *
    * During a push (a quarantine is open) only the objects the push brought are checked: an
    * object of the repository's own directories (or its alternates) was checked by git when it
    * arrived, and git reads it without checking again. The push's objects are located in the
    * quarantine first, so an object the client sent again is checked too.
    */
-  private readChecked(oid: string, loc: ObjectLocation, depth: number, refuse?: (type: ObjectType, size: number) => void, bound?: number): StoredObject | Promise<StoredObject> {
-    let read: { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }>;
+  private readChecked(oid: string, loc: ObjectLocation, depth: number, refuse?: (type: ObjectType, size: number) => void, bound?: number): StoredObject {
+    let read: { type: ObjectType; content: Uint8Array };
     try {
       read = loc.where === 'pack' ? this.readPacked(oid, loc, depth, refuse) : this.readLoose(oid, loc, refuse, bound);
     } catch (err) {
       throw this.scrubbedAny(err);
-    }
-    if (read instanceof Promise) {
-      return read.then(
-        (r) => this.checked(oid, loc, r.type, r.content),
-        (err: unknown) => {
-          throw this.scrubbedAny(err);
-        },
-      );
     }
     return this.checked(oid, loc, read.type, read.content);
   }
@@ -303,9 +320,9 @@ export class ObjectDatabase {
     return new GitReadError(message, err.oid, err.damaged);
   }
 
-  /** A packed object through pack.ts, read at once; when a delta base is a loose object, a
-   * promise of it (readWithLooseBases). */
-  private readPacked(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): { type: ObjectType; content: Uint8Array } | Promise<{ type: ObjectType; content: Uint8Array }> {
+  /** A packed object through pack.ts; when a delta base is a loose object, that base is read
+   * first (readWithLooseBases). */
+  private readPacked(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): { type: ObjectType; content: Uint8Array } {
     try {
       const { type, data } = this.view.readPacked(oid, loc, () => undefined, check);
       return { type, content: data };
@@ -317,7 +334,7 @@ export class ObjectDatabase {
 
   /** A packed object whose delta chain reaches loose objects: each such base is read first
    * (checked like any object), then the delta is rebuilt again. */
-  private async readWithLooseBases(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): Promise<{ type: ObjectType; content: Uint8Array }> {
+  private readWithLooseBases(oid: string, loc: PackedLocation, depth: number, check?: (type: ObjectType, size: number) => void): { type: ObjectType; content: Uint8Array } {
     const bases = new Map<string, { type: ObjectType; data: Buffer }>();
     for (;;) {
       try {
@@ -329,7 +346,7 @@ export class ObjectDatabase {
           throw err;
         }
         const at = this.objects.get(err.oid) ? null : this.view.locate(err.oid);
-        const base = this.objects.get(err.oid) ?? (at ? await this.readChecked(err.oid, at, depth + 1) : null);
+        const base = this.objects.get(err.oid) ?? (at ? this.readChecked(err.oid, at, depth + 1) : null);
         if (!base) throw this.absent(err.oid);
         bases.set(err.oid, { type: base.type, data: Buffer.from(base.content.buffer, base.content.byteOffset, base.content.byteLength) });
       }
@@ -413,6 +430,11 @@ export class ObjectDatabase {
    * diff), to split it from (RawTree.parseLike: the same RawTree, sooner). */
   async readRawTree(oid: string, like?: RawTree | null): Promise<RawTree> {
     return this.rawTreeOf(oid, await this.read(oid, 'tree'), like);
+  }
+
+  /** `readRawTree`, synchronously: only after `ready()`. */
+  readRawTreeNow(oid: string, like?: RawTree | null): RawTree {
+    return this.rawTreeOf(oid, this.readNow(oid, 'tree'), like);
   }
 
   private rawTreeOf(oid: string, entry: StoredObject, like?: RawTree | null): RawTree {
