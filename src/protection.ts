@@ -244,7 +244,7 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
   let decidedCount = 0;
   const protectedBy = (path: string, kind?: EntryKind): string | null => {
     let byPath = decided.get(kind);
-    if (byPath === undefined) decided.set(kind, (byPath = new Map()));
+    if (byPath === undefined) decided.set(kind, (byPath = new Map<string, string | null>()));
     const known = byPath.get(path);
     if (known !== undefined) return known;
     const by = decide(path, kind, foldKey(path)).by;
