@@ -63,6 +63,13 @@ export class CommitReader {
     return entry.commit;
   }
 
+  /** True when the commit `oid` was read and parsed in this run, with no replace ref in force
+   * (so it is the object itself that was read): the repository holds it, known without
+   * looking it up again. */
+  isRecorded(oid: string): boolean {
+    return this.objects.knownUnreplaced() && this.records.has(oid);
+  }
+
   /** The commit object's bytes as stored (header and message), checked against its oid: the
    * push log keeps each entry in its commit's message. */
   async bytes(oid: string): Promise<Uint8Array> {

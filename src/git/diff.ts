@@ -421,7 +421,7 @@ export async function touchedPaths(store: ObjectStore, commitOid: string, deadli
   if (parents.length === 0) return diffTrees(store, null, commit.tree, deadline);
   const parentTrees: string[] = [];
   for (const p of parents) {
-    if (!store.objects.hasObject(p)) return diffTrees(store, null, commit.tree, deadline); // missing parent: a boundary
+    if (!store.commits.isRecorded(p) && !store.objects.hasObject(p)) return diffTrees(store, null, commit.tree, deadline); // missing parent: a boundary
     parentTrees.push((await store.commits.record(p)).tree);
   }
   const first = await diffTrees(store, parentTrees[0]!, commit.tree, deadline);

@@ -271,7 +271,11 @@ export class ObjectsView {
 
   /** Finds an object: loose objects first (in directory order), then packs. */
   locate(oid: string): ObjectLocation | null {
-    if (!isOid(oid)) return null;
+    return isOid(oid) ? this.locateOid(oid) : null;
+  }
+
+  /** `locate` for a full lowercase oid the caller checked. */
+  locateOid(oid: string): ObjectLocation | null {
     const loose = this.looseFile(oid);
     if (loose) return { where: 'loose', ...loose };
     for (const dir of this.dirs) {

@@ -256,7 +256,8 @@ export class ObjectDatabase {
       if (oid === EMPTY_TREE) {
         hit = this.keep(oid, 'tree', new Uint8Array(0));
       } else {
-        const loc = this.headers.get(oid)?.loc ?? this.view.locate(oid);
+        // `requested` was checked above; a replace ref's target is checked again.
+        const loc = this.headers.get(oid)?.loc ?? (oid === requested ? this.view.locateOid(oid) : this.view.locate(oid));
         if (!loc) {
           if (orNull) return null;
           throw request.what === undefined ? this.absent(oid) : this.absent(requested, request.what);
@@ -492,7 +493,7 @@ export class ObjectDatabase {
 
   /** True when the repository (or the push) holds the object. */
   hasObject(oid: string): boolean {
-    return isOid(oid) && (oid === EMPTY_TREE || this.objects.has(oid) || this.view.locate(oid) !== null);
+    return isOid(oid) && (oid === EMPTY_TREE || this.objects.has(oid) || this.view.locateOid(oid) !== null);
   }
 
   /** True when the push brought the object: it is in the quarantine and the repository did
