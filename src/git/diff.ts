@@ -182,7 +182,17 @@ function collectDiffering(w: Walk, level: Level): void {
     const name = t.name(i);
     return wanted.has(name) || name.includes('/');
   };
-  if (ra && rb && ra.ordered && rb.ordered) {
+  const differing = ra && rb ? rb.differingFrom(ra) : null;
+  if (differing !== null) {
+    // b was split from a as the same entries with some oids changed (RawTree.parseLike): the
+    // entries that differ are known, at the same index on both sides; the rest are
+    // byte-identical, which is what the ordered walk below would find.
+    for (const k of differing) {
+      tick();
+      if (admit(ra!, k)) take(before, ra!, k);
+      if (admit(rb!, k)) take(after, rb!, k);
+    }
+  } else if (ra && rb && ra.ordered && rb.ordered) {
     // Both trees are in git's order with unique names: walk them side by side and skip every
     // entry whose bytes are identical on both sides (same name, mode and oid: unchanged);
     // only the rest is decoded and paired by name.

@@ -243,9 +243,9 @@ export class ObjectDatabase {
   private readRequestedNow(requested: string, request: ReadRequest, orNull: boolean): StoredObject | null {
     const map = this.replacements;
     if (map === null) throw new Error('ObjectDatabase: a synchronous read before ready()');
-    if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
     // Every lookup goes through the replace refs, as git's does; the cache holds objects by
-    // their own oid (a delta base is never replaced).
+    // their own oid (a delta base is never replaced). The cache holds full oids only, so a
+    // name is checked for its form when the cache does not have it.
     const oid = map.size === 0 ? requested : this.replaced(map, requested);
     const { expected, maxBlob } = request;
     let hit = this.objects.get(oid);
@@ -253,6 +253,7 @@ export class ObjectDatabase {
       this.objects.delete(oid);
       this.objects.set(oid, hit);
     } else {
+      if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
       if (oid === EMPTY_TREE) {
         hit = this.keep(oid, 'tree', new Uint8Array(0));
       } else {

@@ -42,6 +42,10 @@ export class RawTree {
   /** Indices of the entries that repeat an earlier entry's name (null: none; undefined: not
    * looked for yet). */
   private repeatSet: Set<number> | null | undefined = undefined;
+  /** Set by parseLike when this tree is `base` with only entries' oids changed: the base's oid
+   * (not the base: a chain of versions would keep each other alive), and the indices
+   * (ascending) of the entries whose bytes differ from the base's. */
+  private sameShapeAs: { base: string; differing: number[] } | null = null;
 
   private constructor(
     readonly oid: string,
@@ -115,21 +119,26 @@ export class RawTree {
     // names and modes. The base's offsets are this tree's, and what was learnt of the base's
     // names and modes (in order, plain, no look-back) holds here; an oid only matters to fsck
     // when it is null (checked for each oid that differs).
-    if (buf.length === base.buf.length && base.differsInOidsOnly(buf)) {
-      return new RawTree(treeOid, buf, base.starts, base.spaces, base.nuls, base.modes, true, 0, 0);
+    const differing = buf.length === base.buf.length ? base.differsInOidsOnly(buf) : null;
+    if (differing !== null) {
+      const tree = new RawTree(treeOid, buf, base.starts, base.spaces, base.nuls, base.modes, true, 0, 0);
+      tree.sameShapeAs = { base: base.oid, differing };
+      return tree;
     }
     return RawTree.of(treeOid, buf, splitEntries(treeOid, buf, base));
   }
 
-  /** True when `buf` (as long as this tree's bytes) differs from them only inside entries'
-   * oids, and none of the oids that differ is the null oid. Found by comparing runs of bytes
-   * natively: the cost grows with the number of entries that differ, not with the tree. */
-  private differsInOidsOnly(buf: Buffer): boolean {
+  /** When `buf` (as long as this tree's bytes) differs from them only inside entries' oids,
+   * and none of the oids that differ is the null oid: the indices of the entries that differ
+   * (ascending); else null. Found by comparing runs of bytes natively: the cost grows with the
+   * number of entries that differ, not with the tree. */
+  private differsInOidsOnly(buf: Buffer): number[] | null {
     const len = buf.length;
+    const differing: number[] = [];
     let at = 0;
     while (at < len) {
       at += commonRun(this.buf, at, buf, at);
-      if (at >= len) return true;
+      if (at >= len) return differing;
       // The entry holding the first byte that differs: the last one starting at or before it.
       let lo = 0;
       let hi = this.starts.length;
@@ -139,10 +148,19 @@ export class RawTree {
         else hi = mid;
       }
       const oid = this.nuls[lo]! + 1;
-      if (at < oid || at >= oid + 20 || isNullOidAt(buf, oid)) return false;
+      if (at < oid || at >= oid + 20 || isNullOidAt(buf, oid)) return null;
+      differing.push(lo);
       at = oid + 20;
     }
-    return true;
+    return differing;
+  }
+
+  /** The entries whose bytes differ from `other`'s at the same index, ascending, when this
+   * tree was split from a tree with `other`'s oid (so its bytes) as one with the same names
+   * and modes (parseLike: only oids changed); null when it was not. */
+  differingFrom(other: RawTree): readonly number[] | null {
+    const same = this.sameShapeAs;
+    return same !== null && same.base === other.oid && other.buf.length === this.buf.length ? same.differing : null;
   }
 
   /** The tree from a split: its entries' offsets and modes copied, exactly as many as it has,

@@ -101,6 +101,45 @@ test('parseLike reads every edited tree exactly as parse does (seeded)', () => {
   assert.ok(derivedFrom > 1000, `ordered bases: ${derivedFrom}`);
 });
 
+test('differingFrom names exactly the entries whose bytes changed, and only for the tree it was split from (seeded)', () => {
+  let known = 0;
+  // Half the cases change oids only of plain ordered trees (what the shortcut is for), half
+  // any edit of any base.
+  const oidEdit = fc.record({ kind: fc.constant('oid' as const), at: fc.nat(), oid: hexOid });
+  const plainBase = fc.uniqueArray(fc.record({ mode: plainMode, name: plainName, oid: randomOid }), { minLength: 16, maxLength: 160, selector: (e) => e.name }).map(sorted);
+  fc.assert(
+    fc.property(fc.oneof(plainBase, baseArb), fc.oneof(fc.array(oidEdit, { maxLength: 4 }), fc.array(editArb, { maxLength: 4 })), (base, edits) => {
+      const baseTree = RawTree.parse('a'.repeat(40), rawTree(base));
+      const edited = applyEdits(base, edits);
+      const bytes = rawTree(edited);
+      let like: RawTree;
+      try {
+        like = RawTree.parseLike('b'.repeat(40), bytes, baseTree);
+      } catch {
+        return;
+      }
+      const differing = like.differingFrom(baseTree);
+      // Another tree with other bytes, or the same tree under another name: never.
+      assert.is(like.differingFrom(RawTree.parse('c'.repeat(40), rawTree(base))), null);
+      assert.is(like.differingFrom(like), null);
+      if (differing === null) return;
+      known++;
+      // Independently: the same number of entries, the same names and modes in order, and the
+      // entries whose encoded bytes differ are exactly the listed ones.
+      assert.is(edited.length, base.length);
+      const encoded = (e: Entry) => rawTree([e]).toString('hex');
+      const changed = base.flatMap((e, k) => (encoded(e) !== encoded(edited[k]!) ? [k] : []));
+      assert.equal([...differing], changed);
+      for (let k = 0; k < base.length; k++) {
+        assert.is(edited[k]!.name, base[k]!.name);
+        assert.is(edited[k]!.mode, base[k]!.mode);
+      }
+    }),
+    { seed: 20261205, numRuns: 3000 },
+  );
+  assert.ok(known > 300, `trees split as oid changes only: ${known}`);
+});
+
 test('parseLike on names that share a prefix: a directory that sorts after files that extend its name, and a file of its name added or removed (seeded)', () => {
   // foo, foo-bar, foo.bar sort before the directory foo (as foo/): git's order check looks back
   // past them for a file named foo.
