@@ -166,9 +166,6 @@ function coversFolder(kind: EntryKind | undefined): boolean {
   return kind === 'symlink' || kind === 'gitlink';
 }
 
-/** Paths whose decision a compiled protection keeps (see protectedBy). */
-const MAX_DECIDED = 100_000;
-
 export interface ProtectionOptions {
   /** Checked while matching (limits.timeoutMs); DeadlineExceeded propagates to the caller. */
   deadline?: Deadline;
@@ -236,26 +233,7 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
     return { by: by.label, excepted: null, alias: viaShort };
   };
 
-  // Each path is matched once per compiled protection (a run): a push of many commits that
-  // touch the same files asks again for every commit. Per kind (the kind decides for a
-  // symlink or a gitlink); cleared when it holds MAX_DECIDED paths, so it never grows without
-  // bound.
-  const decided = new Map<EntryKind | undefined, Map<string, string | null>>();
-  let decidedCount = 0;
-  const protectedBy = (path: string, kind?: EntryKind): string | null => {
-    let byPath = decided.get(kind);
-    if (byPath === undefined) decided.set(kind, (byPath = new Map<string, string | null>()));
-    const known = byPath.get(path);
-    if (known !== undefined) return known;
-    const by = decide(path, kind, foldKey(path)).by;
-    if (decidedCount >= MAX_DECIDED) {
-      for (const m of decided.values()) m.clear();
-      decidedCount = 0;
-    }
-    byPath.set(path, by);
-    decidedCount++;
-    return by;
-  };
+  const protectedBy = (path: string, kind?: EntryKind): string | null => decide(path, kind, foldKey(path)).by;
 
   const protection: Protection = {
     protectedBy,
