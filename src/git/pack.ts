@@ -13,26 +13,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type { Inflater } from './inflate';
 import { GitReadError, type ObjectType } from './types';
-
-/** The value of each hex digit's character code (either case), -1 for any other. */
-const HEX_VALUE = (() => {
-  const t = new Int8Array(128).fill(-1);
-  for (let i = 0; i < 10; i++) t[0x30 + i] = i;
-  for (let i = 0; i < 6; i++) t[0x61 + i] = t[0x41 + i] = 10 + i;
-  return t;
-})();
-
-/** The 32-bit word the hex digits `at`..`at+8` of `oid` spell, -1 when one is no hex digit. */
-function hexWord(oid: string, at: number): number {
-  let v = 0;
-  for (let i = at; i < at + 8; i++) {
-    const c = oid.charCodeAt(i);
-    const d = c < 128 ? HEX_VALUE[c]! : -1;
-    if (d < 0) return -1;
-    v = v * 16 + d;
-  }
-  return v;
-}
+import { hexWord, searchOid } from './oid-search';
 
 /** The object types of a pack entry's header (gitformat-pack(5)). */
 export const OBJ_COMMIT = 1;
@@ -277,49 +258,8 @@ export class PackIndex {
     const start = first === 0 ? 0 : this.fanout.readUInt32BE((first - 1) * 4);
     const end = this.fanout.readUInt32BE(first * 4);
     if (start === end) return null;
-    const names = this.bucketNames(first);
-    const stride = this.stride;
-    const skip = this.skip;
-    let w1 = -1;
-    let w2 = -1;
-    let w3 = -1;
-    let w4 = -1;
-    let lo = 0;
-    let hi = end - start;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = mid * stride + skip;
-      // The first word settles almost every step; the others are parsed once, when needed.
-      let v = names.readUInt32BE(at);
-      let key = w0;
-      if (v === key) {
-        if (w1 < 0) {
-          w1 = hexWord(oid, 8);
-          w2 = hexWord(oid, 16);
-          w3 = hexWord(oid, 24);
-          w4 = hexWord(oid, 32);
-          if (w1 < 0 || w2 < 0 || w3 < 0 || w4 < 0) return null;
-        }
-        v = names.readUInt32BE(at + 4);
-        key = w1;
-        if (v === key) {
-          v = names.readUInt32BE(at + 8);
-          key = w2;
-          if (v === key) {
-            v = names.readUInt32BE(at + 12);
-            key = w3;
-            if (v === key) {
-              v = names.readUInt32BE(at + 16);
-              key = w4;
-              if (v === key) return this.offsetIn(first, mid);
-            }
-          }
-        }
-      }
-      if (key < v) hi = mid;
-      else lo = mid + 1;
-    }
-    return null;
+    const k = searchOid(this.bucketNames(first), this.skip, this.stride, 0, end - start, oid, w0);
+    return k < 0 ? null : this.offsetIn(first, k);
   }
 
   /** The pack offset of entry `k` of bucket `first`; 64-bit offsets (packs over 2 GiB) come

@@ -29,6 +29,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, write
 import { dirname, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { isOid } from '../../types';
+import { searchOid } from '../oid-search';
 
 const MAGIC = 0x52474349; // "RGCI"
 const VERSION = 1;
@@ -194,33 +195,10 @@ export class CommitCache {
     }
   }
 
-  /** The row of `oid`, or -1: a binary search comparing 32-bit words read in place (no Buffer
-   * made for the key), on the first word, then the others on a match. */
+  /** The row of `oid`, or -1 (oid-search.ts). */
   private row(oid: string): number {
-    if (this.count === 0 || oid.length !== 2 * HASH_LEN) return -1;
-    const w0 = Number.parseInt(oid.slice(0, 8), 16);
-    if (!(w0 >= 0)) return -1;
-    let rest: number[] | null = null;
-    const { buf } = this;
-    let lo = 0;
-    let hi = this.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = HEADER + mid * ROW;
-      let cmp = w0 - buf.readUInt32BE(at);
-      if (cmp === 0) {
-        // The other words are parsed only once the first matches (most lookups: once).
-        rest ??= [1, 2, 3, 4].map((w) => Number.parseInt(oid.slice(8 * w, 8 * w + 8), 16));
-        for (let w = 1; w < 5 && cmp === 0; w++) cmp = rest[w - 1]! - buf.readUInt32BE(at + 4 * w);
-        if (Number.isNaN(cmp)) return -1;
-      }
-      if (cmp === 0) return mid;
-      if (cmp < 0) hi = mid;
-      else lo = mid + 1;
-    }
-    return -1;
+    return this.count === 0 ? -1 : searchOid(this.buf, HEADER, ROW, 0, this.count, oid);
   }
-
 }
 
 /** Indexes of `oids` (40 lower-case hex each) in oid order, equal oids in index order: a

@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { DeadlineExceeded, type Deadline } from '../../deadline';
 import { isOid } from '../../types';
+import { hexWord, searchOid } from '../oid-search';
 
 const SIGNATURE = 0x43475048; // "CGPH"
 const OIDF = 0x4f494446;
@@ -92,24 +93,13 @@ export class CommitGraph {
    * key). */
   position(oid: string): number {
     if (!isOid(oid)) return -1;
-    const w0 = Number.parseInt(oid.slice(0, 8), 16);
+    const w0 = hexWord(oid, 0);
     const first = w0 >>> 24;
-    let rest: number[] | null = null;
     for (const l of this.layers) {
-      let lo = first === 0 ? 0 : l.buf.readUInt32BE(l.fanout + 4 * (first - 1));
-      let hi = l.buf.readUInt32BE(l.fanout + 4 * first);
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        const at = l.lookup + mid * HASH_LEN;
-        let cmp = w0 - l.buf.readUInt32BE(at);
-        if (cmp === 0) {
-          rest ??= [1, 2, 3, 4].map((w) => Number.parseInt(oid.slice(8 * w, 8 * w + 8), 16));
-          for (let w = 1; w < 5 && cmp === 0; w++) cmp = rest[w - 1]! - l.buf.readUInt32BE(at + 4 * w);
-        }
-        if (cmp === 0) return l.offset + mid;
-        if (cmp < 0) hi = mid;
-        else lo = mid + 1;
-      }
+      const lo = first === 0 ? 0 : l.buf.readUInt32BE(l.fanout + 4 * (first - 1));
+      const hi = l.buf.readUInt32BE(l.fanout + 4 * first);
+      const k = searchOid(l.buf, l.lookup, HASH_LEN, lo, hi, oid, w0);
+      if (k >= 0) return l.offset + k;
     }
     return -1;
   }
