@@ -266,6 +266,21 @@ function oldEntry(level: Level, key: string): Slot | undefined {
   return i === undefined ? undefined : { e: ra.entry(i), i };
 }
 
+/** One record: `reason` null for a safe path. Its keys in one order (path, change, before,
+ * after, unsafe, unsafeReason), each side only when present. */
+function pathChange(path: string, change: ChangeKind, before: Side | undefined, after: Side | undefined, reason: string | null): PathChange {
+  const unsafe = reason !== null;
+  const c: PathChange = before
+    ? after
+      ? { path, change, before, after, unsafe }
+      : { path, change, before, unsafe }
+    : after
+      ? { path, change, after, unsafe }
+      : { path, change, unsafe };
+  if (reason !== null) c.unsafeReason = reason;
+  return c;
+}
+
 /** Reports the entry of one name, a's (`sa`) against b's (`sb`), descending into directories. */
 function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slot | undefined): void {
   const { prefix, inherited, problems } = level;
@@ -281,35 +296,32 @@ function compareEntry(w: Walk, level: Level, sa: Slot | undefined, sb: Slot | un
   // the paths below a directory only for a name, not for the directory's mode.
   const nameReason = inherited ?? fsckNameReason ?? (isUnsafeName(entry.rawName) ? unsafeNameReason(entry.name) : null);
   const reason = inherited ?? fsckReason ?? nameReason;
-  const unsafe = reason !== null;
-  const record = (c: Omit<PathChange, 'unsafe' | 'unsafeReason'>) => {
-    w.out.push(unsafe ? { ...c, unsafe, unsafeReason: reason } : { ...c, unsafe });
-  };
+  const out = w.out;
   const below = nameReason;
   if (ea && eb && ea.oid === eb.oid && ea.kind === eb.kind && ea.mode === eb.mode) {
-    if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
+    if (flagged) out.push(pathChange(path, 'modify', side(ea), side(eb), reason));
     return;
   }
   if (ea && eb && ea.kind === 'tree' && eb.kind === 'tree') {
     compareTrees(w, ea.oid, eb.oid, path, below, { before: side(ea) });
-    if (flagged) record({ path, change: 'modify', before: side(ea), after: side(eb) });
+    if (flagged) out.push(pathChange(path, 'modify', side(ea), side(eb), reason));
     return;
   }
   if (!eb) {
     if (ea!.kind === 'tree') compareTrees(w, ea!.oid, null, path, nameReason, null);
-    else record({ path, change: 'delete', before: side(ea!) });
+    else out.push(pathChange(path, 'delete', side(ea!), undefined, reason));
     return;
   }
   if (!ea) {
     if (eb.kind === 'tree') {
       compareTrees(w, null, eb.oid, path, below, { before: undefined });
-      if (flagged) record({ path, change: 'add', after: side(eb) });
+      if (flagged) out.push(pathChange(path, 'add', undefined, side(eb), reason));
     } else {
-      record({ path, change: 'add', after: side(eb) });
+      out.push(pathChange(path, 'add', undefined, side(eb), reason));
     }
     return;
   }
-  record({ path, change: changeKind(ea, eb), before: side(ea), after: side(eb) });
+  out.push(pathChange(path, changeKind(ea, eb), side(ea), side(eb), reason));
   if (ea.kind === 'tree') compareTrees(w, ea.oid, null, path, nameReason, null);
   if (eb.kind === 'tree') compareTrees(w, null, eb.oid, path, below, { before: side(ea) });
 }
