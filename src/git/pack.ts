@@ -687,7 +687,6 @@ function readDeltaVarint(buf: Buffer, cursor: { at: number }, oid: string): numb
   }
 }
 
-/** Applies a git delta (copy/insert instructions) to `base`. */
 /** Objects rebuilt from deltas up to this size are cut from a shared block. */
 const SLAB_ITEM_MAX = 16 * 1024;
 const SLAB_BYTES = 64 * 1024;
@@ -713,6 +712,7 @@ function slabAlloc(size: number): Buffer {
   return out;
 }
 
+/** Applies a git delta (copy/insert instructions) to `base`. */
 export function applyDelta(delta: Buffer, base: Buffer, oid: string): Buffer {
   const bad = (why: string) => new GitReadError(`Object ${oid} has a corrupt delta: ${why}. Run \`git fsck\`.`, oid, true);
   const cursor = { at: 0 };

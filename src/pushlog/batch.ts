@@ -96,4 +96,3 @@ export function batchOf(q: BatchQuestion): RefCommand[] | null {
   }
   return creations;
 }
-
