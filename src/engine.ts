@@ -15,7 +15,7 @@
 import { DeadlineExceeded, withinDeadline } from './deadline';
 import type { EvidenceReport, EvidenceResults, EvidenceSource } from './evidence/types';
 import { emptyIdentities, finding, type Finding, type Identities } from './findings';
-import { diffTrees, touchedPaths } from './git/diff';
+import { diffTrees, touchedPathsNow } from './git/diff';
 import type { PathChange } from './git/types';
 import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
 import { noteAncestorsAmong } from './git/history/ancestors-among';
@@ -30,7 +30,7 @@ import { objectFsckFinding, objectUnreadableFinding } from './rules/object-inval
 import { contextsEvidence, contextsEvidenceAt } from './rules/contexts';
 import { evidenceReport, treeEvidence } from './rules/evidence';
 import { policyLeftFindings, stagedPolicyFindings } from './rules/policy-left';
-import { dedupePathFindings, pathFindings } from './rules/protected-paths';
+import { dedupePathFindings, pathFindings, pathFindingsNow } from './rules/protected-paths';
 import { deletionFinding, notACommitFinding, ownersOnlyFinding, rewriteFinding, symbolicFinding } from './rules/ref-protected';
 import { notesFindings } from './rules/notes';
 import { reservedRefFinding } from './rules/push-log';
@@ -308,16 +308,32 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
   // 6. The commits this update brings, and what each one touches, parents first so a path is
   //    reported with the commit that first touched it.
   commits ??= await newCommitsOf(ctx, tips.newCommit, tips.oldCommit);
+  // Every commit below is read synchronously (one await for the object database, not one per
+  // commit).
+  await store.objects.ready();
   for (const commit of commits) {
     ctx.deadline.tick(64);
-    const f = objectFsckFinding('commit', commit, await store.commits.fsckMessages(commit), at);
+    const f = objectFsckFinding('commit', commit, store.commits.fsckMessagesNow(commit), at);
     if (f) j.findings.push(f);
   }
-  for (const commit of await parentsFirst(store, commits)) {
+  //    Each commit is diffed newest first all the same, and its findings kept for the report
+  //    in parents-first order: git's packs hold a folder's newest version whole and the older
+  //    ones as deltas on the next newer one, so read newest first each version is rebuilt from
+  //    the one just read, and is garbage two commits later (read oldest first, a chain of up
+  //    to 50 versions is rebuilt at once and kept until its commits come).
+  const ordered = parentsFirst(store, commits);
+  const found: Finding[][] = new Array<Finding[]>(ordered.length);
+  const changesOf: PathChange[][] | null = j.touched ? new Array<PathChange[]>(ordered.length) : null;
+  for (let k = ordered.length - 1; k >= 0; k--) {
     ctx.deadline.check();
-    const changes = await touchedPaths(store, commit, ctx.deadline);
-    j.touched?.push(changes);
-    j.findings.push(...(await pathFindings(ctx, changes, { ...at, commit })));
+    const commit = ordered[k]!;
+    const changes = touchedPathsNow(store, commit, ctx.deadline);
+    if (changesOf) changesOf[k] = changes;
+    found[k] = pathFindingsNow(ctx, changes, { ...at, commit }) ?? (await pathFindings(ctx, changes, { ...at, commit }));
+  }
+  for (let k = 0; k < ordered.length; k++) {
+    if (changesOf) j.touched!.push(changesOf[k]!);
+    j.findings.push(...found[k]!);
   }
   ctx.deadline.check();
   return { oids: commits, missingParents: false };
@@ -423,11 +439,12 @@ async function newCommitsOf(ctx: RunContext, newCommit: string, oldCommit: strin
  * push runs after pre-receive, so the hook sees the commit with its parent absent.
  */
 async function missingParentFindings(store: ObjectStore, commits: readonly string[], at: { ref: string }): Promise<Finding[]> {
-  const shallow = await store.commits.shallow();
+  const shallow = store.commits.shallowNow();
+  await store.objects.ready();
   const out: Finding[] = [];
   for (const commit of commits) {
     if (shallow.has(commit)) continue;
-    for (const parent of (await store.commits.read(commit)).parents) {
+    for (const parent of store.commits.recordNow(commit).parents) {
       if (store.objects.hasObject(parent)) continue;
       out.push(
         finding('INTERNAL_ERROR', {
@@ -443,11 +460,11 @@ async function missingParentFindings(store: ObjectStore, commits: readonly strin
 }
 
 /** `commits` ordered so that every commit comes after those of its parents in the set
- * (commit dates can tie or lie; the graph cannot). */
-async function parentsFirst(store: ObjectStore, commits: string[]): Promise<string[]> {
+ * (commit dates can tie or lie; the graph cannot). Only after the object database's `ready()`. */
+function parentsFirst(store: ObjectStore, commits: string[]): string[] {
   const inSet = new Set(commits);
   const parents = new Map<string, string[]>();
-  for (const c of commits) parents.set(c, (await store.commits.read(c)).parents.filter((p) => inSet.has(p)));
+  for (const c of commits) parents.set(c, store.commits.recordNow(c).parents.filter((p) => inSet.has(p)));
   const out: string[] = [];
   const done = new Set<string>();
   // Iterative depth-first post-order, oldest listed commits first.

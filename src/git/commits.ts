@@ -43,7 +43,16 @@ export class CommitReader {
   async record(oid: string): Promise<CommitRecord> {
     const kept = this.records.get(oid);
     if (kept) return kept;
-    const entry = await this.objects.read(oid, 'commit');
+    await this.objects.ready();
+    return this.recordNow(oid);
+  }
+
+  /** `record`, synchronously: only after the object database's `ready()`. A walk over many
+   * commits awaits once, not once per commit. */
+  recordNow(oid: string): CommitRecord {
+    const kept = this.records.get(oid);
+    if (kept) return kept;
+    const entry = this.objects.readNow(oid, 'commit');
     if (entry.commit && entry.commit.oid !== oid) {
       // The object is a replacement read for another oid: git names the commit by the oid
       // looked up, so the parsed form is made for it (not kept on the shared entry).
@@ -86,6 +95,12 @@ export class CommitReader {
    * `deadline` checked at each tag. `tags` lists the tags followed, outermost first.
    */
   async peel(oid: string, deadline?: Deadline): Promise<{ type: ObjectType; oid: string; tags: string[] }> {
+    await this.objects.ready();
+    return this.peelNow(oid, deadline);
+  }
+
+  /** `peel`, synchronously: only after the object database's `ready()`. */
+  peelNow(oid: string, deadline?: Deadline): { type: ObjectType; oid: string; tags: string[] } {
     const tags: string[] = [];
     let current = oid;
     let expected: ObjectType | null = null;
@@ -95,7 +110,7 @@ export class CommitReader {
       let type: ObjectType = 'commit';
       let tag: ParsedTag | null = null;
       if (!this.records.has(current)) {
-        const entry = await this.objects.read(current);
+        const entry = this.objects.readNow(current);
         type = entry.type;
         if (type === 'tag') tag = entry.tag ??= parseTag(current, entry.content);
       }
@@ -118,11 +133,17 @@ export class CommitReader {
   /** Follows annotated tags down to the commit they name; a GitReadError when they name
    * something else. */
   async peelToCommit(oid: string, deadline?: Deadline): Promise<string> {
-    const peeled = await this.peel(oid, deadline);
+    await this.objects.ready();
+    return this.peelToCommitNow(oid, deadline);
+  }
+
+  /** `peelToCommit`, synchronously: only after the object database's `ready()`. */
+  peelToCommitNow(oid: string, deadline?: Deadline): string {
+    const peeled = this.peelNow(oid, deadline);
     if (peeled.type !== 'commit') {
       throw new GitReadError(`Object ${oid} is a ${peeled.type}${peeled.oid !== oid ? ` (through tag ${oid})` : ''}, not a commit.`, oid);
     }
-    await this.record(peeled.oid); // a malformed commit fails here, not later
+    this.recordNow(peeled.oid); // a malformed commit fails here, not later
     return peeled.oid;
   }
 
@@ -138,7 +159,13 @@ export class CommitReader {
   /** What `git fsck` prints for a commit or a tag (src/git/parse/): its messages in fsck's
    * order, an error last when there is one. [] for a tree or a blob. */
   async fsckMessages(oid: string): Promise<ObjectMessage[]> {
-    const { type, content } = await this.objects.read(oid);
+    await this.objects.ready();
+    return this.fsckMessagesNow(oid);
+  }
+
+  /** `fsckMessages`, synchronously: only after the object database's `ready()`. */
+  fsckMessagesNow(oid: string): ObjectMessage[] {
+    const { type, content } = this.objects.readNow(oid);
     if (type === 'commit') return fsckCommit(content);
     if (type === 'tag') return fsckTag(content);
     return [];
@@ -146,6 +173,11 @@ export class CommitReader {
 
   /** Commits whose parents git hides (a shallow clone's boundary), from `<commondir>/shallow`. */
   async shallow(): Promise<Set<string>> {
+    return this.shallowNow();
+  }
+
+  /** `shallow`, synchronously (the file is read with synchronous calls). */
+  shallowNow(): Set<string> {
     if (!this.shallowSet) {
       this.shallowSet = new Set();
       const file = join(this.commondir, 'shallow');

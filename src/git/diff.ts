@@ -28,13 +28,14 @@ const isFileKind = (k: EntryKind) => k === 'file' || k === 'exec';
 /** fsck messages about an entry's name: every path below such a directory is unsafe too. */
 const NAME_PROBLEMS: ReadonlySet<FsckId> = new Set<FsckId>(['fullPathname', 'emptyName', 'hasDot', 'hasDotdot', 'hasDotgit']);
 
-/** The tree an oid stands for: a tree as is, a commit's (or a tag's commit's) tree. */
-async function treeOf(store: ObjectStore, oid: string | null): Promise<string | null> {
+/** The tree an oid stands for: a tree as is, a commit's (or a tag's commit's) tree. Only after
+ * the object database's `ready()`. */
+function treeOf(store: ObjectStore, oid: string | null): string | null {
   if (oid === null) return null;
   if (store.objects.isKnownTree(oid)) return oid;
   // Read, not split: compareTrees splits it from the other side's tree.
-  const type = await store.objects.typeOrNull(oid);
-  if (type !== null && type !== 'tree') return (await store.commits.read(await store.commits.peelToCommit(oid))).tree;
+  const type = store.objects.typeOrNullNow(oid);
+  if (type !== null && type !== 'tree') return store.commits.recordNow(store.commits.peelToCommitNow(oid)).tree;
   return oid; // a tree, or absent: readTree reports the missing tree by name
 }
 
@@ -63,14 +64,17 @@ export async function diffTrees(store: ObjectStore, a: string | null, b: string 
  * directory above a path it holds, so the compare can reach that path.
  */
 async function diffTreesWithin(store: ObjectStore, a: string | null, b: string | null, only: ReadonlySet<string> | null, deadline?: Deadline): Promise<PathChange[]> {
+  // The compare itself reads synchronously (one promise per diff, not one per tree).
+  await store.objects.ready();
+  return diffTreesWithinNow(store, a, b, only, deadline);
+}
+
+/** diffTreesWithin, synchronously: only after the object database's `ready()`. */
+function diffTreesWithinNow(store: ObjectStore, a: string | null, b: string | null, only: ReadonlySet<string> | null, deadline?: Deadline): PathChange[] {
   const out: PathChange[] = [];
-  const ta = await treeOf(store, a);
-  const tb = await treeOf(store, b);
-  if (ta !== tb) {
-    // The compare itself reads synchronously (one promise per diff, not one per tree).
-    await store.objects.ready();
-    compareTrees({ store, out, deadline, only, onlyNames: only === null ? null : namesByDirectory(only) }, ta, tb, '', null, null);
-  }
+  const ta = treeOf(store, a);
+  const tb = treeOf(store, b);
+  if (ta !== tb) compareTrees({ store, out, deadline, only, onlyNames: only === null ? null : namesByDirectory(only) }, ta, tb, '', null, null);
   return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
@@ -134,15 +138,33 @@ function compareTrees(
   inherited: string | null,
   own: { before: Side | undefined } | null,
 ): void {
-  const ra = a !== null ? w.store.objects.readRawTreeNow(a) : null;
-  // The new side is usually the old one with a few entries changed: split it from it.
-  const rb = b !== null ? w.store.objects.readRawTreeNow(b, ra) : null;
+  // The two sides are usually one folder with a few entries changed: the side not split yet is
+  // split from the other (the new side from the old, unless only the new one was read before,
+  // as when a push's commits are diffed newest first).
+  const objects = w.store.objects;
+  const splitB = a === null || b === null || objects.cachedRawTree(a) !== null || objects.cachedRawTree(b) === null;
+  let ra: RawTree | null;
+  let rb: RawTree | null;
+  if (splitB) {
+    ra = a !== null ? objects.readRawTreeNow(a) : null;
+    rb = b !== null ? objects.readRawTreeNow(b, ra) : null;
+  } else {
+    rb = objects.readRawTreeNow(b!);
+    ra = objects.readRawTreeNow(a!, rb);
+  }
   if (ra === null || rb === null) {
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.
     const t = (ra ?? rb)!;
     if (ra !== null || t.unsafeProblems.length === 0) {
       addedOrDeleted(w, t, ra === null, prefix, inherited);
+      return;
+    }
+  }
+  if (ra !== null && rb !== null && rb.unsafeProblems.length === 0) {
+    const differing = rb.differingFrom(ra);
+    if (differing !== null) {
+      compareDiffering(w, { ra, rb, prefix, inherited, before: NO_SLOTS, after: NO_SLOTS, problems: null, namesOfA: null }, differing);
       return;
     }
   }
@@ -161,6 +183,26 @@ function compareTrees(
     compareEntry(w, level, level.before.get(key), level.after.get(key));
   }
   if (level.problems) reportLaterCopies(w, level, rb!);
+}
+
+const NO_SLOTS: Map<string, Slot> = new Map();
+
+/** The level's trees share their names and modes, entry by entry (RawTree.differingFrom), and
+ * fsck has nothing to say of b: the entries at `differing` are the ones whose oids differ, the
+ * same name at the same index on both sides, so they are paired by index (what collectDiffering
+ * and the pairing by name would do, without building either map). */
+function compareDiffering(w: Walk, level: Level, differing: readonly number[]): void {
+  const { ra, rb } = level;
+  const wanted = w.onlyNames === null ? null : (w.onlyNames.get(level.prefix) ?? NO_NAMES);
+  for (const k of differing) {
+    w.deadline?.tick();
+    if (!ra!.isFirstOfName(k)) continue;
+    if (wanted !== null) {
+      const name = ra!.name(k);
+      if (!wanted.has(name) && !name.includes('/')) continue;
+    }
+    compareEntry(w, level, { e: ra!.entry(k), i: k }, { e: rb!.entry(k), i: k });
+  }
 }
 
 /** Fills `before` and `after` with the entries of a and b that may differ (every entry, but
@@ -437,16 +479,23 @@ function problemReason(t: RawTree, p: TreeProblem, prefix: string): string {
  * parent's diff has them. Sorted by path.
  */
 export async function touchedPaths(store: ObjectStore, commitOid: string, deadline?: Deadline): Promise<PathChange[]> {
-  const commit = await store.commits.record(commitOid);
-  const shallow = (await store.commits.shallow()).has(commit.oid);
+  await store.objects.ready();
+  return touchedPathsNow(store, commitOid, deadline);
+}
+
+/** touchedPaths, synchronously: only after the object database's `ready()` (a push's many
+ * commits are diffed without a promise per commit). */
+export function touchedPathsNow(store: ObjectStore, commitOid: string, deadline?: Deadline): PathChange[] {
+  const commit = store.commits.recordNow(commitOid);
+  const shallow = store.commits.shallowNow().has(commit.oid);
   const parents = shallow ? [] : commit.parents;
-  if (parents.length === 0) return diffTrees(store, null, commit.tree, deadline);
+  if (parents.length === 0) return diffTreesWithinNow(store, null, commit.tree, null, deadline);
   const parentTrees: string[] = [];
   for (const p of parents) {
-    if (!store.commits.isRecorded(p) && !store.objects.hasObject(p)) return diffTrees(store, null, commit.tree, deadline); // missing parent: a boundary
-    parentTrees.push((await store.commits.record(p)).tree);
+    if (!store.commits.isRecorded(p) && !store.objects.hasObject(p)) return diffTreesWithinNow(store, null, commit.tree, null, deadline); // missing parent: a boundary
+    parentTrees.push(store.commits.recordNow(p).tree);
   }
-  const first = await diffTrees(store, parentTrees[0]!, commit.tree, deadline);
+  const first = diffTreesWithinNow(store, parentTrees[0]!, commit.tree, null, deadline);
   if (parentTrees.length === 1) return first;
   // Only a path the first parent's diff names can survive, so each further parent's diff is
   // taken only over those paths (and the directories above them): the same records for
@@ -455,7 +504,7 @@ export async function touchedPaths(store: ObjectStore, commitOid: string, deadli
   for (const tree of parentTrees.slice(1)) {
     if (keep.size === 0) break;
     const other = new Set<string>();
-    for (const c of await diffTreesWithin(store, tree, commit.tree, withDirectories(keep, deadline), deadline)) {
+    for (const c of diffTreesWithinNow(store, tree, commit.tree, withDirectories(keep, deadline), deadline)) {
       deadline?.tick();
       other.add(c.path);
     }

@@ -439,6 +439,13 @@ export class ObjectDatabase {
     return this.rawTreeOf(oid, this.readNow(oid, 'tree'), like);
   }
 
+  /** The tree as raw entries when it was read and split already (in the cache), else null;
+   * reads nothing. */
+  cachedRawTree(oid: string): RawTree | null {
+    if (this.replacements !== null && this.replacements.size > 0) return null;
+    return this.objects.get(oid)?.tree ?? null;
+  }
+
   private rawTreeOf(oid: string, entry: StoredObject, like?: RawTree | null): RawTree {
     if (!entry.tree) {
       entry.tree = like ? RawTree.parseLike(oid, entry.content, like) : RawTree.parse(oid, entry.content);
@@ -453,6 +460,11 @@ export class ObjectDatabase {
    * it resembles (readRawTree's `like`). */
   async typeOrNull(oid: string): Promise<ObjectType | null> {
     return (await this.readRequested(oid, {}, true))?.type ?? null;
+  }
+
+  /** `typeOrNull`, synchronously: only after `ready()`. */
+  typeOrNullNow(oid: string): ObjectType | null {
+    return this.readRequestedNow(oid, {}, true)?.type ?? null;
   }
 
   /** Reads a blob, refusing (BlobTooLargeError) when it is over `maxBytes`: a packed blob from
@@ -500,6 +512,11 @@ export class ObjectDatabase {
   /** True when the push brought the object: it is in the quarantine and the repository did
    * not already hold it (a client may resend objects the server has). */
   async isQuarantined(oid: string): Promise<boolean> {
+    return this.isQuarantinedNow(oid);
+  }
+
+  /** `isQuarantined`, synchronously (the directories' listings are read with synchronous calls). */
+  isQuarantinedNow(oid: string): boolean {
     if (!this.hasQuarantine) return false;
     return this.view.isNewInQuarantine(oid);
   }

@@ -24,21 +24,38 @@ export function hexWord(oid: string, at: number): number {
   return v;
 }
 
+/** Steps of a search that guess the row from the name (see searchOid) before it bisects. */
+const GUESSES = 3;
+
 /**
  * The row `k` in [lo, hi) whose 20 bytes at `base + k * stride` in `buf` spell `oid`, or -1.
  * The rows must be sorted by those bytes. `oid` is 40 hex digits (either case); anything else
  * is found nowhere. `w0`, when the caller already has it, is hexWord(oid, 0).
+ *
+ * Object names are spread evenly, so the first steps guess where the name lies from the first
+ * 32-bit words bounding the range (`low` and `high`, the least and the greatest first word the
+ * rows of [lo, hi) can have: a fan-out bucket's, or the whole range), as interpolation search
+ * does, and the search bisects from there: about 4 rows read in a bucket of 4,000 instead of
+ * 12. Any row a step reads halves nothing but still narrows the range, so the answer is the
+ * bisection's whatever the rows hold.
  */
-export function searchOid(buf: Buffer, base: number, stride: number, lo: number, hi: number, oid: string, w0 = oid.length === 40 ? hexWord(oid, 0) : -1): number {
+export function searchOid(buf: Buffer, base: number, stride: number, lo: number, hi: number, oid: string, w0 = oid.length === 40 ? hexWord(oid, 0) : -1, low = 0, high = 0xffffffff): number {
   if (w0 < 0 || oid.length !== 40) return -1;
   let w1 = -1;
   let w2 = -1;
   let w3 = -1;
   let w4 = -1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
+  for (let step = 0; lo < hi; step++) {
+    let mid: number;
+    if (step < GUESSES && hi - lo > 16 && w0 >= low && w0 <= high) {
+      mid = lo + Math.floor(((w0 - low) / (high - low + 1)) * (hi - lo));
+      if (mid >= hi) mid = hi - 1;
+    } else {
+      mid = (lo + hi) >>> 1;
+    }
     const at = base + mid * stride;
     let v = buf.readUInt32BE(at);
+    const first = v;
     let key = w0;
     if (v === key) {
       if (w1 < 0) {
@@ -64,8 +81,13 @@ export function searchOid(buf: Buffer, base: number, stride: number, lo: number,
         }
       }
     }
-    if (key < v) hi = mid;
-    else lo = mid + 1;
+    if (key < v) {
+      hi = mid;
+      high = first;
+    } else {
+      lo = mid + 1;
+      low = first;
+    }
   }
   return -1;
 }

@@ -258,7 +258,7 @@ export class PackIndex {
     const start = first === 0 ? 0 : this.fanout.readUInt32BE((first - 1) * 4);
     const end = this.fanout.readUInt32BE(first * 4);
     if (start === end) return null;
-    const k = searchOid(this.bucketNames(first), this.skip, this.stride, 0, end - start, oid, w0);
+    const k = searchOid(this.bucketNames(first), this.skip, this.stride, 0, end - start, oid, w0, (first << 24) >>> 0, ((first << 24) | 0xffffff) >>> 0);
     return k < 0 ? null : this.offsetIn(first, k);
   }
 

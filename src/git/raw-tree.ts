@@ -155,12 +155,15 @@ export class RawTree {
     return differing;
   }
 
-  /** The entries whose bytes differ from `other`'s at the same index, ascending, when this
-   * tree was split from a tree with `other`'s oid (so its bytes) as one with the same names
-   * and modes (parseLike: only oids changed); null when it was not. */
+  /** The entries whose bytes differ from `other`'s at the same index, ascending, when one of
+   * the two trees was split from a tree with the other's oid (so its bytes) as one with the
+   * same names and modes (parseLike: only oids changed); null when neither was. */
   differingFrom(other: RawTree): readonly number[] | null {
-    const same = this.sameShapeAs;
-    return same !== null && same.base === other.oid && other.buf.length === this.buf.length ? same.differing : null;
+    if (other.buf.length !== this.buf.length) return null;
+    const mine = this.sameShapeAs;
+    if (mine !== null && mine.base === other.oid) return mine.differing;
+    const theirs = other.sameShapeAs;
+    return theirs !== null && theirs.base === this.oid ? theirs.differing : null;
   }
 
   /** The tree from a split: its entries' offsets and modes copied, exactly as many as it has,

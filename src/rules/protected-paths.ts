@@ -28,6 +28,18 @@ export async function pathFindings(ctx: RunContext, changes: readonly PathChange
   return out;
 }
 
+/** pathFindings, synchronously, when no change without a glob finding is to a runner file
+ * (whose entry would be read); null when one is: then ask pathFindings. */
+export function pathFindingsNow(ctx: RunContext, changes: readonly PathChange[], at: { ref?: string; commit?: string }): Finding[] | null {
+  const out: Finding[] = [];
+  for (const change of changes) {
+    const found = globFindings(ctx, change, at);
+    if (found.length === 0 && runnerFileOf(change.path) !== null) return null;
+    out.push(...found);
+  }
+  return out;
+}
+
 /** PATH_PROTECTED for a change to the receipt-gate entry of a runner file by a non-owner: the
  * owners of the context whose root holds the file, else the repository's. */
 async function gateRunnerFinding(ctx: RunContext, change: PathChange, at: { ref?: string; commit?: string }): Promise<Finding | null> {

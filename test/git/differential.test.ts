@@ -172,6 +172,13 @@ test('touchedPaths and diffTrees agree with git diff-tree on random histories', 
           if (touched.some((t) => t.change === 'type' && (t.before?.kind === 'tree' || t.after?.kind === 'tree'))) checkedSwaps++;
         }
       }
+      // The same diffs asked newest first (as the engine asks a push's commits: a tree already
+      // split is then the new side, and the old side is split from it), in a store of its own.
+      const backward = await ObjectStore.discover(repo);
+      for (const c of [...commits].reverse()) {
+        if ((await backward.commits.read(c)).parents.length > 1) continue;
+        assert.equal(mine(await touchedPaths(backward, c)), nameStatus(repo, ['--root', '--no-commit-id', c]), `commit ${c}, newest first`);
+      }
       // listFiles and entryAt against git ls-tree, on the last commit.
       const last = commits[commits.length - 1]!;
       const lastTree = (await store.commits.read(last)).tree;

@@ -1,8 +1,10 @@
-// src/git/oid-search.ts, the binary search the pack index, the commit-graph and the commit cache
+// src/git/oid-search.ts, the search the pack index, the commit-graph and the commit cache
 // share, against a plain scan of the same table: sorted tables of random names (many sharing
 // their first 32 bits, where the other words decide), rows of any stride with other bytes
 // between them, any sub-range, and names asked in either case, present, absent, or not a name
-// at all (39 or 41 digits, a non-hex digit anywhere).
+// at all (39 or 41 digits, a non-hex digit anywhere). The bounds its first steps guess from are
+// given right (the range's least and greatest first words, a fan-out bucket's), wrong, or not at
+// all: only the number of rows read may differ.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,13 +20,15 @@ const nameArb = fc.oneof(
 test('searchOid finds what a scan finds, in any range and stride (seeded)', () => {
   fc.assert(
     fc.property(
-      fc.uniqueArray(nameArb, { maxLength: 80, selector: (b) => b.toString('hex') }),
+      fc.uniqueArray(nameArb, { maxLength: 400, selector: (b) => b.toString('hex') }),
       fc.nat({ max: 24 }),
       fc.nat({ max: 16 }),
       fc.nat(),
       fc.nat(),
       fc.array(fc.oneof(fc.nat(), nameArb.map((b) => b.toString('hex'))), { maxLength: 8 }),
-      (names, gap, base, a, b, asks) => {
+      // Bounds that may be anything: inverted, too narrow, beyond the names.
+      fc.tuple(fc.nat({ max: 0xffffffff }), fc.nat({ max: 0xffffffff })),
+      (names, gap, base, a, b, asks, guess) => {
         const sorted = [...names].sort((x, y) => Buffer.compare(x, y));
         const stride = 20 + gap;
         const buf = Buffer.alloc(base + sorted.length * stride, 0xee);
@@ -41,9 +45,16 @@ test('searchOid finds what a scan finds, in any range and stride (seeded)', () =
           const at = typeof q === 'number' ? q % 40 : 7;
           return [oid, oid.toUpperCase(), oid.slice(0, 39), `${oid}0`, `${oid.slice(0, at)}g${oid.slice(at + 1)}`, `${oid.slice(0, at)}/${oid.slice(at + 1)}`];
         });
+        const firstWord = (k: number) => sorted[k]!.readUInt32BE(0);
+        const right = lo < hi ? [firstWord(lo), firstWord(hi - 1)] : [0, 0xffffffff];
         for (const oid of questions) {
-          assert.is(searchOid(buf, base, stride, lo, hi, oid), scan(oid), oid);
-          if (oid.length === 40) assert.is(searchOid(buf, base, stride, lo, hi, oid, hexWord(oid, 0)), scan(oid), `${oid} with its first word`);
+          const want = scan(oid);
+          assert.is(searchOid(buf, base, stride, lo, hi, oid), want, oid);
+          if (oid.length !== 40) continue;
+          const w0 = hexWord(oid, 0);
+          assert.is(searchOid(buf, base, stride, lo, hi, oid, w0), want, `${oid} with its first word`);
+          assert.is(searchOid(buf, base, stride, lo, hi, oid, w0, right[0], right[1]), want, `${oid} within the range's first words`);
+          assert.is(searchOid(buf, base, stride, lo, hi, oid, w0, guess[0], guess[1]), want, `${oid} within bounds ${guess.join(', ')}`);
         }
       },
     ),

@@ -101,7 +101,7 @@ test('parseLike reads every edited tree exactly as parse does (seeded)', () => {
   assert.ok(derivedFrom > 1000, `ordered bases: ${derivedFrom}`);
 });
 
-test('differingFrom names exactly the entries whose bytes changed, and only for the tree it was split from (seeded)', () => {
+test('differingFrom names exactly the entries whose bytes changed, and only between a tree and the tree it was split from, asked either way (seeded)', () => {
   let known = 0;
   // Half the cases change oids only of plain ordered trees (what the shortcut is for), half
   // any edit of any base.
@@ -119,8 +119,12 @@ test('differingFrom names exactly the entries whose bytes changed, and only for 
         return;
       }
       const differing = like.differingFrom(baseTree);
+      // Asked either way round (a diff may split the old side from the new one).
+      assert.equal(baseTree.differingFrom(like), differing);
       // Another tree with other bytes, or the same tree under another name: never.
-      assert.is(like.differingFrom(RawTree.parse('c'.repeat(40), rawTree(base))), null);
+      const other = RawTree.parse('c'.repeat(40), rawTree(base));
+      assert.is(like.differingFrom(other), null);
+      assert.is(other.differingFrom(like), null);
       assert.is(like.differingFrom(like), null);
       if (differing === null) return;
       known++;

@@ -87,8 +87,8 @@ export class CommitGraph {
     return this.layers.map((l) => l.name);
   }
 
-  /** The global position of a commit (40 hex), or -1 when the graph does not list it. A binary
-   * search on the first 32-bit word of the names in the fan-out bucket, read in place; the other
+  /** The global position of a commit (40 hex), or -1 when the graph does not list it. A search
+   * (oid-search.ts) on the first 32-bit word of the names in the fan-out bucket, read in place; the other
    * words are parsed and compared only on a match of the first (no Buffer or array made for the
    * key). */
   position(oid: string): number {
@@ -98,7 +98,7 @@ export class CommitGraph {
     for (const l of this.layers) {
       const lo = first === 0 ? 0 : l.buf.readUInt32BE(l.fanout + 4 * (first - 1));
       const hi = l.buf.readUInt32BE(l.fanout + 4 * first);
-      const k = searchOid(l.buf, l.lookup, HASH_LEN, lo, hi, oid, w0);
+      const k = searchOid(l.buf, l.lookup, HASH_LEN, lo, hi, oid, w0, (first << 24) >>> 0, ((first << 24) | 0xffffff) >>> 0);
       if (k >= 0) return l.offset + k;
     }
     return -1;

@@ -104,20 +104,22 @@ async function collectNew(store: ObjectStore, idx: CommitIndex, start: string, e
  */
 async function pushedOntoTips(history: History, start: string, tips: ReadonlySet<string>, deadline: Deadline): Promise<string[] | null> {
   const { store } = history;
-  if ((await store.commits.shallow()).size > 0) return null;
+  if (store.commits.shallowNow().size > 0) return null;
+  // Each commit is read synchronously: one await for the object database, not one per commit.
+  await store.objects.ready();
   const found: { oid: string; time: number }[] = [];
   const below = new Set<string>([start]);
   const stack = [start];
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    if (!(await store.objects.isQuarantined(c))) {
+    if (!store.objects.isQuarantinedNow(c)) {
       // A parent the repository lacks (a tip of a damaged repository included) is for the
       // exact walk to meet; a commit the push brought is there without asking.
       if (tips.has(c) && (c === start || store.objects.hasObject(c))) continue;
       return null;
     }
-    const commit = await store.commits.record(c);
+    const commit = store.commits.recordNow(c);
     found.push({ oid: c, time: commit.committerTime });
     for (const p of commit.parents) {
       if (below.has(p)) continue;
