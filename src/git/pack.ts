@@ -394,8 +394,11 @@ export class BaseCache {
     this.entries.set(key, value);
     this.bytes += value.data.length;
     if (this.bytes <= this.limitBytes) return;
+    // Down to 90 % at once: each pass over the map from its start also passes the entries
+    // deleted before (a Map keeps their places until it grows), so one entry out per set cost
+    // a longer walk each time.
     for (const [k, v] of this.entries) {
-      if (this.bytes <= this.limitBytes) break;
+      if (this.bytes <= this.limitBytes * 0.9) break;
       this.entries.delete(k);
       this.bytes -= v.data.length;
     }
