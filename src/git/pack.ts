@@ -417,8 +417,13 @@ export class PackFile {
   private fd: number | null = null;
   private fileSize = 0;
   private index: PackIndex | null = null;
-  /** Recently read blocks of the pack, by block number, least recently used first. */
-  private readonly blocks = new Map<number, Buffer>();
+  /** Recently read blocks of the pack: slot k holds block blockNumbers[k] (-1: none), last
+   * used at blockUses[k]. Slots in arrays, not a Map: a hit only stamps its slot (a Map moved
+   * each hit to its end, which left a hole behind and made the map rebuild its table). */
+  private readonly blockNumbers = new Float64Array(PACK_BLOCKS_KEPT).fill(-1);
+  private readonly blockUses = new Float64Array(PACK_BLOCKS_KEPT);
+  private readonly blockBytes: (Buffer | null)[] = new Array<Buffer | null>(PACK_BLOCKS_KEPT).fill(null);
+  private blockClock = 0;
 
   /** How messages name this pack (never a quarantine path: see object-dirs.ts). */
   readonly label: string;
@@ -455,7 +460,8 @@ export class PackFile {
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
-    this.blocks.clear();
+    this.blockNumbers.fill(-1);
+    this.blockBytes.fill(null);
     this.index?.close();
     this.index = null;
   }
@@ -494,16 +500,23 @@ export class PackFile {
     return this.readRange(oid, fd, position, end - position);
   }
 
-  /** Block `block` of the pack (starting at byte `start`), from the cache or read now. */
+  /** Block `block` of the pack (starting at byte `start`), from the cache or read now (into
+   * the least recently used slot). */
   private block(oid: string, fd: number, block: number, start: number): Buffer {
-    let bytes = this.blocks.get(block);
-    if (bytes) {
-      this.blocks.delete(block);
-    } else {
-      bytes = this.readRange(oid, fd, start, Math.min(PACK_BLOCK_BYTES, this.fileSize - start));
-      if (this.blocks.size >= PACK_BLOCKS_KEPT) this.blocks.delete(this.blocks.keys().next().value!);
+    const numbers = this.blockNumbers;
+    const uses = this.blockUses;
+    let oldest = 0;
+    for (let k = 0; k < PACK_BLOCKS_KEPT; k++) {
+      if (numbers[k] === block) {
+        uses[k] = ++this.blockClock;
+        return this.blockBytes[k]!;
+      }
+      if (uses[k]! < uses[oldest]!) oldest = k;
     }
-    this.blocks.set(block, bytes);
+    const bytes = this.readRange(oid, fd, start, Math.min(PACK_BLOCK_BYTES, this.fileSize - start));
+    numbers[oldest] = block;
+    uses[oldest] = ++this.blockClock;
+    this.blockBytes[oldest] = bytes;
     return bytes;
   }
 
