@@ -92,6 +92,8 @@ export interface StoredObject {
   tree?: RawTree;
   /** Bytes charged to the budget. */
   cost: number;
+  /** Read again since it was kept or last passed over by the cache's eviction (see keep). */
+  hot: boolean;
 }
 
 /** What a read asks for. */
@@ -250,8 +252,7 @@ export class ObjectDatabase {
     const { expected, maxBlob } = request;
     let hit = this.objects.get(oid);
     if (hit) {
-      this.objects.delete(oid);
-      this.objects.set(oid, hit);
+      hit.hot = true;
     } else {
       if (!isOid(requested)) throw new GitReadError(`"${requested}" is not a full 40-hex object id.`, requested);
       if (oid === EMPTY_TREE) {
@@ -392,9 +393,16 @@ export class ObjectDatabase {
     return { type, content: wrapped.subarray(nul + 1) };
   }
 
-  /** Keeps a checked object within the byte budget (least recently used out first). */
+  /**
+   * Keeps a checked object within the byte budget. Over it, objects go out oldest kept first,
+   * down to 90 % of it, except that one read again since it was kept (or since the last
+   * eviction passed it) is passed over once and kept as if new (a second chance, as a clock
+   * cache does): a hit only marks the object, where moving it to the map's end on every read
+   * left a hole behind each time and made the map rebuild its table (thousands of entries)
+   * every few thousand reads.
+   */
   private keep(oid: string, type: ObjectType, content: Uint8Array): StoredObject {
-    const entry: StoredObject = { type, content, cost: content.length + CACHE_ENTRY_OVERHEAD };
+    const entry: StoredObject = { type, content, cost: content.length + CACHE_ENTRY_OVERHEAD, hot: false };
     this.headers.delete(oid);
     if (type === 'tree') this.noteTree(oid);
     if (type === 'blob' && content.length > MAX_CACHED_BLOB_BYTES) return entry;
@@ -404,7 +412,13 @@ export class ObjectDatabase {
       for (const [key, old] of this.objects) {
         if (this.objectBytes <= OBJECT_CACHE_BYTES * 0.9) break;
         this.objects.delete(key);
-        this.objectBytes -= old.cost;
+        if (old.hot) {
+          // Kept as if new (met again at the end of this pass, and let go then if still needed).
+          old.hot = false;
+          this.objects.set(key, old);
+        } else {
+          this.objectBytes -= old.cost;
+        }
       }
     }
     return entry;
