@@ -321,15 +321,29 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
   //    ones as deltas on the next newer one, so read newest first each version is rebuilt from
   //    the one just read, and is garbage two commits later (read oldest first, a chain of up
   //    to 50 versions is rebuilt at once and kept until its commits come).
+  //    What stops a diff (an object that cannot be read) is the error of the oldest commit
+  //    that meets one, as a parents-first pass meets it: after a failure the commits are diffed
+  //    again parents first, up to the first that fails.
   const ordered = parentsFirst(store, commits);
   const found: Finding[][] = new Array<Finding[]>(ordered.length);
   const changesOf: PathChange[][] | null = j.touched ? new Array<PathChange[]>(ordered.length) : null;
-  for (let k = ordered.length - 1; k >= 0; k--) {
-    ctx.deadline.check();
-    const commit = ordered[k]!;
-    const changes = touchedPathsNow(store, commit, ctx.deadline);
-    if (changesOf) changesOf[k] = changes;
-    found[k] = pathFindingsNow(ctx, changes, { ...at, commit }) ?? (await pathFindings(ctx, changes, { ...at, commit }));
+  const pass = async (newestFirst: boolean): Promise<void> => {
+    for (let n = 0; n < ordered.length; n++) {
+      ctx.deadline.check();
+      const k = newestFirst ? ordered.length - 1 - n : n;
+      const where = { ...at, commit: ordered[k]! };
+      const changes = touchedPathsNow(store, where.commit, ctx.deadline);
+      if (changesOf) changesOf[k] = changes;
+      // Awaited only when a runner file's entry must be read: no promise per commit.
+      found[k] = pathFindingsNow(ctx, changes, where) ?? (await pathFindings(ctx, changes, where));
+    }
+  };
+  try {
+    await pass(true);
+  } catch (err) {
+    if (err instanceof DeadlineExceeded) throw err;
+    await pass(false);
+    throw err;
   }
   for (let k = 0; k < ordered.length; k++) {
     if (changesOf) j.touched!.push(changesOf[k]!);

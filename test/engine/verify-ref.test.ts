@@ -306,4 +306,29 @@ test('usage errors exit 2', () => {
   assert.is(runCli(['verify-ref', 'main', '--now', '2026-02-30'], { cwd: repo }).status, 2);
 });
 
+
+test('two commits that each bring a tree git cannot split: the error names the older one, as a parents-first diff meets it', () => {
+  const repo = guardedRepo();
+  const hashTree = (bytes: string) => git(repo, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], { input: bytes }).trim();
+  // A mode with no space and name after it, then no NUL: no entry git can split.
+  const bad1 = hashTree('100644');
+  const bad2 = hashTree('40000 x');
+  const withSub = (tree: string, name: string, sub: string) => {
+    const lines = git(repo, ['ls-tree', tree]);
+    return git(repo, ['mktree'], { input: `${lines}040000 tree ${sub}\t${name}\n` }).trim();
+  };
+  const main = git(repo, ['rev-parse', 'main']).trim();
+  const tree1 = withSub(`${main}^{tree}`, 'bad1', bad1);
+  const first = git(repo, ['commit-tree', tree1, '-p', main, '-m', 'older'], { env: { GIT_COMMITTER_DATE: '2026-11-20T00:00:00Z' } }).trim();
+  const tree2 = withSub(tree1, 'bad2', bad2);
+  const second = git(repo, ['commit-tree', tree2, '-p', first, '-m', 'newer'], { env: { GIT_COMMITTER_DATE: '2026-11-21T00:00:00Z' } }).trim();
+  git(repo, ['update-ref', 'refs/heads/broken', second]);
+  const run = verify(repo, 'broken');
+  assert.is(run.status, 1, run.stderr + run.stdout);
+  assert.is(run.json.verdict, 'closed');
+  const text = JSON.stringify(run.json.findings);
+  assert.ok(text.includes(bad1), text);
+  assert.not.ok(text.includes(bad2), text);
+});
+
 test.run();
