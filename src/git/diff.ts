@@ -142,16 +142,10 @@ function compareTrees(
   // split from the other (the new side from the old, unless only the new one was read before,
   // as when a push's commits are diffed newest first).
   const objects = w.store.objects;
-  const splitB = a === null || b === null || objects.cachedRawTree(a) !== null || objects.cachedRawTree(b) === null;
-  let ra: RawTree | null;
-  let rb: RawTree | null;
-  if (splitB) {
-    ra = a !== null ? objects.readRawTreeNow(a) : null;
-    rb = b !== null ? objects.readRawTreeNow(b, ra) : null;
-  } else {
-    rb = objects.readRawTreeNow(b!);
-    ra = objects.readRawTreeNow(a!, rb);
-  }
+  let ra = a !== null ? objects.cachedRawTree(a) : null;
+  let rb = b !== null ? objects.cachedRawTree(b) : null;
+  if (a !== null && ra === null) ra = objects.readRawTreeNow(a, rb);
+  if (b !== null && rb === null) rb = objects.readRawTreeNow(b, ra);
   if (ra === null || rb === null) {
     // A whole directory added or deleted, and nothing git fsck says of it to report: every
     // entry is a change, so none is paired or looked up by name.
@@ -187,10 +181,11 @@ function compareTrees(
 
 const NO_SLOTS: Map<string, Slot> = new Map();
 
-/** The level's trees share their names and modes, entry by entry (RawTree.differingFrom), and
- * fsck has nothing to say of b: the entries at `differing` are the ones whose oids differ, the
- * same name at the same index on both sides, so they are paired by index (what collectDiffering
- * and the pairing by name would do, without building either map). */
+/** The level's trees share their names and modes, entry by entry (RawTree.differingFrom, which
+ * only trees fsck has nothing to say of share), and fsck has nothing to say of b: the entries at
+ * `differing` are the ones whose oids differ, the same name at the same index on both sides, so
+ * they are paired by index (what collectDiffering's ordered walk and the pairing by name would
+ * do, without building either map). */
 function compareDiffering(w: Walk, level: Level, differing: readonly number[]): void {
   const { ra, rb } = level;
   const wanted = w.onlyNames === null ? null : (w.onlyNames.get(level.prefix) ?? NO_NAMES);
@@ -224,17 +219,7 @@ function collectDiffering(w: Walk, level: Level): void {
     const name = t.name(i);
     return wanted.has(name) || name.includes('/');
   };
-  const differing = ra && rb ? rb.differingFrom(ra) : null;
-  if (differing !== null) {
-    // b was split from a as the same entries with some oids changed (RawTree.parseLike): the
-    // entries that differ are known, at the same index on both sides; the rest are
-    // byte-identical, which is what the ordered walk below would find.
-    for (const k of differing) {
-      tick();
-      if (admit(ra!, k)) take(before, ra!, k);
-      if (admit(rb!, k)) take(after, rb!, k);
-    }
-  } else if (ra && rb && ra.ordered && rb.ordered) {
+  if (ra && rb && ra.ordered && rb.ordered) {
     // Both trees are in git's order with unique names: walk them side by side and skip every
     // entry whose bytes are identical on both sides (same name, mode and oid: unchanged);
     // only the rest is decoded and paired by name.

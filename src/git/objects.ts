@@ -453,11 +453,15 @@ export class ObjectDatabase {
     return this.rawTreeOf(oid, this.readNow(oid, 'tree'), like);
   }
 
-  /** The tree as raw entries when it was read and split already (in the cache), else null;
-   * reads nothing. */
+  /** The tree as raw entries when it was read and split already (in the cache, marked as read
+   * again there, as readNow marks it), else null; reads nothing. Null too until `ready()` and
+   * while replace refs are in force: readRawTreeNow reads through them. */
   cachedRawTree(oid: string): RawTree | null {
-    if (this.replacements !== null && this.replacements.size > 0) return null;
-    return this.objects.get(oid)?.tree ?? null;
+    if (this.replacements === null || this.replacements.size > 0) return null;
+    const hit = this.objects.get(oid);
+    if (hit === undefined || hit.tree === undefined) return null;
+    hit.hot = true;
+    return hit.tree;
   }
 
   private rawTreeOf(oid: string, entry: StoredObject, like?: RawTree | null): RawTree {

@@ -1,8 +1,8 @@
-// Finding a 40-hex object name in a sorted table of 20-byte names, the one binary search the
-// pack index, the commit-graph and the server's commit cache share. The name is compared as
-// five 32-bit words read in place (no Buffer made for the key, no native compare per step):
-// the first word settles almost every step, and the other four are parsed once, when a step
-// first meets a row whose first word matches.
+// Finding a 40-hex object name in a sorted table of 20-byte names, the one search the pack
+// index, the commit-graph and the server's commit cache share (a few guessed steps, then
+// bisection: see searchOid). The name is compared as five 32-bit words read in place (no Buffer
+// made for the key, no native compare per step): the first word settles almost every step, and
+// the other four are parsed once, when a step first meets a row whose first word matches.
 
 /** The value of each hex digit's character code (either case), -1 for any other. */
 const HEX_VALUE = (() => {
@@ -90,4 +90,11 @@ export function searchOid(buf: Buffer, base: number, stride: number, lo: number,
     }
   }
   return -1;
+}
+
+/** searchOid over the rows of one fan-out bucket (a pack index's, a commit-graph's): every row
+ * there starts with the name's first byte, which bounds the first words its guesses use. */
+export function searchBucket(buf: Buffer, base: number, stride: number, lo: number, hi: number, oid: string, w0: number): number {
+  const first = w0 >>> 24;
+  return searchOid(buf, base, stride, lo, hi, oid, w0, (first << 24) >>> 0, ((first << 24) | 0xffffff) >>> 0);
 }

@@ -13,7 +13,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import type { Inflater } from './inflate';
 import { GitReadError, type ObjectType } from './types';
-import { hexWord, searchOid } from './oid-search';
+import { hexWord, searchBucket } from './oid-search';
 
 /** The object types of a pack entry's header (gitformat-pack(5)). */
 export const OBJ_COMMIT = 1;
@@ -258,7 +258,7 @@ export class PackIndex {
     const start = first === 0 ? 0 : this.fanout.readUInt32BE((first - 1) * 4);
     const end = this.fanout.readUInt32BE(first * 4);
     if (start === end) return null;
-    const k = searchOid(this.bucketNames(first), this.skip, this.stride, 0, end - start, oid, w0, (first << 24) >>> 0, ((first << 24) | 0xffffff) >>> 0);
+    const k = searchBucket(this.bucketNames(first), this.skip, this.stride, 0, end - start, oid, w0);
     return k < 0 ? null : this.offsetIn(first, k);
   }
 

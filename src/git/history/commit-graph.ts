@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { DeadlineExceeded, type Deadline } from '../../deadline';
 import { isOid } from '../../types';
-import { hexWord, searchOid } from '../oid-search';
+import { hexWord, searchBucket } from '../oid-search';
 
 const SIGNATURE = 0x43475048; // "CGPH"
 const OIDF = 0x4f494446;
@@ -98,7 +98,7 @@ export class CommitGraph {
     for (const l of this.layers) {
       const lo = first === 0 ? 0 : l.buf.readUInt32BE(l.fanout + 4 * (first - 1));
       const hi = l.buf.readUInt32BE(l.fanout + 4 * first);
-      const k = searchOid(l.buf, l.lookup, HASH_LEN, lo, hi, oid, w0, (first << 24) >>> 0, ((first << 24) | 0xffffff) >>> 0);
+      const k = searchBucket(l.buf, l.lookup, HASH_LEN, lo, hi, oid, w0);
       if (k >= 0) return l.offset + k;
     }
     return -1;
