@@ -15,7 +15,7 @@
 import { DeadlineExceeded, withinDeadline } from './deadline';
 import type { EvidenceReport, EvidenceResults, EvidenceSource } from './evidence/types';
 import { emptyIdentities, finding, type Finding, type Identities } from './findings';
-import { diffTrees, touchedPathsNow } from './git/diff';
+import { diffTrees, soleDiffedParentNow, touchedPathsNow } from './git/diff';
 import type { PathChange } from './git/types';
 import { ObjectInvalidError, ObjectTooLargeError, type ObjectStore } from './git/store';
 import { noteAncestorsAmong } from './git/history/ancestors-among';
@@ -213,9 +213,12 @@ async function judgeCode(j: RefJudgement): Promise<RefResult> {
 
   // Bounded contexts: what each context's epoch pin names at the base, read once per run.
   await ctx.contexts?.prepare(ctx.store, ctx.base.tip);
-  const commits = await judgeHistory(j, tips);
-  if (commits.missingParents) return resultOf(j, { commits: commits.oids });
-  await judgeNetChange(j, tips);
+  // The tip's changes are held no longer than the net change needs them (a large diff's records
+  // would otherwise live through the evidence below).
+  const history = await judgeHistory(j, tips);
+  const newCommits = history.oids;
+  if (history.missingParents) return resultOf(j, { commits: newCommits });
+  await judgeNetChange(j, tips, history.tipChanges);
   const newTree = (await ctx.store.commits.read(newCommit)).tree;
 
   // 8. The policy this update leaves behind must be valid too.
@@ -226,7 +229,7 @@ async function judgeCode(j: RefJudgement): Promise<RefResult> {
   //    With bounded contexts, each context's evidence too, judged by what the update touches.
   const report = ctx.contexts === null || j.touched === null ? await treeEvidence(ctx, newCommit, newTree) : await contextsEvidence(ctx, ctx.contexts, newCommit, newTree, j.touched);
   j.findings.push(...report.findings.map((f) => ({ ...f, ref: pushed.ref, commit: f.commit ?? newCommit })));
-  return resultOf(j, { commits: commits.oids, identities: report.identities, evidence: report.results, contexts: report.contexts });
+  return resultOf(j, { commits: newCommits, identities: report.identities, evidence: report.results, contexts: report.contexts });
 }
 
 /** Per run, the policy each commit leaves (its findings without a ref): many refs on one
@@ -276,7 +279,7 @@ async function peelNew(j: RefJudgement): Promise<string | null> {
 /** Steps 4 to 6: the commits the update brings (`missingParents` when one names a parent the
  * server lacks, and nothing else is judged), a protected ref's rewind, and what each new commit
  * touches. */
-async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string[]; missingParents: boolean }> {
+async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string[]; missingParents: boolean; tipChanges?: PathChange[] }> {
   const { ctx, at } = j;
   const { store } = ctx;
   // 4. On the server, the commits this update brings come first: one whose parent the
@@ -327,6 +330,11 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
   const ordered = parentsFirst(store, commits);
   const found: Finding[][] = new Array<Finding[]>(ordered.length);
   const changesOf: PathChange[][] | null = j.touched ? new Array<PathChange[]>(ordered.length) : null;
+  //    The commits of a longer push name the same paths again and again: the run's
+  //    protections remember each path's answer from here on (src/protection.ts).
+  if (ordered.length > 1) ctx.pathMemory.on = true;
+  //    The tip's own changes, for the net change (step 7) when they are the same diff.
+  let tipChanges: PathChange[] | undefined;
   const pass = async (newestFirst: boolean): Promise<void> => {
     for (let n = 0; n < ordered.length; n++) {
       ctx.deadline.check();
@@ -334,6 +342,7 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
       const where = { ...at, commit: ordered[k]! };
       const changes = touchedPathsNow(store, where.commit, ctx.deadline);
       if (changesOf) changesOf[k] = changes;
+      if (where.commit === tips.newCommit) tipChanges = changes;
       // Awaited only when a runner file's entry must be read: no promise per commit.
       found[k] = pathFindingsNow(ctx, changes, where) ?? (await pathFindings(ctx, changes, where));
     }
@@ -350,15 +359,27 @@ async function judgeHistory(j: RefJudgement, tips: Tips): Promise<{ oids: string
     j.findings.push(...found[k]!);
   }
   ctx.deadline.check();
-  return { oids: commits, missingParents: false };
+  return { oids: commits, missingParents: false, tipChanges };
 }
 
-/** 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new. */
-async function judgeNetChange(j: RefJudgement, tips: Tips): Promise<void> {
+/** 7. The net change: old -> new for the base branch and protected refs, else merge-base -> new.
+ * `tipChanges`: the new tip's own changes when step 6 diffed it. When the net change starts at
+ * the tip's only parent (a push of one commit), it is that very diff: its changes are counted
+ * again without diffing the trees again, and its findings are the ones step 6 reported for
+ * the tip (the same rule on the same path from the same commit, which resultOf keeps once). */
+async function judgeNetChange(j: RefJudgement, tips: Tips, tipChanges: PathChange[] | undefined): Promise<void> {
   const { ctx } = j;
   const { store } = ctx;
   const baseTip = ctx.base.tip;
   const netFrom = j.isProtectedRef && tips.oldCommit !== null ? tips.oldCommit : baseTip !== null ? await mergeBase(ctx.history, baseTip, tips.newCommit, ctx.deadline) : null;
+  if (netFrom !== null && tipChanges !== undefined) {
+    await store.objects.ready();
+    if (soleDiffedParentNow(store, tips.newCommit) === netFrom) {
+      j.touched?.push(tipChanges);
+      ctx.deadline.check();
+      return;
+    }
+  }
   if (netFrom !== tips.newCommit) {
     const newTree = (await store.commits.read(tips.newCommit)).tree;
     const fromTree = netFrom === null ? null : (await store.commits.read(netFrom)).tree;

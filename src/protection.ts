@@ -166,9 +166,20 @@ function coversFolder(kind: EntryKind | undefined): boolean {
   return kind === 'symlink' || kind === 'gitlink';
 }
 
+/** Paths whose answer a Protection remembers, for each of the two kinds of entry. */
+export const PATH_ANSWERS_KEPT = 16_384;
+
+/** Whether the protections of a run remember each path's answer (one switch for all of a
+ * run's protections, the bounded contexts' included). */
+export interface PathMemory {
+  on: boolean;
+}
+
 export interface ProtectionOptions {
   /** Checked while matching (limits.timeoutMs); DeadlineExceeded propagates to the caller. */
   deadline?: Deadline;
+  /** The run's switch: while on, answers are remembered (see compileProtection). */
+  memory?: PathMemory;
 }
 
 /**
@@ -233,7 +244,24 @@ export function compileProtection(policy: Policy, options: ProtectionOptions = {
     return { by: by.label, excepted: null, alias: viaShort };
   };
 
-  const protectedBy = (path: string, kind?: EntryKind): string | null => decide(path, kind, foldKey(path)).by;
+  // Once the run's memory is on (a push of more than one commit, whose commits name the same
+  // paths again and again), each path's answer is remembered, by whether the entry covers a
+  // folder (the only way its kind enters the answer). Up to PATH_ANSWERS_KEPT paths; past
+  // that a path is matched each time it is asked. Off, nothing is remembered: asking a map
+  // costs as much as matching a path that is asked once (see docs/paths.md).
+  const memory = options.memory;
+  const answers = new Map<string, string | null>();
+  const folderAnswers = new Map<string, string | null>();
+  const protectedBy = (path: string, kind?: EntryKind): string | null => {
+    if (memory === undefined || !memory.on) return decide(path, kind, foldKey(path)).by;
+    const kept = coversFolder(kind) ? folderAnswers : answers;
+    let by = kept.get(path);
+    if (by === undefined) {
+      by = decide(path, kind, foldKey(path)).by;
+      if (kept.size < PATH_ANSWERS_KEPT) kept.set(path, by);
+    }
+    return by;
+  };
 
   const protection: Protection = {
     protectedBy,

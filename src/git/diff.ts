@@ -498,6 +498,16 @@ export function touchedPathsNow(store: ObjectStore, commitOid: string, deadline?
   return first.filter((c) => keep.has(c.path));
 }
 
+/** The parent P for which touchedPathsNow(commit) is exactly diffTrees(P's tree, the commit's
+ * tree): the commit's only parent, when the commit is no shallow boundary and the parent is
+ * there (as touchedPathsNow decides both); else null. Only after `ready()`. */
+export function soleDiffedParentNow(store: ObjectStore, commitOid: string): string | null {
+  const commit = store.commits.recordNow(commitOid);
+  if (commit.parents.length !== 1 || store.commits.shallowNow().has(commit.oid)) return null;
+  const parent = commit.parents[0]!;
+  return store.commits.isRecorded(parent) || store.objects.hasObject(parent) ? parent : null;
+}
+
 /** `paths` and every directory above each of them. */
 function withDirectories(paths: ReadonlySet<string>, deadline?: Deadline): Set<string> {
   const out = new Set<string>();

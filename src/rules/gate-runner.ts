@@ -45,11 +45,22 @@ const RUNNER_FILES: Record<string, RunnerFile> = {
 export function runnerFileOf(path: string): RunnerFile | null {
   // Folding never crosses a '/' (src/paths.ts, foldKey): the last segment of the folded path is
   // the folded last segment, so only that segment is folded (this is asked for every change of
-  // every commit).
-  const name = foldKey(path.slice(path.lastIndexOf('/') + 1));
-  // Own keys only: `constructor` or `__proto__` is a file name, not a property to look up.
-  return Object.hasOwn(RUNNER_FILES, name) ? RUNNER_FILES[name]! : null;
+  // every commit, and the answer for a name is remembered: a push names the same files again
+  // and again).
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  let file = runnerFiles.get(last);
+  if (file === undefined) {
+    const name = foldKey(last);
+    // Own keys only: `constructor` or `__proto__` is a file name, not a property to look up.
+    file = Object.hasOwn(RUNNER_FILES, name) ? RUNNER_FILES[name]! : null;
+    if (runnerFiles.size < RUNNER_NAMES_KEPT) runnerFiles.set(last, file);
+  }
+  return file;
 }
+
+/** File names whose answer runnerFileOf remembers (the answer depends on the name alone). */
+const RUNNER_NAMES_KEPT = 16_384;
+const runnerFiles = new Map<string, RunnerFile | null>();
 
 /** The receipt-gate entries of one side, by a key that says where each is; `unknown` when the
  * side could not be read (`mentions`: its bytes name receipt-gate). */

@@ -10,7 +10,7 @@ import type { History } from '../git/history/history';
 import type { ObjectStore } from '../git/store';
 import { refNameLatin1 } from '../git/refname';
 import { refMatcher } from '../matchers';
-import { compileProtection, type Protection } from '../protection';
+import { compileProtection, type PathMemory, type Protection } from '../protection';
 import { compileContexts, type Contexts } from './contexts';
 import type { Base } from './base';
 import { isOwner, ownersText } from './identity';
@@ -29,6 +29,9 @@ export interface RunContext {
   base: Base;
   policy: Policy;
   protection: Protection;
+  /** Switched on for a push of more than one commit: the run's protections then remember each
+   * path's answer (src/protection.ts). */
+  pathMemory: PathMemory;
   isProtectedRef(ref: string): boolean;
   identity: string | null;
   owner: boolean;
@@ -79,11 +82,12 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
   const deadline = setup.now
     ? new Deadline(started + policy.limits.timeoutMs, policy.limits.timeoutMs, now)
     : Deadline.forRun(policy.limits.timeoutMs, setup.time);
-  const protection = compileProtection(policy, { deadline });
+  const pathMemory: PathMemory = { on: false };
+  const protection = compileProtection(policy, { deadline, memory: pathMemory });
   const owner = isOwner(policy, setup.identity);
   const owners = ownersText(policy);
   const contexts = policy.contexts
-    ? compileContexts({ policy: { ...policy, contexts: policy.contexts }, identity: setup.identity, protection, owner, ownersText: owners, deadline })
+    ? compileContexts({ policy: { ...policy, contexts: policy.contexts }, identity: setup.identity, protection, owner, ownersText: owners, deadline, pathMemory })
     : null;
   return {
     store: setup.store,
@@ -91,6 +95,7 @@ export function createRunContext(setup: RunSetup, policy: Policy): RunContext {
     base: setup.base,
     policy,
     protection,
+    pathMemory,
     isProtectedRef: (ref) => {
       const bytes = refNameLatin1(ref);
       return bytes === baseRef || protectedRefs(bytes);

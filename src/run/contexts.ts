@@ -19,7 +19,7 @@ import type { ObjectStore } from '../git/store';
 import type { PathChange } from '../git/types';
 import { compileGlob, type CompiledGlob } from '../glob';
 import { foldKey, segmentsOf } from '../paths';
-import { compileProtection, type Protection } from '../protection';
+import { compileProtection, type PathMemory, type Protection } from '../protection';
 import { short } from '../wording';
 import { isOwner, ownersText } from './identity';
 
@@ -88,6 +88,8 @@ export interface ContextsSetup {
   owner: boolean;
   ownersText: string;
   deadline: Deadline;
+  /** The run's switch for remembering paths' answers (src/protection.ts). */
+  pathMemory?: PathMemory;
 }
 
 export function compileContexts(setup: ContextsSetup): Contexts {
@@ -100,7 +102,7 @@ export function compileContexts(setup: ContextsSetup): Contexts {
       key: foldKey(c.root),
       owner: isOwner(c.policy, setup.identity),
       ownersText: ownersText(c.policy),
-      protection: () => (compiled ??= compileProtection(c.policy, { deadline: setup.deadline })),
+      protection: () => (compiled ??= compileProtection(c.policy, { deadline: setup.deadline, memory: setup.pathMemory })),
       dependsOn: c.dependsOn.map((g) => compileGlob(g, { fold: true })),
       reads: [],
     };
@@ -147,7 +149,7 @@ export function compileContexts(setup: ContextsSetup): Contexts {
       const what = new Map<string, string>();
       for (const r of c.reads) if (!what.has(escapeGlob(r.path))) what.set(escapeGlob(r.path), r.what);
       const policy: Policy = { ...c.policy, protected: [...what.keys()], exceptions: [], epoch: undefined, manifest: undefined, freeze: undefined, observations: undefined, fixtures: undefined };
-      readSets.push({ context: c, protection: compileProtection(policy, { deadline: setup.deadline }), what });
+      readSets.push({ context: c, protection: compileProtection(policy, { deadline: setup.deadline, memory: setup.pathMemory }), what });
       for (const r of c.reads) {
         const segments = foldKey(r.path).split('/');
         for (let i = 1; i <= segments.length; i++) readKeys.add(segments.slice(0, i).join('/'));

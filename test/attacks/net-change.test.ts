@@ -54,4 +54,23 @@ test('merging main into a work branch is not a touch; merging an owner\'s unland
   assert.is(gitValue(r.bare, ['show', 'work:fixtures/orders/base.json']), '{"orders": ["alice"]}');
 });
 
+test("one honest commit on an owner's unlanded fixture branch, pushed as a branch of its own, is a touch", () => {
+  // The push brings one commit, whose own diff (against its parent, alice's commit) is honest;
+  // its net change against main (from the merge-base, main's tip) carries alice's fixture. The
+  // net change is the tip's own diff only when it starts at the tip's parent.
+  const r = arena();
+  gitValue(r.work, ['checkout', '-q', '-B', 'feature/alice-only', 'origin/main']);
+  write(r.work, 'fixtures/orders/base.json', '{"orders": ["alice", "only"]}\n');
+  commitAll(r.work, 'alice fixture, not landed');
+  accept(r, push(r.work, ['origin', 'feature/alice-only'], ALICE));
+  write(r.work, 'src/on-alice.py', 'y = 2\n');
+  commitAll(r.work, 'bob on top of alice');
+  assertClosed(r, push(r.work, ['origin', 'HEAD:refs/heads/bob/on-alice'], BOB), 'PATH_PROTECTED', 'fixtures/orders/base.json');
+  // The same commit's own diff alone is honest: on top of main it is accepted.
+  gitValue(r.work, ['checkout', '-q', '-B', 'bob/alone', 'origin/main']);
+  write(r.work, 'src/on-alice.py', 'y = 2\n');
+  commitAll(r.work, 'bob alone');
+  accept(r, push(r.work, ['origin', 'bob/alone'], BOB));
+});
+
 test.run();
