@@ -313,6 +313,16 @@ export class ObjectsView {
     return inQuarantine;
   }
 
+  /** True when the object is in a quarantine directory, whether or not another directory
+   * holds it too (asked through the quarantine's listings only). */
+  isInQuarantine(oid: string): boolean {
+    if (!isOid(oid)) return false;
+    for (const dir of this.dirs) {
+      if (dir.quarantine && (this.listedLoose(dir, oid) || this.packs(dir).some((p) => p.find(oid) !== null))) return true;
+    }
+    return false;
+  }
+
   /** Type and size from the object's header, without reading the object: the first bytes of
    * a loose file, or the pack entry headers. */
   header(oid: string, depth = 0): PackedHeader | null {

@@ -539,6 +539,12 @@ export class ObjectDatabase {
     return this.view.isNewInQuarantine(oid);
   }
 
+  /** True when the object is in the push's quarantine, whether or not the repository held
+   * it too (isQuarantinedNow says whether the push brought it). */
+  isInQuarantineNow(oid: string): boolean {
+    return this.hasQuarantine && this.view.isInQuarantine(oid);
+  }
+
   /** Full oids of the objects (in every object directory: loose and packed) that start with
    * `prefix` (4 to 40 lowercase hex digits), sorted, at most `limit`. */
   async findAbbreviated(prefix: string, limit = 16): Promise<string[]> {

@@ -9,7 +9,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ObjectStore } from '../../src/git/store';
@@ -204,6 +205,56 @@ test('the cache file: entries saved in several runs are all read back, sorted, w
 test('the cache lives outside <gitdir>/receipt-gate/, whose presence turns the push log on', () => {
   const path = commitCachePath('/srv/repo.git/objects');
   assert.is(path, '/srv/repo.git/receipt-gate-cache/commit-index');
+});
+
+/** Writes `oid`'s object (read from the repository) into the quarantine as a loose object: a
+ * client that sends again an object the server holds (git itself would not write it there). */
+function resend(q: Quarantine, repo: string, oid: string): void {
+  const content = spawnSync('git', ['cat-file', 'commit', oid], { cwd: repo, env: GIT_ENV }).stdout as Buffer;
+  const dir = join(q.dir, oid.slice(0, 2));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, oid.slice(2)), deflateSync(Buffer.concat([Buffer.from(`commit ${content.length}\0`), content])));
+}
+
+test('pushes whose quarantine also holds commits the repository had (a tip, the parent, unreferenced ones) agree with git rev-list NEW --not --all', async () => {
+  const seen = { pushes: 0, resentWalked: 0, resentTip: 0 };
+  await fc.assert(
+    fc.asyncProperty(dagArb, fc.array(pushArb, { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { maxLength: 4 }), fc.boolean(), async (spec, pushes, resent, onTop) => {
+      const dag = buildDag(spec, { bare: true });
+      const { repo, commits } = dag;
+      removeGraphs(repo);
+      const dateOf = (c: string) => Number(git(repo, ['show', '-s', '--format=%ct', c]).trim());
+      for (const [i, p] of pushes.entries()) {
+        const tips = new Set(lines(git(repo, ['for-each-ref', '--format=%(objectname)'])));
+        const base = commits[p.parent % commits.length]!;
+        const q = quarantine(repo);
+        // The base and other old commits sent again; the new commits on the base, or on the
+        // last of them.
+        const again = [base, ...resent.map((n) => commits[n % commits.length]!)];
+        for (const c of again) resend(q, repo, c);
+        let tip = onTop ? again[again.length - 1]! : base;
+        let time = dateOf(tip) + p.dt;
+        for (let k = 0; k < p.count; k++) {
+          const parents = k === 0 && p.merge !== undefined ? [tip, commits[p.merge % commits.length]!] : [tip];
+          tip = commitInto(q, repo, [...new Set(parents)], time, `push ${i}.${k}`);
+          time += 60;
+        }
+        const expected = revList(repo, q, tip).sort();
+        assert.equal((await onServer(repo, q, tip)).sort(), expected, `push ${i}: ${p.count} new on ${base}, ${again.length} sent again`);
+        // And the pushed tip being one of the commits sent again.
+        const old = again[again.length - 1]!;
+        assert.equal((await onServer(repo, q, old)).sort(), revList(repo, q, old).sort(), `push ${i}: the old commit ${old} pushed again`);
+        seen.pushes++;
+        if (again.some((c) => !tips.has(c) && expected.includes(c))) seen.resentWalked++;
+        if (again.some((c) => tips.has(c))) seen.resentTip++;
+        rmSync(q.dir, { recursive: true, force: true });
+        rmSync(commitCachePath(objectsDir(repo)), { force: true });
+      }
+    }),
+    { seed: SEED, numRuns: 16 },
+  );
+  assert.ok(seen.resentWalked > 2, `commits sent again that no ref reached were new (${seen.resentWalked})`);
+  assert.ok(seen.resentTip > 2, `tips sent again (${seen.resentTip})`);
 });
 
 test.run();

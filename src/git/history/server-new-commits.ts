@@ -107,25 +107,46 @@ async function pushedOntoTips(history: History, start: string, tips: ReadonlySet
   if (store.commits.shallowNow().size > 0) return null;
   // Each commit is read synchronously: one await for the object database, not one per commit.
   await store.objects.ready();
-  const found: { oid: string; time: number }[] = [];
+  const found: { oid: string; time: number; parents: readonly string[] }[] = [];
   const below = new Set<string>([start]);
   const stack = [start];
   while (stack.length > 0) {
     deadline.tick();
     const c = stack.pop()!;
-    if (!store.objects.isQuarantinedNow(c)) {
-      // A parent the repository lacks (a tip of a damaged repository included) is for the
-      // exact walk to meet; a commit the push brought is there without asking.
-      if (tips.has(c) && (c === start || store.objects.hasObject(c))) continue;
-      return null;
+    // A commit of the quarantine is walked through (a tip is asked as before: the repository
+    // holds it, and the walk stops there). Whether the repository held it too is asked below,
+    // for the lowest walked commits only.
+    if (tips.has(c) || !store.objects.isInQuarantineNow(c)) {
+      if (!store.objects.isQuarantinedNow(c)) {
+        // A parent the repository lacks (a tip of a damaged repository included) is for the
+        // exact walk to meet; a commit the push brought is there without asking.
+        if (tips.has(c) && (c === start || store.objects.hasObject(c))) continue;
+        return null;
+      }
     }
     const commit = store.commits.recordNow(c);
-    found.push({ oid: c, time: commit.committerTime });
+    found.push({ oid: c, time: commit.committerTime, parents: commit.parents });
     for (const p of commit.parents) {
       if (below.has(p)) continue;
       below.add(p);
       stack.push(p);
     }
+  }
+  // Every walked commit has an ancestor among the walked commits none of whose parents was
+  // walked (the lowest ones: following walked parents down must end). An existing ref that
+  // reached a walked commit would reach that ancestor, and the repository would hold it (an
+  // existing ref's history is in the repository's own directories). So when the push brought
+  // each of the lowest walked commits (the quarantine holds it, the repository did not), no
+  // existing ref reaches any walked commit, and each is new: one look-up in the repository's
+  // index for each lowest commit (most often one), not one for every pushed commit. A commit
+  // the repository also held elsewhere in the walk (a client resent it) is new all the same,
+  // as the exact walk finds it; a lowest one the repository held is for the exact walk.
+  const walked = new Set<string>();
+  for (const f of found) walked.add(f.oid);
+  for (const f of found) {
+    deadline.tick();
+    if (f.parents.some((p) => walked.has(p))) continue;
+    if (!store.objects.isQuarantinedNow(f.oid)) return null;
   }
   history.noteAncestors(start, below);
   return byNewest(found);
