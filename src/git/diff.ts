@@ -36,6 +36,7 @@ function treeOf(store: ObjectStore, oid: string | null): string | null {
   // Read, not split: compareTrees splits it from the other side's tree.
   const type = store.objects.typeOrNullNow(oid);
   if (type !== null && type !== 'tree') return store.commits.recordNow(store.commits.peelToCommitNow(oid)).tree;
+  if (type === 'tree') store.objects.noteTree(oid);
   return oid; // a tree, or absent: readTree reports the missing tree by name
 }
 

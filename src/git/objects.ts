@@ -403,8 +403,7 @@ export class ObjectDatabase {
    */
   private keep(oid: string, type: ObjectType, content: Uint8Array): StoredObject {
     const entry: StoredObject = { type, content, cost: content.length + CACHE_ENTRY_OVERHEAD, hot: false };
-    this.headers.delete(oid);
-    if (type === 'tree') this.noteTree(oid);
+    if (this.headers.size > 0) this.headers.delete(oid);
     if (type === 'blob' && content.length > MAX_CACHED_BLOB_BYTES) return entry;
     this.objects.set(oid, entry);
     this.objectBytes += entry.cost;
@@ -430,15 +429,18 @@ export class ObjectDatabase {
     if (this.objects.get(oid) === entry) this.objectBytes += bytes;
   }
 
-  private noteTree(oid: string): void {
+  /** Notes that `oid` was read as a tree (diff.ts notes the top trees it asks the type of:
+   * a tree the cache let go is then still known, without noting every tree read). */
+  noteTree(oid: string): void {
     if (this.knownTrees.size >= MAX_KNOWN_TREES) this.knownTrees.clear();
     this.knownTrees.add(oid);
   }
 
-  /** True when `oid` was read as a tree (no need to ask its type again). */
+  /** True when `oid` is known to be a tree (in the cache as one, or noted): no need to ask its
+   * type again. */
   isKnownTree(oid: string): boolean {
     if (this.replacements !== null && this.replacements.size > 0) return false; // ask the replaced read
-    return oid === EMPTY_TREE || this.knownTrees.has(oid);
+    return oid === EMPTY_TREE || this.objects.get(oid)?.type === 'tree' || this.knownTrees.has(oid);
   }
 
   /** The tree as raw entries, for comparisons that decode only what differs (cached by oid).
