@@ -11,7 +11,7 @@
 // Both scan the bytes of the header once; no regular expression runs over the object.
 
 import { GitReadError } from '../types';
-import { ascii, byteAt, fsckIdent, message, oidAt, startsWith, strtoumax, verifyHeaders, type ObjectMessage } from './common';
+import { ascii, byteAt, fsckIdent, isOidAt, message, oidAt, startsWith, strtoumax, verifyHeaders, type ObjectMessage } from './common';
 
 /** A commit as git reads it. */
 export interface ParsedCommit {
@@ -81,10 +81,10 @@ export function fsckCommit(buf: Uint8Array): ObjectMessage[] {
   const headers = verifyHeaders(buf);
   if (headers) return [headers];
   if (!startsWith(buf, 0, TREE)) return [message('missingTree', "invalid format - expected 'tree' line")];
-  if (oidAt(buf, 5) === null || byteAt(buf, 45) !== 0x0a) return [message('badTreeSha1', "invalid 'tree' line format - bad sha1")];
+  if (!isOidAt(buf, 5) || byteAt(buf, 45) !== 0x0a) return [message('badTreeSha1', "invalid 'tree' line format - bad sha1")];
   let at = 46;
   while (startsWith(buf, at, PARENT)) {
-    if (oidAt(buf, at + 7) === null || byteAt(buf, at + 47) !== 0x0a) return [message('badParentSha1', "invalid 'parent' line format - bad sha1")];
+    if (!isOidAt(buf, at + 7) || byteAt(buf, at + 47) !== 0x0a) return [message('badParentSha1', "invalid 'parent' line format - bad sha1")];
     at += 48;
   }
   let authors = 0;

@@ -59,6 +59,13 @@ for (let c = 0; c < 6; c++) {
   HEXVAL[0x61 + c] = 10 + c;
 }
 
+/** True when oidAt would find an oid at `at` (no string built: fsck only asks). */
+export function isOidAt(buf: Uint8Array, at: number): boolean {
+  if (at + 40 > buf.length) return false;
+  for (let k = at; k < at + 40; k++) if (HEXVAL[buf[k]!]! < 0) return false;
+  return true;
+}
+
 /** parse_oid_hex: the 40 hex digits (either case) at `at`, as a lower-case oid; null when
  * any of them is not a hex digit (or the buffer ends first). */
 export function oidAt(buf: Uint8Array, at: number): string | null {

@@ -9,7 +9,7 @@
 
 import { isValidRefName } from '../refs';
 import type { ObjectType } from '../types';
-import { ascii, byteAt, fsckIdent, indexOf, message, oidAt, startsWith, verifyHeaders, type ObjectMessage } from './common';
+import { ascii, byteAt, fsckIdent, indexOf, isOidAt, message, oidAt, startsWith, verifyHeaders, type ObjectMessage } from './common';
 import { ObjectInvalidError } from './commit';
 
 /** A tag as git reads it. */
@@ -53,7 +53,7 @@ export function fsckTag(buf: Uint8Array): ObjectMessage[] {
   const headers = verifyHeaders(buf);
   if (headers) return [headers];
   if (!startsWith(buf, 0, OBJECT)) return [message('missingObject', "invalid format - expected 'object' line")];
-  if (oidAt(buf, 7) === null || byteAt(buf, 47) !== 0x0a) return [message('badObjectSha1', "invalid 'object' line format - bad sha1")];
+  if (!isOidAt(buf, 7) || byteAt(buf, 47) !== 0x0a) return [message('badObjectSha1', "invalid 'object' line format - bad sha1")];
   let at = 48;
   if (!startsWith(buf, at, TYPE)) return [message('missingTypeEntry', "invalid format - expected 'type' line")];
   at += 5;
