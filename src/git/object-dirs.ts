@@ -313,14 +313,19 @@ export class ObjectsView {
     return inQuarantine;
   }
 
-  /** True when the object is in a quarantine directory, whether or not another directory
-   * holds it too (asked through the quarantine's listings only). */
-  isInQuarantine(oid: string): boolean {
-    if (!isOid(oid)) return false;
+  /** Where a quarantine directory holds the object, whether or not another directory holds
+   * it too (asked through the quarantine's listings only); null when none does. */
+  quarantineLocation(oid: string): ObjectLocation | null {
+    if (!isOid(oid)) return null;
     for (const dir of this.dirs) {
-      if (dir.quarantine && (this.listedLoose(dir, oid) || this.packs(dir).some((p) => p.find(oid) !== null))) return true;
+      if (!dir.quarantine) continue;
+      if (this.listedLoose(dir, oid)) return { where: 'loose', dir, file: join(dir.path, oid.slice(0, 2), oid.slice(2)) };
+      for (const pack of this.packs(dir)) {
+        const offset = pack.find(oid);
+        if (offset !== null) return { where: 'pack', dir, pack, offset };
+      }
     }
-    return false;
+    return null;
   }
 
   /** Type and size from the object's header, without reading the object: the first bytes of

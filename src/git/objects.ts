@@ -119,6 +119,8 @@ export class ObjectDatabase {
   private readonly objects = new Map<string, StoredObject>();
   private objectBytes = 0;
   private readonly knownTrees = new Set<string>();
+  /** The object isInQuarantineNow found last, and where. */
+  private lastQuarantined: { oid: string; loc: ObjectLocation } | null = null;
   /** Headers objectInfo read, with where the object lives, for the read that follows. */
   private readonly headers = new Map<string, { type: ObjectType; size: number; loc: ObjectLocation }>();
   /** Replaced oid -> replacement oid, from the replace refs (null until first needed; empty
@@ -259,7 +261,8 @@ export class ObjectDatabase {
         hit = this.keep(oid, 'tree', new Uint8Array(0));
       } else {
         // `requested` was checked above; a replace ref's target is checked again.
-        const loc = this.headers.get(oid)?.loc ?? (oid === requested ? this.view.locateOid(oid) : this.view.locate(oid));
+        const last = this.lastQuarantined;
+        const loc = this.headers.get(oid)?.loc ?? (last !== null && last.oid === oid ? last.loc : oid === requested ? this.view.locateOid(oid) : this.view.locate(oid));
         if (!loc) {
           if (orNull) return null;
           throw request.what === undefined ? this.absent(oid) : this.absent(requested, request.what);
@@ -544,7 +547,12 @@ export class ObjectDatabase {
   /** True when the object is in the push's quarantine, whether or not the repository held
    * it too (isQuarantinedNow says whether the push brought it). */
   isInQuarantineNow(oid: string): boolean {
-    return this.hasQuarantine && this.view.isInQuarantine(oid);
+    if (!this.hasQuarantine) return false;
+    const loc = this.view.quarantineLocation(oid);
+    // A walk reads the object next: it is read from there, not looked up again (and is
+    // checked, as an object of the quarantine is).
+    if (loc !== null) this.lastQuarantined = { oid, loc };
+    return loc !== null;
   }
 
   /** Full oids of the objects (in every object directory: loose and packed) that start with
