@@ -567,24 +567,22 @@ function isNullOidAt(buf: Buffer, at: number): boolean {
   return true;
 }
 
-/** How many bytes `a` from `at` and `b` from `bt` go on alike (compared in growing windows,
- * natively). */
-function commonRun(a: Buffer, at: number, b: Buffer, bt: number): number {
+/** How many bytes `a` from `at` and `b` from `bt` go on alike, compared natively: the whole
+ * rest at once (two versions of a folder are mostly alike), else halves of the range the first
+ * difference lies in, down to 64 bytes, then byte by byte. A tree of 7,500 bytes with one entry
+ * changed takes nine comparisons, where growing windows took twenty. */
+export function commonRun(a: Buffer, at: number, b: Buffer, bt: number): number {
   const max = Math.min(a.length - at, b.length - bt);
+  if (max <= 0 || a.compare(b, bt, bt + max, at, at + max) === 0) return Math.max(max, 0);
+  // The first difference lies in [eq, end): [0, eq) is alike.
   let eq = 0;
-  let step = 256;
-  while (eq < max) {
-    const take = Math.min(max, eq + step);
-    if (a.compare(b, bt + eq, bt + take, at + eq, at + take) === 0) {
-      eq = take;
-      step *= 2;
-    } else if (take - eq <= 64) {
-      while (a[at + eq] === b[bt + eq]) eq++;
-      return eq;
-    } else {
-      step = (take - eq) >> 1;
-    }
+  let end = max;
+  while (end - eq > 64) {
+    const mid = (eq + end) >>> 1;
+    if (a.compare(b, bt + eq, bt + mid, at + eq, at + mid) === 0) eq = mid;
+    else end = mid;
   }
+  while (eq < end && a[at + eq] === b[bt + eq]) eq++;
   return eq;
 }
 
