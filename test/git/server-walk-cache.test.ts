@@ -38,6 +38,17 @@ function commitInto(q: Quarantine, repo: string, parents: string[], time: number
   return git(repo, args, { env: { ...q.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } }).trim();
 }
 
+/** A push's new commits written into the quarantine on `below`, a minute apart from `time`, the
+ * first merging a second old commit when the push says so; the tip. */
+function newCommitsInto(q: Quarantine, repo: string, below: string, time: number, p: { count: number; merge?: number }, commits: string[], i: number): string {
+  let tip = below;
+  for (let k = 0; k < p.count; k++) {
+    const parents = k === 0 && p.merge !== undefined ? [tip, commits[p.merge % commits.length]!] : [tip];
+    tip = commitInto(q, repo, [...new Set(parents)], time + 60 * k, `push ${i}.${k}`);
+  }
+  return tip;
+}
+
 async function onServer(repo: string, q: Quarantine, tip: string): Promise<string[]> {
   const store = await ObjectStore.open({ gitdir: repo, env: q.env });
   try {
@@ -86,13 +97,7 @@ test('newCommitsOnServer with the commit cache agrees with git rev-list NEW --no
         const half = Math.max(1, commits.length >> 1);
         const base = commits[p.deep ? p.parent % half : p.parent % commits.length]!;
         const q = quarantine(repo);
-        let tip = base;
-        let time = dateOf(base) + p.dt;
-        for (let k = 0; k < p.count; k++) {
-          const parents = k === 0 && p.merge !== undefined ? [tip, commits[p.merge % commits.length]!] : [tip];
-          tip = commitInto(q, repo, [...new Set(parents)], time, `push ${i}.${k}`);
-          time += 60;
-        }
+        const tip = newCommitsInto(q, repo, base, dateOf(base) + p.dt, p, commits, i);
         const expected = revList(repo, q, tip).sort();
         const label = `push ${i} on ${base} (graph: ${graph})`;
 
@@ -232,13 +237,8 @@ test('pushes whose quarantine also holds commits the repository had (a tip, the 
         // last of them.
         const again = [base, ...resent.map((n) => commits[n % commits.length]!)];
         for (const c of again) resend(q, repo, c);
-        let tip = onTop ? again[again.length - 1]! : base;
-        let time = dateOf(tip) + p.dt;
-        for (let k = 0; k < p.count; k++) {
-          const parents = k === 0 && p.merge !== undefined ? [tip, commits[p.merge % commits.length]!] : [tip];
-          tip = commitInto(q, repo, [...new Set(parents)], time, `push ${i}.${k}`);
-          time += 60;
-        }
+        const below = onTop ? again[again.length - 1]! : base;
+        const tip = newCommitsInto(q, repo, below, dateOf(below) + p.dt, p, commits, i);
         const expected = revList(repo, q, tip).sort();
         assert.equal((await onServer(repo, q, tip)).sort(), expected, `push ${i}: ${p.count} new on ${base}, ${again.length} sent again`);
         // And the pushed tip being one of the commits sent again.
