@@ -23,6 +23,9 @@ import { isOid } from '../types';
 
 /** Bytes of rebuilt delta bases kept between reads. */
 const BASE_CACHE_BYTES = 8 * 1024 * 1024;
+/** A pack the push brought up to this size is read whole at its first use (pack.ts): a push's
+ * diffs read most of its pack, in an order of their own. */
+const WHOLE_PUSHED_PACK_BYTES = 32 * 1024 * 1024;
 /** The value of each hex digit's character code (lowercase, as oids are written), by code. */
 const HEX_DIGIT = (() => {
   const t = new Uint8Array(128);
@@ -196,7 +199,7 @@ export class ObjectsView {
         if (!name.endsWith('.idx')) continue;
         const packPath = join(packDir, name.slice(0, -4) + '.pack');
         const label = this.packLabel(dir, `${name.slice(0, -4)}.pack`);
-        if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases, this.inflater, label));
+        if (existsSync(packPath)) packs.push(new PackFile(packPath, join(packDir, name), this.bases, this.inflater, label, dir.quarantine ? WHOLE_PUSHED_PACK_BYTES : 0));
       }
       this.packsByDir.set(dir.path, packs);
     }

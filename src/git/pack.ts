@@ -415,6 +415,8 @@ const PACK_BLOCKS_KEPT = 16;
 /** One .pack file with its index. The file descriptor is opened on first use. */
 export class PackFile {
   private fd: number | null = null;
+  /** The whole pack, when it was read whole (see wholeUpTo). */
+  private whole: Buffer | null = null;
   private fileSize = 0;
   private index: PackIndex | null = null;
   /** Recently read blocks of the pack: slot k holds block blockNumbers[k] (-1: none), last
@@ -437,6 +439,8 @@ export class PackFile {
     /** The store's inflate engine, shared by its packs (see inflate.ts). */
     private readonly inflater: Inflater,
     label?: string,
+    /** A pack up to this size is read whole when first opened (0: never). */
+    private readonly wholeUpTo = 0,
   ) {
     this.label = label ?? packPath;
     this.baseKey = bases.packKey();
@@ -462,6 +466,7 @@ export class PackFile {
     this.fd = null;
     this.blockNumbers.fill(-1);
     this.blockBytes.fill(null);
+    this.whole = null;
     this.index?.close();
     this.index = null;
   }
@@ -478,6 +483,8 @@ export class PackFile {
       if (readOrSay(this.fd, head, 0, 12, 0, `the pack ${this.label} (to read object ${oid})`, oid) !== 12 || head.toString('latin1', 0, 4) !== 'PACK') {
         throw new GitReadError(`The pack ${this.label} does not start with a pack header; it is corrupt (object ${oid} cannot be read).`, oid, true);
       }
+      // One read instead of one per block (and a block's buffer each time it is read again).
+      if (this.fileSize <= this.wholeUpTo) this.whole = this.readRange(oid, this.fd, 0, this.fileSize);
     }
     return this.fd;
   }
@@ -491,6 +498,7 @@ export class PackFile {
     if (position >= end) {
       throw new GitReadError(`Object ${oid} lies beyond the end of the pack ${this.label}; the pack is truncated.`, oid, true);
     }
+    if (this.whole !== null) return this.whole.subarray(position, end);
     const block = Math.floor(position / PACK_BLOCK_BYTES);
     if (Math.floor((end - 1) / PACK_BLOCK_BYTES) === block) {
       const start = block * PACK_BLOCK_BYTES;
