@@ -4,7 +4,11 @@
 // a quarantine, as receive-pack makes one, on a parent often deep below the tips, sometimes
 // merging a second old commit) is judged with no cache, with the cache the previous pushes
 // left (refs deleted and moved in between, so it lists commits no ref reaches any more), and
-// with a corrupt cache; each without a commit-graph and with one. The seed is recorded.
+// with a corrupt cache; each without a commit-graph and with one. And pushes whose quarantine
+// also holds commits the repository had (the parent, tips, unreferenced ones, as a client that
+// sends them again writes them), with the new commits on them or not: the server's walk asks
+// the repository only about the lowest pushed commits, and must still answer as git does. The
+// seed is recorded.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
