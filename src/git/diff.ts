@@ -17,7 +17,7 @@ import type { Deadline } from '../deadline';
 import type { RawTree, TreeProblem } from './raw-tree';
 import type { ObjectStore } from './store';
 import { isUnsafeName } from './tree';
-import type { ChangeKind, EntryKind, FsckId, PathChange, TreeEntry } from './types';
+import type { ChangeKind, CommitRecord, EntryKind, FsckId, PathChange, TreeEntry } from './types';
 
 type Side = { mode: string; kind: EntryKind; oid: string };
 
@@ -473,14 +473,8 @@ export async function touchedPaths(store: ObjectStore, commitOid: string, deadli
  * commits are diffed without a promise per commit). */
 export function touchedPathsNow(store: ObjectStore, commitOid: string, deadline?: Deadline): PathChange[] {
   const commit = store.commits.recordNow(commitOid);
-  const shallow = store.commits.shallowNow().has(commit.oid);
-  const parents = shallow ? [] : commit.parents;
-  if (parents.length === 0) return diffTreesWithinNow(store, null, commit.tree, null, deadline);
-  const parentTrees: string[] = [];
-  for (const p of parents) {
-    if (!store.commits.isRecorded(p) && !store.objects.hasObject(p)) return diffTreesWithinNow(store, null, commit.tree, null, deadline); // missing parent: a boundary
-    parentTrees.push(store.commits.recordNow(p).tree);
-  }
+  const parentTrees = parentTreesNow(store, commit);
+  if (parentTrees.length === 0) return diffTreesWithinNow(store, null, commit.tree, null, deadline);
   const first = diffTreesWithinNow(store, parentTrees[0]!, commit.tree, null, deadline);
   if (parentTrees.length === 1) return first;
   // Only a path the first parent's diff names can survive, so each further parent's diff is
@@ -499,14 +493,25 @@ export function touchedPathsNow(store: ObjectStore, commitOid: string, deadline?
   return first.filter((c) => keep.has(c.path));
 }
 
+/** The trees of the parents touchedPathsNow diffs a commit against, in order: none for a root
+ * commit, a shallow boundary, or a commit one of whose parents the repository lacks (a
+ * boundary too: the commit is compared with the empty tree). */
+function parentTreesNow(store: ObjectStore, commit: CommitRecord): string[] {
+  if (commit.parents.length === 0 || store.commits.shallowNow().has(commit.oid)) return [];
+  const trees: string[] = [];
+  for (const p of commit.parents) {
+    if (!store.commits.isRecorded(p) && !store.objects.hasObject(p)) return []; // missing parent: a boundary
+    trees.push(store.commits.recordNow(p).tree);
+  }
+  return trees;
+}
+
 /** The parent P for which touchedPathsNow(commit) is exactly diffTrees(P's tree, the commit's
- * tree): the commit's only parent, when the commit is no shallow boundary and the parent is
- * there (as touchedPathsNow decides both); else null. Only after `ready()`. */
+ * tree): the commit's only parent, when touchedPathsNow diffs against it (parentTreesNow);
+ * else null. Only after `ready()`. */
 export function soleDiffedParentNow(store: ObjectStore, commitOid: string): string | null {
   const commit = store.commits.recordNow(commitOid);
-  if (commit.parents.length !== 1 || store.commits.shallowNow().has(commit.oid)) return null;
-  const parent = commit.parents[0]!;
-  return store.commits.isRecorded(parent) || store.objects.hasObject(parent) ? parent : null;
+  return commit.parents.length === 1 && parentTreesNow(store, commit).length === 1 ? commit.parents[0]! : null;
 }
 
 /** `paths` and every directory above each of them. */
