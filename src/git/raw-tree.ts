@@ -573,7 +573,8 @@ function isNullOidAt(buf: Buffer, at: number): boolean {
  * changed takes nine comparisons, where growing windows took twenty. */
 export function commonRun(a: Buffer, at: number, b: Buffer, bt: number): number {
   const max = Math.min(a.length - at, b.length - bt);
-  if (max <= 0 || a.compare(b, bt, bt + max, at, at + max) === 0) return Math.max(max, 0);
+  if (max <= 0) return 0;
+  if (a.compare(b, bt, bt + max, at, at + max) === 0) return max;
   // The first difference lies in [eq, end): [0, eq) is alike.
   let eq = 0;
   let end = max;
